@@ -1,0 +1,66 @@
+//===- SelectFormulation.cpp - Choose each layer's formulation ------------===//
+
+#include "sympow/Compiler/CostModel.h"
+#include "sympow/Compiler/Passes.h"
+#include "sympow/Dialect/SympowOps.h"
+
+namespace sympow {
+#define GEN_PASS_DEF_SYMPOWSELECTFORMULATION
+#include "sympow/Compiler/Passes.h.inc"
+} // namespace sympow
+
+using namespace mlir;
+using namespace sympow;
+
+namespace {
+
+int64_t staticOr(int64_t size, int64_t fallback) {
+  return ShapedType::isDynamic(size) ? fallback : size;
+}
+
+struct SelectFormulationPass
+    : sympow::impl::SympowSelectFormulationBase<SelectFormulationPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (chunkSize < 1) {
+      getOperation()->emitError()
+          << "sympow-select-formulation: chunk-size must be >= 1, got "
+          << chunkSize;
+      return signalPassFailure();
+    }
+    getOperation()->walk([&](LayerOp layer) {
+      if (layer.getFormulationAttr())
+        return; // The user's choice.
+      layer.setFormulationAttr(choose(layer));
+    });
+  }
+
+  FormulationAttr choose(LayerOp layer) {
+    MLIRContext *ctx = layer.getContext();
+    ScheduleAttr schedule = layer.getScheduleAttr();
+    if (schedule && schedule.isRelativeOnly())
+      return FormulationAttr::get(ctx, FormulationKind::Attention,
+                                  std::nullopt);
+    ArrayRef<int64_t> q = layer.getQ().getType().getShape();
+    ArrayRef<int64_t> v = layer.getV().getType().getShape();
+    LayerSizes sizes;
+    sizes.batch = staticOr(q[0], assumedBatch);
+    sizes.seqLen = staticOr(q[1], assumedSeqLen);
+    sizes.queryHeads = q[2];
+    sizes.keyHeads = v[2];
+    sizes.headDim = q[3];
+    sizes.valueDim = v[3];
+    sizes.power = layer.getPower();
+    sizes.elementBytes =
+        layer.getQ().getType().getElementTypeBitWidth() / 8;
+    sizes.hasInitialState = layer.hasInitialState();
+    FormulationKind kind = chooseFormulation(sizes, chunkSize);
+    std::optional<int64_t> chunk;
+    if (kind == FormulationKind::Chunked)
+      chunk = chunkSize;
+    return FormulationAttr::get(ctx, kind, chunk);
+  }
+};
+
+} // namespace

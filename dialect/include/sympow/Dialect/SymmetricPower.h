@@ -1,0 +1,26 @@
+//===- SymmetricPower.h - Sizes of the symmetric power space ----*- C++ -*-===//
+//
+// Shared by the verifiers, the compiler and the tools: one definition of the
+// embedding size D = C(d + p - 1, p) and of which powers are allowed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_DIALECT_SYMMETRICPOWER_H
+#define SYMPOW_DIALECT_SYMMETRICPOWER_H
+
+#include <cstdint>
+#include <optional>
+
+namespace sympow {
+
+/// p is an even integer >= 2: odd powers give scores that are not a
+/// distribution (SPEC, "Symmetric power embedding").
+inline bool isSupportedPower(int64_t p) { return p >= 2 && p % 2 == 0; }
+
+/// D = C(d + p - 1, p), the number of multisets of size p over d indices;
+/// nullopt if d < 1, p < 0 or D does not fit in int64_t.
+std::optional<int64_t> symmetricPowerDim(int64_t d, int64_t p);
+
+} // namespace sympow
+
+#endif // SYMPOW_DIALECT_SYMMETRICPOWER_H

@@ -1,0 +1,29 @@
+//===- sympow-opt.cpp - The mlir-opt of the sympow compiler ---------------===//
+//
+// Parses IR, runs the passes named on the command line and prints the result:
+// the sympow dialect and passes plus the upstream dialects and passes the
+// pipelines use.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sympow/Compiler/Passes.h"
+#include "sympow/Dialect/SympowDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::registerTransformsPasses();
+  sympow::registerSympowPasses();
+
+  mlir::DialectRegistry registry;
+  registry.insert<sympow::SympowDialect, mlir::arith::ArithDialect,
+                  mlir::func::FuncDialect, mlir::tensor::TensorDialect>();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "sympow optimizer driver: the sympow dialect and passes\n",
+      registry));
+}
