@@ -26,7 +26,7 @@ struct SelectFormulationPass
     if (chunkSize < 1) {
       getOperation()->emitError()
           << "sympow-select-formulation: chunk-size must be >= 1, got "
-          << chunkSize;
+          << static_cast<int64_t>(chunkSize);
       return signalPassFailure();
     }
     getOperation()->walk([&](LayerOp layer) {

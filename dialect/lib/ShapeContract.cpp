@@ -129,7 +129,7 @@ LogicalResult sympow::verifySameElementType(Operation *op, StringRef whatA,
   if (ea == eb)
     return success();
   return op->emitOpError() << "'" << whatB << "' must have the element type of '"
-                           << whatA << "' (" << ea << "), got " << eb;
+                           << whatA << "', " << ea << ", got " << eb;
 }
 
 LogicalResult sympow::bindEmbeddingDim(ShapeContract &shapes, int64_t power) {

@@ -329,6 +329,7 @@ LogicalResult StateQueryOp::verify() {
   ShapeContract shapes(*this);
   if (failed(shapes.expect("queries", getQueries().getType(),
                            {"B", "C", "Hq", "d"}, ElementClass::Input)) ||
+      failed(bindEmbeddingDim(shapes, p)) ||
       failed(shapes.expect("S", getStateS().getType(), {"B", "H", "D", "e"},
                            ElementClass::F32)) ||
       failed(shapes.expect("Z", getStateZ().getType(), {"B", "H", "D"},
@@ -340,8 +341,7 @@ LogicalResult StateQueryOp::verify() {
     if (failed(shapes.expect("log_g", logG.getType(), {"B", "C", "H"},
                              ElementClass::F32)))
       return failure();
-  if (failed(bindEmbeddingDim(shapes, p)) ||
-      failed(shapes.expect("numerator", getNumerator().getType(),
+  if (failed(shapes.expect("numerator", getNumerator().getType(),
                            {"B", "C", "Hq", "e"}, ElementClass::F32)) ||
       failed(shapes.expect("denominator", getDenominator().getType(),
                            {"B", "C", "Hq"}, ElementClass::F32)))

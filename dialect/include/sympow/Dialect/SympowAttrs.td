@@ -32,11 +32,14 @@ class Sympow_DoubleParameter<string desc, string default>
 // Enum attributes
 //===----------------------------------------------------------------------===//
 
-def Sympow_RotaryLayoutAttr : EnumAttr<Sympow_Dialect, Sympow_RotaryLayout,
-                                       "layout">;
-def Sympow_GateKindAttr : EnumAttr<Sympow_Dialect, Sympow_GateKind, "gate">;
-def Sympow_ElementKindAttr : EnumAttr<Sympow_Dialect, Sympow_ElementKind,
-                                      "dtype">;
+class Sympow_EnumAttr<EnumAttrInfo info, string mnemonic>
+    : EnumAttr<Sympow_Dialect, info, mnemonic> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Sympow_RotaryLayoutAttr : Sympow_EnumAttr<Sympow_RotaryLayout, "layout">;
+def Sympow_GateKindAttr : Sympow_EnumAttr<Sympow_GateKind, "gate">;
+def Sympow_ElementKindAttr : Sympow_EnumAttr<Sympow_ElementKind, "dtype">;
 
 //===----------------------------------------------------------------------===//
 // Rotary configuration
