@@ -1,7 +1,7 @@
 //===- EmbeddingTest.cpp - phi^p order, scaling and identities ------------===//
 
-#include "TestUtil.h"
 #include "sympow/Reference/Embedding.h"
+#include "TestUtil.h"
 #include "sympow/Reference/Rotary.h"
 
 #include <algorithm>
@@ -111,7 +111,8 @@ TEST(Embedding, RotationInducesOrthogonalMapOnPhi) {
   Rng rng(11);
   const int64_t d = 4;
   for (int p : {2, 4}) {
-    for (RotaryLayout layout : {RotaryLayout::Interleaved, RotaryLayout::Half}) {
+    for (RotaryLayout layout :
+         {RotaryLayout::Interleaved, RotaryLayout::Half}) {
       for (int64_t r : {2, 4}) {
         RotaryConfig cfg;
         cfg.base = 50.0;

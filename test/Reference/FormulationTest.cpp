@@ -18,8 +18,8 @@ struct AgreementParam {
 };
 
 void PrintTo(const AgreementParam &a, std::ostream *os) {
-  *os << "p=" << a.p << " " << toString(a.layout) << " "
-      << toString(a.schedule) << (a.initialState ? " with S0" : "");
+  *os << "p=" << a.p << " " << toString(a.layout) << " " << toString(a.schedule)
+      << (a.initialState ? " with S0" : "");
 }
 
 class Agreement : public ::testing::TestWithParam<AgreementParam> {};
@@ -49,8 +49,10 @@ TEST_P(Agreement, AllFormulationsMatchTheDefinition) {
     ASSERT_GT(maxAbs(ref.y), 0.0);
 
     std::vector<std::pair<Formulation, int64_t>> others = {
-        {Formulation::Recurrent, 0}, {Formulation::Chunked, 1},
-        {Formulation::Chunked, 3},   {Formulation::Chunked, 16},
+        {Formulation::Recurrent, 0},
+        {Formulation::Chunked, 1},
+        {Formulation::Chunked, 3},
+        {Formulation::Chunked, 16},
         {Formulation::Chunked, c.desc.shape.T}};
     for (auto [form, C] : others) {
       LayerDesc desc = c.desc;
@@ -58,8 +60,9 @@ TEST_P(Agreement, AllFormulationsMatchTheDefinition) {
       desc.chunkSize = C;
       LayerOutputs got = run(desc, c.in);
       ASSERT_TRUE(got.finalState);
-      std::string what = std::string(toString(form)) + " C=" +
-                         std::to_string(C) + " seed=" + std::to_string(seed);
+      std::string what = std::string(toString(form)) +
+                         " C=" + std::to_string(C) +
+                         " seed=" + std::to_string(seed);
       EXPECT_LE(relDiff(ref.y, got.y), 1e-10) << what;
       EXPECT_LE(relDiff(ref.finalState->S, got.finalState->S), 1e-10) << what;
       EXPECT_LE(relDiff(ref.finalState->Z, got.finalState->Z), 1e-10) << what;
@@ -116,9 +119,8 @@ static Case sliceCase(const Case &c, int64_t t0, int64_t t1) {
 TEST(Continuation, SplittingAnywhereEqualsTheWhole) {
   for (int p : {2, 4}) {
     for (Schedule sched : {Schedule::Learned, Schedule::Uniform}) {
-      for (Formulation form :
-           {Formulation::Attention, Formulation::Chunked,
-            Formulation::Recurrent}) {
+      for (Formulation form : {Formulation::Attention, Formulation::Chunked,
+                               Formulation::Recurrent}) {
         Features f;
         f.p = p;
         f.schedule = sched;
@@ -139,17 +141,14 @@ TEST(Continuation, SplittingAnywhereEqualsTheWhole) {
           second.in.initialState = *a.finalState;
           LayerOutputs b = run(second.desc, second.in);
           ASSERT_TRUE(b.finalState);
-          std::string what = "p=" + std::to_string(p) + " " +
-                             toString(sched) + " " + toString(form) +
+          std::string what = "p=" + std::to_string(p) + " " + toString(sched) +
+                             " " + toString(form) +
                              " split=" + std::to_string(split);
           EXPECT_LE(relDiff(sliceT(all.y, 0, split), a.y), 1e-10) << what;
           EXPECT_LE(relDiff(sliceT(all.y, split, T), b.y), 1e-10) << what;
-          EXPECT_LE(relDiff(all.finalState->S, b.finalState->S), 1e-10)
-              << what;
-          EXPECT_LE(relDiff(all.finalState->Z, b.finalState->Z), 1e-10)
-              << what;
-          EXPECT_LE(relDiff(all.finalState->c, b.finalState->c), 1e-12)
-              << what;
+          EXPECT_LE(relDiff(all.finalState->S, b.finalState->S), 1e-10) << what;
+          EXPECT_LE(relDiff(all.finalState->Z, b.finalState->Z), 1e-10) << what;
+          EXPECT_LE(relDiff(all.finalState->c, b.finalState->c), 1e-12) << what;
         }
       }
     }

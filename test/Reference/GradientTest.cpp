@@ -1,7 +1,7 @@
 //===- GradientTest.cpp - Gradients against finite differences ------------===//
 
-#include "TestUtil.h"
 #include "sympow/Reference/Gradient.h"
+#include "TestUtil.h"
 
 using namespace sympow::reference;
 using namespace sympow::reference::test;
@@ -77,9 +77,9 @@ void checkAgainstFiniteDifferences(Case c, bool finalState, uint64_t seed) {
   g.dy = rng.normalTensor({s.B, s.T, s.Hq, s.e});
   if (finalState) {
     int64_t D = symPowerDim(s.d, c.desc.power);
-    g.dFinalState = State{rng.normalTensor({s.B, s.H, D, s.e}),
-                          rng.normalTensor({s.B, s.H, D}),
-                          rng.normalTensor({s.B, s.H})};
+    g.dFinalState =
+        State{rng.normalTensor({s.B, s.H, D, s.e}),
+              rng.normalTensor({s.B, s.H, D}), rng.normalTensor({s.B, s.H})};
   }
   Result<LayerGradients> grads = backward(c.desc, c.in, g);
   ASSERT_TRUE(grads.isOk()) << grads.message();

@@ -45,9 +45,9 @@ std::string tempPath(const char *stem) {
 
 TEST(Npy, ReadsWhatNumpyWrites) {
   // Exactly numpy.save(np.arange(6, dtype=np.float32).reshape(2, 3)).
-  std::string bytes = image(
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
-      f32Bytes({0, 1, 2, 3, 4, 5}));
+  std::string bytes =
+      image("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+            f32Bytes({0, 1, 2, 3, 4, 5}));
   ASSERT_EQ(bytes.size(), 128u + 24u);
   Result<Array> a = parseNpy(bytes, "x.npy");
   ASSERT_TRUE(a.isOk()) << a.message();
@@ -68,9 +68,9 @@ TEST(Npy, HeaderVariants) {
   EXPECT_EQ(a->shape, std::vector<int64_t>{1});
   EXPECT_EQ(a->data, std::vector<double>{1.5});
   // A 0-d array and an empty one.
-  a = parseNpy(image("{'descr': '<f8', 'fortran_order': False, 'shape': (), }",
-                     d),
-               "s.npy");
+  a = parseNpy(
+      image("{'descr': '<f8', 'fortran_order': False, 'shape': (), }", d),
+      "s.npy");
   ASSERT_TRUE(a.isOk()) << a.message();
   EXPECT_TRUE(a->shape.empty());
   a = parseNpy(
@@ -90,9 +90,9 @@ TEST(Npy, HeaderVariants) {
 TEST(Npy, RejectsMalformedFiles) {
   std::string ok = f32Bytes({1, 2});
   expectError(parseNpy("hello", "a.npy"), "'a.npy': not a .npy file");
-  expectError(parseNpy(std::string("\x93NUMPY\x03\x00\x10\x00\x00\x00", 10),
-                       "a.npy"),
-              "npy format version 3.0 is not supported (only 1.0 and 2.0)");
+  expectError(
+      parseNpy(std::string("\x93NUMPY\x03\x00\x10\x00\x00\x00", 10), "a.npy"),
+      "npy format version 3.0 is not supported (only 1.0 and 2.0)");
   expectError(parseNpy(std::string("\x93NUMPY\x01\x00\xff\x00{", 11), "a.npy"),
               "truncated header");
   expectError(
@@ -138,9 +138,9 @@ TEST(Npy, RejectsMalformedFiles) {
           "a.npy"),
       "'shape' must be a tuple of non-negative integers");
   expectError(
-      parseNpy(image("{'descr': '<f4', 'fortran_order': False, 'shape': 2}",
-                     ok),
-               "a.npy"),
+      parseNpy(
+          image("{'descr': '<f4', 'fortran_order': False, 'shape': 2}", ok),
+          "a.npy"),
       "'shape' must be a tuple");
   expectError(parseNpy(image("['descr']", ok), "a.npy"),
               "the header is not a Python dict literal");

@@ -1,7 +1,7 @@
 //===- RoundingTest.cpp - Rounding q, k, v to kernel input types ----------===//
 
-#include "TestUtil.h"
 #include "sympow/Reference/Rounding.h"
+#include "TestUtil.h"
 
 #include <cstring>
 #include <limits>
@@ -13,8 +13,7 @@ TEST(Rounding, F32MatchesHardwareConversion) {
   Rng rng(3);
   for (int i = 0; i < 2000; ++i) {
     double x = rng.normal() * std::ldexp(1.0, int(rng.uniform(-140, 130)));
-    EXPECT_EQ(roundTo(InputType::F32, x), double(static_cast<float>(x)))
-        << x;
+    EXPECT_EQ(roundTo(InputType::F32, x), double(static_cast<float>(x))) << x;
   }
 }
 
@@ -31,7 +30,7 @@ TEST(Rounding, TiesGoToEven) {
 }
 
 TEST(Rounding, KnownValues) {
-  EXPECT_EQ(roundTo(InputType::BF16, 0.1), 0.10009765625); // 0x3DCD
+  EXPECT_EQ(roundTo(InputType::BF16, 0.1), 0.10009765625);  // 0x3DCD
   EXPECT_EQ(roundTo(InputType::F16, 0.1), 0.0999755859375); // 0x2E66
   EXPECT_EQ(roundTo(InputType::F64, 0.1), 0.1);
 }

@@ -1,7 +1,7 @@
 //===- ValidateTest.cpp - Every bad input is rejected with a message ------===//
 
-#include "TestUtil.h"
 #include "sympow/Reference/Validate.h"
+#include "TestUtil.h"
 
 #include <functional>
 #include <limits>
@@ -27,7 +27,8 @@ Case validCase() {
 
 TEST(Validate, TheUnmutatedCaseIsValid) {
   Case c = validCase();
-  EXPECT_TRUE(validate(c.desc, c.in).isOk()) << validate(c.desc, c.in).message();
+  EXPECT_TRUE(validate(c.desc, c.in).isOk())
+      << validate(c.desc, c.in).message();
   Result<Shape> s = inferShape(c.in);
   ASSERT_TRUE(s.isOk());
   EXPECT_EQ(s->Hq, c.desc.shape.Hq);
@@ -49,11 +50,20 @@ TEST(Validate, RejectsEveryBadInput) {
          c.in.q = Tensor({2, 9, 3, 6});
        },
        "query heads Hq = 3 is not a multiple of key/value heads H = 2"},
-      {"k shape", [](Case &c) { c.in.k = Tensor({2, 9, 2, 5}); },
+      {"k shape",
+       [](Case &c) {
+         c.in.k = Tensor({2, 9, 2, 5});
+       },
        "k has shape [2, 9, 2, 5] but [B, T, H, d] = [2, 9, 2, 6]"},
-      {"v shape", [](Case &c) { c.in.v = Tensor({2, 8, 2, 3}); },
+      {"v shape",
+       [](Case &c) {
+         c.in.v = Tensor({2, 8, 2, 3});
+       },
        "v has shape [2, 8, 2, 3]"},
-      {"q rank", [](Case &c) { c.in.q = Tensor({2, 9, 24}); },
+      {"q rank",
+       [](Case &c) {
+         c.in.q = Tensor({2, 9, 24});
+       },
        "q has shape [2, 9, 24]"},
       {"q data short", [](Case &c) { c.in.q.data.pop_back(); },
        "q holds 431 values"},
@@ -148,7 +158,10 @@ TEST(Validate, RejectsEveryBadInput) {
        "log_gamma is missing"},
       {"log_gamma shape", [](Case &c) { c.in.logGamma = Tensor({3}); },
        "log_gamma has shape [3] but [H] = [2]"},
-      {"log_g shape", [](Case &c) { c.in.logG = Tensor({2, 9}); },
+      {"log_g shape",
+       [](Case &c) {
+         c.in.logG = Tensor({2, 9});
+       },
        "log_g has shape [2, 9]"},
       {"positive log_g", [](Case &c) { c.in.logG->data[5] = 0.25; },
        "log_g element 5 = 0.25 is > 0"},
@@ -163,16 +176,19 @@ TEST(Validate, RejectsEveryBadInput) {
        },
        "k element 0 = 100000 overflows f16"},
       {"initial S shape",
-       [](Case &c) { c.in.initialState->S = Tensor({2, 2, 20, 3}); },
+       [](Case &c) {
+         c.in.initialState->S = Tensor({2, 2, 20, 3});
+       },
        "initial state S has shape [2, 2, 20, 3] but [B, H, D, e] with D = "
        "C(d+p-1, p) = [2, 2, 21, 3]"},
       {"initial Z shape",
-       [](Case &c) { c.in.initialState->Z = Tensor({2, 2}); },
+       [](Case &c) {
+         c.in.initialState->Z = Tensor({2, 2});
+       },
        "initial state Z has shape [2, 2]"},
       {"initial c shape", [](Case &c) { c.in.initialState->c = Tensor({2}); },
        "initial state c has shape [2]"},
-      {"initial S NaN",
-       [nan](Case &c) { c.in.initialState->S.data[7] = nan; },
+      {"initial S NaN", [nan](Case &c) { c.in.initialState->S.data[7] = nan; },
        "initial state S element 7 = nan is not finite"},
       {"state too large",
        [](Case &c) {
@@ -203,8 +219,9 @@ TEST(Validate, InferShapeRejectsInconsistentInputs) {
   c.in.q = Tensor({2, 9, 4});
   Result<Shape> r = inferShape(c.in);
   ASSERT_TRUE(r.isError());
-  EXPECT_NE(r.message().find("q must be 4-D [B, T, Hq, d], got shape [2, 9, 4]"),
-            std::string::npos)
+  EXPECT_NE(
+      r.message().find("q must be 4-D [B, T, Hq, d], got shape [2, 9, 4]"),
+      std::string::npos)
       << r.message();
   c = validCase();
   c.in.k = Tensor({2, 8, 2, 6});

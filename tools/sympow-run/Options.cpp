@@ -83,17 +83,28 @@ struct FlagSpec {
 };
 
 const FlagSpec kFlags[] = {
-    {"--help", Kind::Flag},          {"--backend", Kind::Value},
-    {"--power", Kind::Value},        {"--q", Kind::Value},
-    {"--k", Kind::Value},            {"--v", Kind::Value},
-    {"--log-g", Kind::Value},        {"--log-gamma", Kind::Value},
-    {"--beta", Kind::Value},         {"--rope-base", Kind::Value},
-    {"--rope-scale", Kind::Value},   {"--rope-dims", Kind::Value},
-    {"--rope-layout", Kind::Value},  {"--schedule", Kind::Value},
-    {"--warp-length", Kind::Value},  {"--scale", Kind::Value},
-    {"--dtype", Kind::Value},        {"--formulation", Kind::Value},
-    {"--chunk-size", Kind::Value},   {"--initial-state", Kind::ThreeValues},
-    {"--final-state", Kind::ThreeValues}, {"--out", Kind::Value},
+    {"--help", Kind::Flag},
+    {"--backend", Kind::Value},
+    {"--power", Kind::Value},
+    {"--q", Kind::Value},
+    {"--k", Kind::Value},
+    {"--v", Kind::Value},
+    {"--log-g", Kind::Value},
+    {"--log-gamma", Kind::Value},
+    {"--beta", Kind::Value},
+    {"--rope-base", Kind::Value},
+    {"--rope-scale", Kind::Value},
+    {"--rope-dims", Kind::Value},
+    {"--rope-layout", Kind::Value},
+    {"--schedule", Kind::Value},
+    {"--warp-length", Kind::Value},
+    {"--scale", Kind::Value},
+    {"--dtype", Kind::Value},
+    {"--formulation", Kind::Value},
+    {"--chunk-size", Kind::Value},
+    {"--initial-state", Kind::ThreeValues},
+    {"--final-state", Kind::ThreeValues},
+    {"--out", Kind::Value},
 };
 
 const FlagSpec *findFlag(const std::string &name) {
@@ -220,7 +231,8 @@ Result<Options> parseOptions(int argc, const char *const *argv) {
   Options o;
   // --help wins over anything else on the line, even errors.
   for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+    if (std::strcmp(argv[i], "--help") == 0 ||
+        std::strcmp(argv[i], "-h") == 0) {
       o.help = true;
       return o;
     }

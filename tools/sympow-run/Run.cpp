@@ -29,7 +29,9 @@ Result<Tensor> load(const std::string &path) {
   return Tensor(std::move(a->shape), std::move(a->data));
 }
 
-bool isWarp(Schedule s) { return s == Schedule::Warped || s == Schedule::Blend; }
+bool isWarp(Schedule s) {
+  return s == Schedule::Warped || s == Schedule::Blend;
+}
 
 /// Flag-level consistency, phrased in terms of flags; the reference's
 /// validation covers everything about values and shapes.
@@ -117,8 +119,8 @@ Status writeAll(std::vector<PendingFile> &files) {
   };
   for (size_t i = 0; i < files.size(); ++i) {
     files[i].temp = files[i].path + suffix;
-    npy::Status st = npy::writeNpy(files[i].temp, files[i].shape,
-                                   files[i].data, npy::DType::Float32);
+    npy::Status st = npy::writeNpy(files[i].temp, files[i].shape, files[i].data,
+                                   npy::DType::Float32);
     if (st.isError()) {
       cleanup(i + 1);
       return Status::error("cannot write '" + files[i].path + "'");
@@ -138,12 +140,12 @@ Status writeAll(std::vector<PendingFile> &files) {
 } // namespace
 
 Status runReference(const Options &o) {
-  Schedule schedule = o.schedule ? *o.schedule
-                      : o.beta   ? Schedule::Learned
-                      : (o.ropeBase || o.ropeScale || o.ropeDims ||
-                         o.ropeLayout)
-                          ? Schedule::Uniform
-                          : Schedule::None;
+  Schedule schedule =
+      o.schedule ? *o.schedule
+      : o.beta   ? Schedule::Learned
+      : (o.ropeBase || o.ropeScale || o.ropeDims || o.ropeLayout)
+          ? Schedule::Uniform
+          : Schedule::None;
   if (Status st = checkFlags(o, schedule); st.isError())
     return st;
 
@@ -230,8 +232,8 @@ Status runReference(const Options &o) {
     for (int i = 0; i < 3; ++i) {
       if (Status st = checkFinite(names[i], parts[i]->data); st.isError())
         return st;
-      files.push_back({(*o.finalState)[i], "", parts[i]->shape,
-                       std::move(parts[i]->data)});
+      files.push_back(
+          {(*o.finalState)[i], "", parts[i]->shape, std::move(parts[i]->data)});
     }
   }
   return writeAll(files);

@@ -64,7 +64,8 @@ public:
         return Status::error("'shape' must be a tuple of non-negative "
                              "integers");
       int64_t v = 0;
-      while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) {
+      while (pos < s.size() &&
+             std::isdigit(static_cast<unsigned char>(s[pos]))) {
         if (v > (INT64_MAX - 9) / 10)
           return Status::error("a dimension in 'shape' is too large");
         v = v * 10 + (s[pos++] - '0');

@@ -56,8 +56,7 @@ Result<Array> parseNpy(const std::string &bytes, const std::string &name) {
     lenBytes = 4;
   else
     return fail("npy format version " + std::to_string(major) + "." +
-                std::to_string(minor) +
-                " is not supported (only 1.0 and 2.0)");
+                std::to_string(minor) + " is not supported (only 1.0 and 2.0)");
   size_t prefix = kMagicLen + 2 + lenBytes;
   if (bytes.size() < prefix)
     return fail("truncated header");
@@ -127,14 +126,12 @@ Result<Array> parseNpy(const std::string &bytes, const std::string &name) {
 Result<Array> readNpy(const std::string &path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0)
-    return Status::error("cannot read '" + path + "': " +
-                         std::strerror(errno));
+    return Status::error("cannot read '" + path + "': " + std::strerror(errno));
   if (!S_ISREG(st.st_mode))
     return Status::error("cannot read '" + path + "': not a regular file");
   std::FILE *f = std::fopen(path.c_str(), "rb");
   if (!f)
-    return Status::error("cannot read '" + path + "': " +
-                         std::strerror(errno));
+    return Status::error("cannot read '" + path + "': " + std::strerror(errno));
   std::string bytes;
   char buf[1 << 16];
   size_t n;
@@ -201,8 +198,8 @@ Status writeNpy(const std::string &path, const std::vector<int64_t> &shape,
     return Status::error("cannot write '" + path + "': " + bytes.message());
   std::FILE *f = std::fopen(path.c_str(), "wb");
   if (!f)
-    return Status::error("cannot write '" + path + "': " +
-                         std::strerror(errno));
+    return Status::error("cannot write '" + path +
+                         "': " + std::strerror(errno));
   size_t written = std::fwrite(bytes->data(), 1, bytes->size(), f);
   bool bad = written != bytes->size() || std::ferror(f);
   if (std::fclose(f) != 0)

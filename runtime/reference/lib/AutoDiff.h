@@ -96,12 +96,8 @@ inline Var operator-(const Var &x) { return unary(-x.val, x, -1); }
 inline Var operator+(const Var &x, double y) { return unary(x.val + y, x, 1); }
 inline Var operator+(double x, const Var &y) { return y + x; }
 inline Var operator-(const Var &x, double y) { return unary(x.val - y, x, 1); }
-inline Var operator-(double x, const Var &y) {
-  return unary(x - y.val, y, -1);
-}
-inline Var operator*(const Var &x, double y) {
-  return unary(x.val * y, x, y);
-}
+inline Var operator-(double x, const Var &y) { return unary(x - y.val, y, -1); }
+inline Var operator*(const Var &x, double y) { return unary(x.val * y, x, y); }
 inline Var operator*(double x, const Var &y) { return y * x; }
 inline Var &operator+=(Var &x, const Var &y) { return x = x + y; }
 
@@ -109,7 +105,9 @@ inline Var exp(const Var &x) {
   double e = std::exp(x.val);
   return unary(e, x, e);
 }
-inline Var sin(const Var &x) { return unary(std::sin(x.val), x, std::cos(x.val)); }
+inline Var sin(const Var &x) {
+  return unary(std::sin(x.val), x, std::cos(x.val));
+}
 inline Var cos(const Var &x) {
   return unary(std::cos(x.val), x, -std::sin(x.val));
 }

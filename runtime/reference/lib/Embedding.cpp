@@ -15,8 +15,8 @@ int64_t symPowerDim(int64_t d, int p) {
   unsigned __int128 acc = 1;
   for (int i = 1; i <= p; ++i) {
     acc = acc * static_cast<unsigned __int128>(d - 1 + i) / i;
-    if (acc > static_cast<unsigned __int128>(
-                  std::numeric_limits<int64_t>::max()))
+    if (acc >
+        static_cast<unsigned __int128>(std::numeric_limits<int64_t>::max()))
       return -1;
   }
   return static_cast<int64_t>(acc);

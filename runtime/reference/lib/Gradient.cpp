@@ -40,10 +40,9 @@ static Status checkGradTensor(const char *name, const Tensor &t,
                          " but " + Tensor(want, {}).shapeString() +
                          " was expected");
   if (static_cast<int64_t>(t.data.size()) != t.numel())
-    return Status::error(std::string(name) + " holds " +
-                         std::to_string(t.data.size()) +
-                         " values but its shape needs " +
-                         std::to_string(t.numel()));
+    return Status::error(
+        std::string(name) + " holds " + std::to_string(t.data.size()) +
+        " values but its shape needs " + std::to_string(t.numel()));
   for (double x : t.data)
     if (!std::isfinite(x))
       return Status::error(std::string(name) + " has a non-finite value");
@@ -88,8 +87,7 @@ Result<LayerGradients> backward(const LayerDesc &descIn,
     if ((st = checkGradTensor("dS_final", grads.dFinalState->S,
                               {s.B, s.H, D, s.e}))
             .isError() ||
-        (st = checkGradTensor("dZ_final", grads.dFinalState->Z,
-                              {s.B, s.H, D}))
+        (st = checkGradTensor("dZ_final", grads.dFinalState->Z, {s.B, s.H, D}))
             .isError() ||
         (st = checkGradTensor("dc_final", grads.dFinalState->c, {s.B, s.H}))
             .isError())

@@ -24,8 +24,7 @@ static double roundToFormat(double x, Format f) {
   int quantum = e - (f.precision - 1);
   // nearbyint uses the current rounding mode, which is to-nearest-even.
   double r = std::ldexp(std::nearbyint(std::ldexp(x, -quantum)), quantum);
-  double maxFinite =
-      std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
+  double maxFinite = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
   if (std::fabs(r) > maxFinite)
     return std::copysign(std::numeric_limits<double>::infinity(), x);
   return r;

@@ -53,10 +53,10 @@ Result<Shape> inferShape(const LayerInputs &in) {
                          " but q [B, T, Hq, d] = " + in.q.shapeString() +
                          " needs k [B, T, H, d] = " + shapeStr(kWant));
   if (in.v.shape[0] != s.B || in.v.shape[1] != s.T || in.v.shape[2] != s.H)
-    return Status::error("v has shape " + in.v.shapeString() +
-                         " but q and k need v [B, T, H, e] with B = " +
-                         std::to_string(s.B) + ", T = " + std::to_string(s.T) +
-                         ", H = " + std::to_string(s.H));
+    return Status::error(
+        "v has shape " + in.v.shapeString() +
+        " but q and k need v [B, T, H, e] with B = " + std::to_string(s.B) +
+        ", T = " + std::to_string(s.T) + ", H = " + std::to_string(s.H));
   return s;
 }
 
@@ -66,18 +66,18 @@ static Status checkShape(const LayerDesc &desc) {
     const char *name;
     int64_t value;
     int64_t min;
-  } sizes[] = {{"B", s.B, 1},  {"T", s.T, 0}, {"Hq", s.Hq, 1},
-               {"H", s.H, 1},  {"d", s.d, 1}, {"e", s.e, 1}};
+  } sizes[] = {{"B", s.B, 1}, {"T", s.T, 0}, {"Hq", s.Hq, 1},
+               {"H", s.H, 1}, {"d", s.d, 1}, {"e", s.e, 1}};
   for (auto &sz : sizes)
     if (sz.value < sz.min)
       return Status::error(std::string("shape ") + sz.name + " = " +
-                           std::to_string(sz.value) + " must be >= " +
-                           std::to_string(sz.min));
+                           std::to_string(sz.value) +
+                           " must be >= " + std::to_string(sz.min));
   if (s.Hq % s.H != 0)
-    return Status::error("query heads Hq = " + std::to_string(s.Hq) +
-                         " is not a multiple of key/value heads H = " +
-                         std::to_string(s.H) +
-                         " (GQA needs Hq = g * H for an integer g)");
+    return Status::error(
+        "query heads Hq = " + std::to_string(s.Hq) +
+        " is not a multiple of key/value heads H = " + std::to_string(s.H) +
+        " (GQA needs Hq = g * H for an integer g)");
   if (!mulFits({s.B, s.T, s.Hq, s.d}) || !mulFits({s.B, s.T, s.Hq, s.e}))
     return Status::error("shape is too large: B*T*Hq*max(d, e) overflows");
   return Status::success();
@@ -96,10 +96,10 @@ static Status checkRotary(const LayerDesc &desc) {
                          " must be even and between 2 and d = " +
                          std::to_string(desc.shape.d) + " (0 means d)");
   if (r.dims == 0 && desc.shape.d % 2 && desc.schedule != Schedule::None)
-    return Status::error("rotary dims default to d = " +
-                         std::to_string(desc.shape.d) +
-                         ", which is odd; set rotated dims r to an even "
-                         "number <= d");
+    return Status::error(
+        "rotary dims default to d = " + std::to_string(desc.shape.d) +
+        ", which is odd; set rotated dims r to an even "
+        "number <= d");
   return Status::success();
 }
 
@@ -123,21 +123,18 @@ Status validateDesc(const LayerDesc &desc) {
 
   if (isWarp(desc.schedule)) {
     if (!desc.warpLength)
-      return Status::error(std::string("schedule '") +
-                           toString(desc.schedule) +
+      return Status::error(std::string("schedule '") + toString(desc.schedule) +
                            "' needs a warp length L > 0");
     if (!std::isfinite(*desc.warpLength) || *desc.warpLength <= 0)
       return Status::error("warp length L = " + str(*desc.warpLength) +
                            " must be a finite number > 0");
     if (desc.formulation != Formulation::Attention)
-      return Status::error(std::string("schedule '") +
-                           toString(desc.schedule) + "' has no " +
-                           toString(desc.formulation) +
+      return Status::error(std::string("schedule '") + toString(desc.schedule) +
+                           "' has no " + toString(desc.formulation) +
                            " form: its angle depends on the age i - j only, "
                            "so only the attention formulation computes it");
     if (desc.wantFinalState)
-      return Status::error(std::string("schedule '") +
-                           toString(desc.schedule) +
+      return Status::error(std::string("schedule '") + toString(desc.schedule) +
                            "' has no recurrent state, so a final state "
                            "cannot be returned");
   } else if (desc.warpLength) {
@@ -154,8 +151,8 @@ Status validateDesc(const LayerDesc &desc) {
                          "got " +
                          std::to_string(desc.chunkSize));
 
-  bool needsState = desc.formulation != Formulation::Attention ||
-                    desc.wantFinalState;
+  bool needsState =
+      desc.formulation != Formulation::Attention || desc.wantFinalState;
   if (needsState) {
     int64_t D = symPowerDim(desc.shape.d, desc.power);
     if (D < 0 || !mulFits({desc.shape.B, desc.shape.H, D, desc.shape.e + 1}) ||
@@ -164,8 +161,8 @@ Status validateDesc(const LayerDesc &desc) {
       return Status::error(
           "the state S [B, H, D, e] with D = C(d+p-1, p) is too large for "
           "the reference (d = " +
-          std::to_string(desc.shape.d) + ", p = " +
-          std::to_string(desc.power) + "); use the attention formulation "
+          std::to_string(desc.shape.d) + ", p = " + std::to_string(desc.power) +
+          "); use the attention formulation "
           "without states or smaller sizes");
   }
   return Status::success();
@@ -173,8 +170,7 @@ Status validateDesc(const LayerDesc &desc) {
 
 /// Presence and exact shape of one tensor.
 static Status checkTensor(const char *name, const Tensor &t,
-                          const std::vector<int64_t> &want,
-                          const char *dims) {
+                          const std::vector<int64_t> &want, const char *dims) {
   if (t.shape != want)
     return Status::error(std::string(name) + " has shape " + t.shapeString() +
                          " but " + dims + " = " + shapeStr(want) +
@@ -193,9 +189,8 @@ static Status checkValues(const char *name, const Tensor &t, InputType round,
                           Range range) {
   for (size_t i = 0; i < t.data.size(); ++i) {
     double x = roundTo(round, t.data[i]);
-    std::string where =
-        std::string(name) + " element " + std::to_string(i) + " = " +
-        str(t.data[i]);
+    std::string where = std::string(name) + " element " + std::to_string(i) +
+                        " = " + str(t.data[i]);
     if (!std::isfinite(t.data[i]))
       return Status::error(where + " is not finite");
     if (!std::isfinite(x))
@@ -204,8 +199,7 @@ static Status checkValues(const char *name, const Tensor &t, InputType round,
       return Status::error(where + " is > 0; log gates must be <= 0 (the "
                                    "log of a gate in (0, 1])");
     if (range == Range::ZeroToTwo && (x < 0 || x > 2))
-      return Status::error(where +
-                           " is outside [0, 2] (beta = 1 + tanh(...))");
+      return Status::error(where + " is outside [0, 2] (beta = 1 + tanh(...))");
   }
   return Status::success();
 }
@@ -237,11 +231,10 @@ Status validate(const LayerDesc &desc, const LayerInputs &in) {
                           desc.hasLogG ? "the layer declares a log_g gate"
                                        : "the layer declares no log_g gate"))
           .isError() ||
-      (st = checkPresence("log_gamma", desc.hasLogGamma,
-                          in.logGamma.has_value(),
-                          desc.hasLogGamma
-                              ? "the layer declares a log_gamma gate"
-                              : "the layer declares no log_gamma gate"))
+      (st = checkPresence(
+           "log_gamma", desc.hasLogGamma, in.logGamma.has_value(),
+           desc.hasLogGamma ? "the layer declares a log_gamma gate"
+                            : "the layer declares no log_gamma gate"))
           .isError())
     return st;
   if (learned && !in.beta)
@@ -258,8 +251,7 @@ Status validate(const LayerDesc &desc, const LayerInputs &in) {
   if (in.logG &&
       ((st = checkTensor("log_g", *in.logG, {s.B, s.T, s.H}, "[B, T, H]"))
            .isError() ||
-       (st = checkValues("log_g", *in.logG, InputType::F64,
-                         Range::NonPositive))
+       (st = checkValues("log_g", *in.logG, InputType::F64, Range::NonPositive))
            .isError()))
     return st;
   if (in.logGamma &&
@@ -277,8 +269,7 @@ Status validate(const LayerDesc &desc, const LayerInputs &in) {
 
   if (in.initialState) {
     if (isWarp(desc.schedule))
-      return Status::error(std::string("schedule '") +
-                           toString(desc.schedule) +
+      return Status::error(std::string("schedule '") + toString(desc.schedule) +
                            "' has no recurrent state, so an initial state "
                            "cannot be used");
     int64_t D = symPowerDim(s.d, desc.power);
@@ -295,14 +286,11 @@ Status validate(const LayerDesc &desc, const LayerInputs &in) {
             .isError() ||
         (st = checkTensor("initial state c", st0.c, {s.B, s.H}, "[B, H]"))
             .isError() ||
-        (st = checkValues("initial state S", st0.S, InputType::F64,
-                          Range::Any))
+        (st = checkValues("initial state S", st0.S, InputType::F64, Range::Any))
             .isError() ||
-        (st = checkValues("initial state Z", st0.Z, InputType::F64,
-                          Range::Any))
+        (st = checkValues("initial state Z", st0.Z, InputType::F64, Range::Any))
             .isError() ||
-        (st = checkValues("initial state c", st0.c, InputType::F64,
-                          Range::Any))
+        (st = checkValues("initial state c", st0.c, InputType::F64, Range::Any))
             .isError())
       return st;
   }

@@ -42,8 +42,7 @@ public:
   Result(T value) : val(std::move(value)) {}
   Result(Status status)
       : err(status.isError() ? std::move(status)
-                             : Status::error("internal error: empty result")) {
-  }
+                             : Status::error("internal error: empty result")) {}
   bool isOk() const { return val.has_value(); }
   bool isError() const { return !val.has_value(); }
   const std::string &message() const { return err.message(); }

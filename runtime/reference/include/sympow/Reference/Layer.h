@@ -103,9 +103,9 @@ struct State {
 };
 
 struct LayerInputs {
-  Tensor q; ///< [B,T,Hq,d]
-  Tensor k; ///< [B,T,H,d]
-  Tensor v; ///< [B,T,H,e]
+  Tensor q;                       ///< [B,T,Hq,d]
+  Tensor k;                       ///< [B,T,H,d]
+  Tensor v;                       ///< [B,T,H,e]
   std::optional<Tensor> logG;     ///< [B,T,H]
   std::optional<Tensor> logGamma; ///< [H]
   std::optional<Tensor> beta;     ///< [B,T,H], learned schedule only
