@@ -426,3 +426,38 @@ LogicalResult AttentionBlockOp::verify() {
     return failure();
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// CombineOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CombineOp::verify() {
+  TypeRange block = getBlock().getTypes(), state = getState().getTypes();
+  if (block.empty() && state.empty())
+    return emitOpError() << "needs a block part, a state part or both";
+  if (!block.empty() && block.size() != 3)
+    return emitOpError() << "the block part is (numerator, denominator, "
+                            "log_max): 3 tensors, got "
+                         << block.size();
+  if (!state.empty() && state.size() != 2)
+    return emitOpError() << "the state part is (numerator, denominator): 2 "
+                            "tensors, got "
+                         << state.size();
+  ShapeContract shapes(*this);
+  if (!block.empty() &&
+      (failed(shapes.expect("block numerator", block[0], {"B", "C", "Hq", "e"},
+                            ElementClass::F32)) ||
+       failed(shapes.expect("block denominator", block[1], {"B", "C", "Hq"},
+                            ElementClass::F32)) ||
+       failed(shapes.expect("block log_max", block[2], {"B", "C", "Hq"},
+                            ElementClass::F32))))
+    return failure();
+  if (!state.empty() &&
+      (failed(shapes.expect("state numerator", state[0], {"B", "C", "Hq", "e"},
+                            ElementClass::F32)) ||
+       failed(shapes.expect("state denominator", state[1], {"B", "C", "Hq"},
+                            ElementClass::F32))))
+    return failure();
+  return shapes.expect("result", getResult().getType(), {"B", "C", "Hq", "e"},
+                       ElementClass::Input);
+}

@@ -385,3 +385,54 @@ func.func @block_dtype(%q: tensor<1x4x2x8xbf16>, %k: tensor<1x4x2x8xbf16>,
       -> tensor<1x4x2x8xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>
   return
 }
+
+// -----
+
+// sympow.combine: something to combine.
+func.func @combine_nothing() {
+  // expected-error @+1 {{needs a block part, a state part or both}}
+  %y = sympow.combine -> tensor<1x4x2x8xf32>
+  return
+}
+
+// -----
+
+// sympow.combine: the block part has its running maximum.
+func.func @combine_block_count(%n: tensor<1x4x2x8xf32>, %d: tensor<1x4x2xf32>) {
+  // expected-error @+1 {{the block part is (numerator, denominator, log_max): 3 tensors, got 2}}
+  %y = sympow.combine block(%n, %d : tensor<1x4x2x8xf32>, tensor<1x4x2xf32>)
+      -> tensor<1x4x2x8xf32>
+  return
+}
+
+// -----
+
+// sympow.combine: the state part is (numerator, denominator).
+func.func @combine_state_count(%n: tensor<1x4x2x8xf32>) {
+  // expected-error @+1 {{the state part is (numerator, denominator): 2 tensors, got 1}}
+  %y = sympow.combine state(%n : tensor<1x4x2x8xf32>) -> tensor<1x4x2x8xf32>
+  return
+}
+
+// -----
+
+// sympow.combine: parts cover the same queries.
+func.func @combine_shapes(%n: tensor<1x4x2x8xf32>, %d: tensor<1x4x2xf32>,
+                          %m: tensor<1x4x2xf32>, %ns: tensor<1x3x2x8xf32>,
+                          %ds: tensor<1x3x2xf32>) {
+  // expected-error @+1 {{'state numerator' has C = 3, but 'block numerator' has C = 4}}
+  %y = sympow.combine block(%n, %d, %m : tensor<1x4x2x8xf32>, tensor<1x4x2xf32>,
+      tensor<1x4x2xf32>) state(%ns, %ds : tensor<1x3x2x8xf32>, tensor<1x3x2xf32>)
+      -> tensor<1x4x2x8xf32>
+  return
+}
+
+// -----
+
+// sympow.combine: y is bf16, f16 or f32.
+func.func @combine_dtype(%n: tensor<1x4x2x8xf32>, %d: tensor<1x4x2xf32>) {
+  // expected-error @+1 {{'result' must have element type bf16, f16 or f32, got 'f64'}}
+  %y = sympow.combine state(%n, %d : tensor<1x4x2x8xf32>, tensor<1x4x2xf32>)
+      -> tensor<1x4x2x8xf64>
+  return
+}

@@ -97,3 +97,20 @@ func.func @attention_block(%q: tensor<1x64x4x64xbf16>, %q1: tensor<1x1x4x64xbf16
       -> tensor<1x1x4x32xf32>, tensor<1x1x4xf32>, tensor<1x1x4xf32>
   return %n : tensor<1x64x4x32xf32>
 }
+
+// CHECK-LABEL: func @combine
+// CHECK: sympow.combine block(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : tensor<1x64x4x32xf32>, tensor<1x64x4xf32>, tensor<1x64x4xf32>) state(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : tensor<1x64x4x32xf32>, tensor<1x64x4xf32>) -> tensor<1x64x4x32xbf16>
+// CHECK: sympow.combine block(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : tensor<1x64x4x32xf32>, tensor<1x64x4xf32>, tensor<1x64x4xf32>) -> tensor<1x64x4x32xf32>
+// CHECK: sympow.combine state(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : tensor<1x64x4x32xf32>, tensor<1x64x4xf32>) -> tensor<1x64x4x32xf16>
+func.func @combine(%n: tensor<1x64x4x32xf32>, %d: tensor<1x64x4xf32>,
+                   %m: tensor<1x64x4xf32>) -> tensor<1x64x4x32xbf16> {
+  %0 = sympow.combine block(%n, %d, %m : tensor<1x64x4x32xf32>,
+      tensor<1x64x4xf32>, tensor<1x64x4xf32>)
+      state(%n, %d : tensor<1x64x4x32xf32>, tensor<1x64x4xf32>)
+      -> tensor<1x64x4x32xbf16>
+  %1 = sympow.combine block(%n, %d, %m : tensor<1x64x4x32xf32>,
+      tensor<1x64x4xf32>, tensor<1x64x4xf32>) -> tensor<1x64x4x32xf32>
+  %2 = sympow.combine state(%n, %d : tensor<1x64x4x32xf32>, tensor<1x64x4xf32>)
+      -> tensor<1x64x4x32xf16>
+  return %0 : tensor<1x64x4x32xbf16>
+}

@@ -320,4 +320,38 @@ def Sympow_AttentionBlockOp : Sympow_Op<"attention_block"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// sympow.combine
+//===----------------------------------------------------------------------===//
+
+def Sympow_CombineOp : Sympow_Op<"combine", [AttrSizedOperandSegments]> {
+  let summary = "normalise attention-block and state contributions into y";
+  let description = [{
+    The output of a block of queries from its parts: the attention block's
+    `(numerator, denominator, log_max)` (scaled by `exp(-log_max)`) and the
+    state's `(numerator, denominator)` (unscaled):
+
+    ```
+    y = (n_a + exp(-m) n_s) / (d_a + exp(-m) d_s)      (0 where the sum is 0)
+    ```
+
+    Either part may be absent. Shapes `[B, C, Hq, e]` for numerators and
+    `[B, C, Hq]` for the others; `y` has the element type of the layer's v.
+
+    ```mlir
+    %y = sympow.combine block(%n, %d, %m : tensor<1x64x4x32xf32>,
+        tensor<1x64x4xf32>, tensor<1x64x4xf32>)
+        state(%ns, %ds : tensor<1x64x4x32xf32>, tensor<1x64x4xf32>)
+        -> tensor<1x64x4x32xbf16>
+    ```
+  }];
+  let arguments = (ins Variadic<Tensor>:$block, Variadic<Tensor>:$state);
+  let results = (outs Tensor:$result);
+  let assemblyFormat = [{
+    (`block` `(` $block^ `:` type($block) `)`)?
+    (`state` `(` $state^ `:` type($state) `)`)?
+    attr-dict `->` type($result)
+  }];
+}
+
 #endif // SYMPOW_DIALECT_SYMPOWOPS_TD
