@@ -49,3 +49,13 @@ TEST(Rounding, F16RangeSubnormalsAndOverflow) {
   EXPECT_EQ(roundTo(InputType::BF16, 1e39), inf); // past bf16's ~3.39e38
   EXPECT_EQ(roundTo(InputType::BF16, 3.0e38), std::ldexp(226.0, 120));
 }
+
+TEST(Tensor, FloatBuffersRoundTrip) {
+  const float in[] = {1.5f, -2.25f, 3.0e-8f, 7.0f, 0.1f, -0.0f};
+  Tensor t = tensorFromFloats({2, 3}, in);
+  EXPECT_EQ(t.shapeString(), "[2, 3]");
+  EXPECT_EQ(t.data[4], double(0.1f));
+  std::vector<float> out = toFloats(t);
+  ASSERT_EQ(out.size(), 6u);
+  EXPECT_EQ(std::memcmp(out.data(), in, sizeof(in)), 0);
+}

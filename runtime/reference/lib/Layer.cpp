@@ -89,4 +89,15 @@ std::string Tensor::shapeString() const {
   return out + "]";
 }
 
+Tensor tensorFromFloats(std::vector<int64_t> shape, const float *data) {
+  Tensor t(std::move(shape));
+  for (size_t i = 0; i < t.data.size(); ++i)
+    t.data[i] = data[i];
+  return t;
+}
+
+std::vector<float> toFloats(const Tensor &t) {
+  return std::vector<float>(t.data.begin(), t.data.end());
+}
+
 } // namespace sympow::reference

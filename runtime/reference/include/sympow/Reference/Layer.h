@@ -96,6 +96,11 @@ struct Tensor {
   std::string shapeString() const;
 };
 
+/// Copies float buffers in and out (kernels and trainers hold f32/bf16 data;
+/// the reference holds f64). `data` must hold the shape's element count.
+Tensor tensorFromFloats(std::vector<int64_t> shape, const float *data);
+std::vector<float> toFloats(const Tensor &t);
+
 /// Recurrent state: S [B,H,D,e], Z [B,H,D], c [B,H]; D = C(d+p-1, p) in the
 /// SPEC's phi order.
 struct State {
