@@ -188,3 +188,11 @@ TEST(Npy, FileErrorsNameThePath) {
   EXPECT_NE(st.message().find("cannot write '/nonexistent/dir/y.npy'"),
             std::string::npos);
 }
+
+TEST(Npy, MessagesQuoteDamagedBytesPrintably) {
+  expectError(parseNpy(image("{'descr': '<f\x82', 'fortran_order': False, "
+                             "'shape': (2,), }",
+                             f32Bytes({1, 2})),
+                       "a.npy"),
+              "unsupported dtype '<f\\x82'");
+}

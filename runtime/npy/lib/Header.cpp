@@ -89,6 +89,21 @@ private:
 };
 } // namespace
 
+std::string printable(const std::string &s) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
 Result<Header> parseHeader(const std::string &text) {
   Parser p(text);
   Header h;
@@ -101,7 +116,7 @@ Result<Header> parseHeader(const std::string &text) {
       return Status::error("malformed header: " + key.message());
     if (!p.consume(':'))
       return Status::error("malformed header: expected ':' after '" +
-                           key.value() + "'");
+                           printable(key.value()) + "'");
     if (key.value() == "descr") {
       Result<std::string> d = p.string();
       if (d.isError())
@@ -124,8 +139,8 @@ Result<Header> parseHeader(const std::string &text) {
       h.shape = dims.value();
       haveShape = true;
     } else {
-      return Status::error("malformed header: unexpected key '" + key.value() +
-                           "'");
+      return Status::error("malformed header: unexpected key '" +
+                           printable(key.value()) + "'");
     }
     if (!p.consume(',')) {
       if (!p.consume('}'))

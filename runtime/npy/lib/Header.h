@@ -13,6 +13,10 @@ struct Header {
   std::vector<int64_t> shape;
 };
 
+/// `s` with bytes outside printable ASCII written as \xNN, so that text
+/// from a damaged file can be quoted in a message.
+std::string printable(const std::string &s);
+
 /// Parses "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }".
 /// Errors are phrased without the file name; the caller adds it.
 Result<Header> parseHeader(const std::string &text);

@@ -83,7 +83,7 @@ Result<Array> parseNpy(const std::string &bytes, const std::string &name) {
     out.dtype = DType::Float64;
     itemSize = 8;
   } else {
-    return fail("unsupported dtype '" + d +
+    return fail("unsupported dtype '" + detail::printable(d) +
                 "'; only float32 ('<f4') and float64 ('<f8') are supported");
   }
   bool bigEndian = d[0] == '>';
