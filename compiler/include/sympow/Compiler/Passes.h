@@ -3,6 +3,10 @@
 #ifndef SYMPOW_COMPILER_PASSES_H
 #define SYMPOW_COMPILER_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 #include "sympow/Dialect/SympowDialect.h"
 

@@ -35,4 +35,35 @@ def SympowSelectFormulation : Pass<"sympow-select-formulation"> {
   ];
 }
 
+def SympowDecomposeLayer : Pass<"sympow-decompose-layer"> {
+  let summary = "Rewrite each sympow.layer into the dialect's smaller ops";
+  let description = [{
+    Replaces every `sympow.layer` by the pieces its formulation computes,
+    at tensor level (run `--sympow-select-formulation` first, or write the
+    formulation on the layer):
+
+    - all: the total gate `log_g + log_gamma` (linalg), the angle counts
+      (`sympow.angle_count` for learned, t + 1 + c0 for uniform) and the
+      rotation of q and k (`sympow.rotate`);
+    - `attention`: one `sympow.attention_block` over the whole sequence
+      (which rotates by w(i - j) itself for warped and blend), plus
+      `sympow.state_query` against an initial state, then `sympow.combine`;
+      a final state comes from one `sympow.state_update` over all tokens;
+    - `chunked`: tokens padded to N = ceil(T / C) chunks and folded into the
+      batch; each chunk's own state (`sympow.state_update`), the
+      `sympow.discounted_scan` over chunks, then per chunk the intra-chunk
+      `sympow.attention_block` and the `sympow.state_query` against the state
+      before it, combined; every chunk is independent but for the scan;
+    - `recurrent`: an `scf.for` over tokens, each a `sympow.state_update` of
+      one token followed by a `sympow.state_query` (the decoding step).
+
+    The final angle count is c at the last token (T >= 1).
+  }];
+  let dependentDialects = [
+    "::sympow::SympowDialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // SYMPOW_COMPILER_TRANSFORMSPASSES_TD
