@@ -12,49 +12,15 @@
 
 #include <cstdint>
 #include <optional>
+#include "sympow/Support/Status.h"
+
 #include <string>
 #include <vector>
 
 namespace sympow::npy {
 
-/// Success, or an error message.
-class [[nodiscard]] Status {
-public:
-  static Status success() { return Status(); }
-  static Status error(std::string message) {
-    Status s;
-    s.failed = true;
-    s.text = std::move(message);
-    return s;
-  }
-  bool isOk() const { return !failed; }
-  bool isError() const { return failed; }
-  const std::string &message() const { return text; }
-
-private:
-  bool failed = false;
-  std::string text;
-};
-
-/// A value, or an error Status.
-template <typename T> class [[nodiscard]] Result {
-public:
-  Result(T value) : val(std::move(value)) {}
-  Result(Status status)
-      : err(status.isError() ? std::move(status)
-                             : Status::error("internal error: empty result")) {}
-  bool isOk() const { return val.has_value(); }
-  bool isError() const { return !val.has_value(); }
-  const std::string &message() const { return err.message(); }
-  T &value() { return *val; }
-  const T &value() const { return *val; }
-  T *operator->() { return &*val; }
-  const T *operator->() const { return &*val; }
-
-private:
-  std::optional<T> val;
-  Status err;
-};
+using sympow::Result;
+using sympow::Status;
 
 enum class DType { Float32, Float64 };
 

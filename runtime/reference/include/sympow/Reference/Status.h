@@ -1,65 +1,18 @@
-//===- Status.h - Error reporting without exceptions ------------*- C++ -*-===//
+//===- Status.h - Error reporting of the reference --------------*- C++ -*-===//
 //
-// The runtime is built with -fno-exceptions, so every fallible function
-// returns a Status (or a Result<T>) whose message names the problem.
+// The runtime's shared Status/Result (sympow/Support/Status.h), under the
+// reference's namespace.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SYMPOW_REFERENCE_STATUS_H
 #define SYMPOW_REFERENCE_STATUS_H
 
-#include <optional>
-#include <string>
-#include <utility>
+#include "sympow/Support/Status.h"
 
 namespace sympow::reference {
-
-/// Success, or an error with a human-readable message.
-class [[nodiscard]] Status {
-public:
-  static Status success() { return Status(); }
-  static Status error(std::string message) {
-    Status s;
-    s.failed = true;
-    s.text = std::move(message);
-    return s;
-  }
-
-  bool isOk() const { return !failed; }
-  bool isError() const { return failed; }
-  const std::string &message() const { return text; }
-
-private:
-  bool failed = false;
-  std::string text;
-};
-
-/// A value of type T, or an error Status.
-template <typename T> class [[nodiscard]] Result {
-public:
-  Result(T value) : val(std::move(value)) {}
-  /// Only error statuses may be converted; a success without a value is a
-  /// programming error and is turned into an error rather than a crash.
-  Result(Status status)
-      : err(status.isError()
-                ? std::move(status)
-                : Status::error("internal error: Result built from success")) {}
-
-  bool isOk() const { return val.has_value(); }
-  bool isError() const { return !val.has_value(); }
-  const std::string &message() const { return err.message(); }
-  Status status() const { return isOk() ? Status::success() : err; }
-
-  T &value() { return *val; }
-  const T &value() const { return *val; }
-  T *operator->() { return &*val; }
-  const T *operator->() const { return &*val; }
-
-private:
-  std::optional<T> val;
-  Status err;
-};
-
+using sympow::Result;
+using sympow::Status;
 } // namespace sympow::reference
 
 #endif // SYMPOW_REFERENCE_STATUS_H
