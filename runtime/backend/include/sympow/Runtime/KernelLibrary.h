@@ -1,0 +1,58 @@
+//===- KernelLibrary.h - Kernel images loaded once, on demand ---*- C++ -*-===//
+//
+// A set of images of one kernel module (a cubin per architecture, PTX for
+// forward compatibility). The module is loaded into the backend the first
+// time a kernel is asked for, once, whichever thread asks; kernel handles are
+// resolved then and kept, so launches look nothing up.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_RUNTIME_KERNELLIBRARY_H
+#define SYMPOW_RUNTIME_KERNELLIBRARY_H
+
+#include "sympow/Runtime/Backend.h"
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace sympow::runtime {
+
+struct KernelImage {
+  std::string arch; // "sm_80", "sm_90a"; for PTX the oldest it runs on
+  ImageFormat format;
+  const void *data;
+  size_t size;
+};
+
+class KernelLibrary {
+public:
+  KernelLibrary(Backend &backend, std::vector<KernelImage> images,
+                std::vector<std::string> kernelNames);
+  ~KernelLibrary();
+  KernelLibrary(const KernelLibrary &) = delete;
+  KernelLibrary &operator=(const KernelLibrary &) = delete;
+
+  /// The handle of kernel `index` (in `kernelNames` order), loading the
+  /// module on first use. Thread-safe.
+  Result<KernelHandle> kernel(size_t index);
+
+  /// The image the backend's architecture runs: its own cubin (sm_90 runs
+  /// sm_90a), else PTX; null if none fits.
+  const KernelImage *selectImage() const;
+
+private:
+  Status load();
+
+  Backend &backend;
+  std::vector<KernelImage> images;
+  std::vector<std::string> names;
+  std::once_flag once;
+  Status loadStatus;
+  ModuleHandle module = nullptr;
+  std::vector<KernelHandle> handles;
+};
+
+} // namespace sympow::runtime
+
+#endif // SYMPOW_RUNTIME_KERNELLIBRARY_H

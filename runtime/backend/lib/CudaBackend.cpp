@@ -1,0 +1,178 @@
+//===- CudaBackend.cpp - Kernels on a GPU through the CUDA driver ---------===//
+
+#include "sympow/Runtime/CudaBackend.h"
+
+#include "CudaDriver.h"
+
+#include <string>
+
+using namespace sympow;
+using namespace sympow::runtime;
+using namespace sympow::runtime::cuda;
+
+namespace {
+
+class CudaBackend final : public Backend {
+public:
+  CudaBackend(const Driver &driver, CUdevice device, CUcontext context,
+              std::string arch)
+      : driver(driver), device(device), context(context),
+        archName(std::move(arch)) {}
+  ~CudaBackend() override { (void)driver.cuDevicePrimaryCtxRelease(device); }
+
+  const char *name() const override { return "cuda"; }
+  const std::string &arch() const override { return archName; }
+
+  Result<ModuleHandle> loadModule(const void *image, size_t size,
+                                  ImageFormat format) override {
+    if (!image || size == 0)
+      return Status::error("cannot load a kernel module from an empty image");
+    if (Status s = makeCurrent(); s.isError())
+      return s;
+    // The driver reads PTX up to its terminating NUL.
+    std::string ptx;
+    if (format == ImageFormat::Ptx &&
+        static_cast<const char *>(image)[size - 1] != '\0') {
+      ptx.assign(static_cast<const char *>(image), size);
+      image = ptx.c_str();
+    }
+    CUmodule module = nullptr;
+    if (Status s = check(driver, driver.cuModuleLoadData(&module, image),
+                         "cuModuleLoadData");
+        s.isError())
+      return s;
+    return static_cast<ModuleHandle>(module);
+  }
+
+  Status unloadModule(ModuleHandle module) override {
+    if (Status s = makeCurrent(); s.isError())
+      return s;
+    return check(driver, driver.cuModuleUnload(static_cast<CUmodule>(module)),
+                 "cuModuleUnload");
+  }
+
+  Result<KernelHandle> getKernel(ModuleHandle module,
+                                 const char *kernelName) override {
+    if (!module || !kernelName)
+      return Status::error("getKernel needs a module and a kernel name");
+    CUfunction function = nullptr;
+    if (Status s = check(driver,
+                         driver.cuModuleGetFunction(
+                             &function, static_cast<CUmodule>(module),
+                             kernelName),
+                         "cuModuleGetFunction");
+        s.isError())
+      return Status::error(s.message() + " (kernel '" + kernelName + "')");
+    return static_cast<KernelHandle>(function);
+  }
+
+  Status launch(KernelHandle kernel, const LaunchConfig &c,
+                void **args) override {
+    if (!kernel)
+      return Status::error("launch of a null kernel");
+    if (Status s = makeCurrent(); s.isError())
+      return s;
+    return check(driver,
+                 driver.cuLaunchKernel(static_cast<CUfunction>(kernel),
+                                       c.grid.x, c.grid.y, c.grid.z, c.block.x,
+                                       c.block.y, c.block.z,
+                                       c.dynamicSharedBytes,
+                                       static_cast<CUstream>(c.stream), args,
+                                       nullptr),
+                 "cuLaunchKernel");
+  }
+
+  Result<DevicePtr> allocate(size_t bytes) override {
+    if (Status s = makeCurrent(); s.isError())
+      return s;
+    CUdeviceptr ptr = 0;
+    if (Status s = check(driver, driver.cuMemAlloc(&ptr, bytes), "cuMemAlloc");
+        s.isError())
+      return s;
+    return static_cast<DevicePtr>(ptr);
+  }
+
+  Status release(DevicePtr ptr) override {
+    if (Status s = makeCurrent(); s.isError())
+      return s;
+    return check(driver, driver.cuMemFree(ptr), "cuMemFree");
+  }
+
+  Status copyToDevice(DevicePtr dst, const void *src, size_t bytes) override {
+    if (Status s = makeCurrent(); s.isError())
+      return s;
+    return check(driver, driver.cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+  }
+
+  Status copyToHost(void *dst, DevicePtr src, size_t bytes) override {
+    if (Status s = makeCurrent(); s.isError())
+      return s;
+    return check(driver, driver.cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
+  }
+
+  Status synchronize(void *stream) override {
+    if (Status s = makeCurrent(); s.isError())
+      return s;
+    return check(driver,
+                 driver.cuStreamSynchronize(static_cast<CUstream>(stream)),
+                 "cuStreamSynchronize");
+  }
+
+private:
+  /// Any thread may call the backend: bind the context to the caller.
+  Status makeCurrent() {
+    return check(driver, driver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  }
+
+  const Driver &driver;
+  CUdevice device;
+  CUcontext context;
+  std::string archName;
+};
+
+} // namespace
+
+Result<std::unique_ptr<Backend>>
+sympow::runtime::createCudaBackend(int ordinal) {
+  Result<const Driver *> loaded = loadDriver();
+  if (loaded.isError())
+    return loaded.status();
+  const Driver &driver = *loaded.value();
+  if (Status s = check(driver, driver.cuInit(0), "cuInit"); s.isError())
+    return s;
+  int count = 0;
+  if (Status s = check(driver, driver.cuDeviceGetCount(&count),
+                       "cuDeviceGetCount");
+      s.isError())
+    return s;
+  if (ordinal < 0 || ordinal >= count)
+    return Status::error("CUDA device " + std::to_string(ordinal) +
+                         " does not exist: " + std::to_string(count) +
+                         " device(s) present");
+  CUdevice device = 0;
+  int major = 0, minor = 0;
+  if (Status s = check(driver, driver.cuDeviceGet(&device, ordinal),
+                       "cuDeviceGet");
+      s.isError())
+    return s;
+  if (Status s = check(driver,
+                       driver.cuDeviceGetAttribute(
+                           &major, kComputeCapabilityMajor, device),
+                       "cuDeviceGetAttribute");
+      s.isError())
+    return s;
+  if (Status s = check(driver,
+                       driver.cuDeviceGetAttribute(
+                           &minor, kComputeCapabilityMinor, device),
+                       "cuDeviceGetAttribute");
+      s.isError())
+    return s;
+  CUcontext context = nullptr;
+  if (Status s = check(driver, driver.cuDevicePrimaryCtxRetain(&context, device),
+                       "cuDevicePrimaryCtxRetain");
+      s.isError())
+    return s;
+  std::string arch = "sm_" + std::to_string(major * 10 + minor);
+  return std::unique_ptr<Backend>(
+      new CudaBackend(driver, device, context, std::move(arch)));
+}
