@@ -69,8 +69,8 @@ LogicalResult ShapeContract::requireStatic(ArrayRef<StringRef> names) {
         seen == dynamicSeenIn.end() ? "" : " (dynamic in '" + seen->second + "')";
     return op->emitOpError()
            << "dimension " << name << " must be static" << where
-           << ": kernels are specialised on it; only B and the sequence "
-              "length may be dynamic";
+           << ": kernels are specialised on the head dims; batch, sequence "
+              "length and head counts may be dynamic";
   }
   return success();
 }

@@ -48,7 +48,7 @@ public:
   std::optional<int64_t> get(llvm::StringRef name) const;
 
   /// Requires the dims in `names` to be static: the compiler specialises
-  /// kernels on them.
+  /// kernels on the head dims d and e.
   mlir::LogicalResult requireStatic(llvm::ArrayRef<llvm::StringRef> names);
 
 private:

@@ -126,7 +126,7 @@ LogicalResult LayerOp::verify() {
       failed(shapes.expect("k", getK().getType(), {"B", "T", "H", "d"})) ||
       failed(shapes.expect("v", getV().getType(), {"B", "T", "H", "e"})) ||
       failed(shapes.expect("y", getY().getType(), {"B", "T", "Hq", "e"})) ||
-      failed(shapes.requireStatic({"Hq", "H", "d", "e"})) ||
+      failed(shapes.requireStatic({"d", "e"})) ||
       failed(verifyGroups(op, shapes, "Hq", "H")))
     return failure();
   if (failed(verifyInputTypes(op, {{"q", getQ().getType()},
@@ -241,7 +241,7 @@ LogicalResult RotateOp::verify() {
                            {"B", "T", "Hx", "d"}, ElementClass::Input)) ||
       failed(shapes.expect("counts", getCounts().getType(), {"B", "T", "Hc"},
                            ElementClass::Count)) ||
-      failed(shapes.requireStatic({"Hx", "Hc", "d"})) ||
+      failed(shapes.requireStatic({"d"})) ||
       failed(verifyGroups(*this, shapes, "Hx", "Hc")) ||
       failed(verifyRotaryDims(*this, getRotary(), shapes)))
     return failure();
@@ -297,7 +297,7 @@ LogicalResult StateUpdateOp::verify() {
   if (failed(shapes.expect("keys", getKeys().getType(), {"B", "C", "H", "d"})) ||
       failed(shapes.expect("values", getValues().getType(),
                            {"B", "C", "H", "e"})) ||
-      failed(shapes.requireStatic({"H", "d", "e"})) ||
+      failed(shapes.requireStatic({"d", "e"})) ||
       failed(verifyInputTypes(*this, {{"keys", getKeys().getType()},
                                       {"values", getValues().getType()}})))
     return failure();
@@ -334,7 +334,7 @@ LogicalResult StateQueryOp::verify() {
                            ElementClass::F32)) ||
       failed(shapes.expect("Z", getStateZ().getType(), {"B", "H", "D"},
                            ElementClass::F32)) ||
-      failed(shapes.requireStatic({"Hq", "H", "d", "e"})) ||
+      failed(shapes.requireStatic({"d", "e"})) ||
       failed(verifyGroups(*this, shapes, "Hq", "H")))
     return failure();
   if (Value logG = getLogG())
@@ -389,7 +389,7 @@ LogicalResult AttentionBlockOp::verify() {
       failed(shapes.expect("keys", getKeys().getType(), {"B", "Ck", "H", "d"})) ||
       failed(shapes.expect("values", getValues().getType(),
                            {"B", "Ck", "H", "e"})) ||
-      failed(shapes.requireStatic({"Hq", "H", "d", "e"})) ||
+      failed(shapes.requireStatic({"d", "e"})) ||
       failed(verifyGroups(*this, shapes, "Hq", "H")) ||
       failed(verifyInputTypes(*this, {{"queries", getQueries().getType()},
                                       {"keys", getKeys().getType()},

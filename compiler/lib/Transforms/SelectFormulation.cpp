@@ -47,8 +47,9 @@ struct SelectFormulationPass
     LayerSizes sizes;
     sizes.batch = staticOr(q[0], assumedBatch);
     sizes.seqLen = staticOr(q[1], assumedSeqLen);
-    sizes.queryHeads = q[2];
-    sizes.keyHeads = v[2];
+    // Head counts scale both formulations alike; unknown ones count as 1.
+    sizes.queryHeads = staticOr(q[2], 1);
+    sizes.keyHeads = staticOr(v[2], 1);
     sizes.headDim = q[3];
     sizes.valueDim = v[3];
     sizes.power = layer.getPower();

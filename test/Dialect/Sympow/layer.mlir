@@ -74,3 +74,14 @@ func.func @warped_and_blend(%q: tensor<1x32x2x16xf32>, %k: tensor<1x32x2x16xf32>
       -> tensor<1x32x2x16xf32>
   return %y2 : tensor<1x32x2x16xf32>
 }
+
+// Head counts may be dynamic: kernels take them at run time.
+// CHECK-LABEL: func @dynamic_heads
+// CHECK: sympow.layer power = 2 q(%{{[a-z0-9_]+}} : tensor<?x?x?x64xbf16>) k(%{{[a-z0-9_]+}} : tensor<?x?x?x64xbf16>) v(%{{[a-z0-9_]+}} : tensor<?x?x?x32xbf16>)
+func.func @dynamic_heads(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>,
+                         %v: tensor<?x?x?x32xbf16>) -> tensor<?x?x?x32xbf16> {
+  %y = sympow.layer power = 2 q(%q : tensor<?x?x?x64xbf16>)
+      k(%k : tensor<?x?x?x64xbf16>) v(%v : tensor<?x?x?x32xbf16>)
+      -> tensor<?x?x?x32xbf16>
+  return %y : tensor<?x?x?x32xbf16>
+}
