@@ -94,6 +94,18 @@ double LayerOp::getScaleOrDefault() {
   return 1.0 / std::sqrt(static_cast<double>(d));
 }
 
+/// The state pair (S [B, H, D, e], Z [B, H, D]) in f32; `prefix` names it
+/// in messages ("" or "initial ", "result ", ...).
+static LogicalResult verifyStatePair(ShapeContract &shapes, StringRef prefix,
+                                     Type s, Type z) {
+  if (failed(shapes.expect((prefix + "S").str(), s, {"B", "H", "D", "e"},
+                           ElementClass::F32)) ||
+      failed(shapes.expect((prefix + "Z").str(), z, {"B", "H", "D"},
+                           ElementClass::F32)))
+    return failure();
+  return success();
+}
+
 /// The state (S, Z, c) at the start or end of a layer.
 static LogicalResult verifyLayerState(Operation *op, ShapeContract &shapes,
                                       StringRef which, TypeRange types) {
@@ -103,12 +115,10 @@ static LogicalResult verifyLayerState(Operation *op, ShapeContract &shapes,
     return op->emitOpError() << "the " << which
                              << " state is (S, Z, c): 3 tensors, got "
                              << types.size();
-  std::string s = (which + " S").str(), z = (which + " Z").str(),
-              c = (which + " c").str();
-  if (failed(shapes.expect(s, types[0], {"B", "H", "D", "e"},
-                           ElementClass::F32)) ||
-      failed(shapes.expect(z, types[1], {"B", "H", "D"}, ElementClass::F32)) ||
-      failed(shapes.expect(c, types[2], {"B", "H"}, ElementClass::Count)))
+  std::string prefix = (which + " ").str();
+  if (failed(verifyStatePair(shapes, prefix, types[0], types[1])) ||
+      failed(shapes.expect(prefix + "c", types[2], {"B", "H"},
+                           ElementClass::Count)))
     return failure();
   return success();
 }
@@ -307,18 +317,11 @@ LogicalResult StateUpdateOp::verify() {
       return failure();
   if (failed(bindEmbeddingDim(shapes, p)))
     return failure();
-  if (getStateS() &&
-      (failed(shapes.expect("S", getStateS().getType(), {"B", "H", "D", "e"},
-                            ElementClass::F32)) ||
-       failed(shapes.expect("Z", getStateZ().getType(), {"B", "H", "D"},
-                            ElementClass::F32))))
+  if (getStateS() && failed(verifyStatePair(shapes, "", getStateS().getType(),
+                                            getStateZ().getType())))
     return failure();
-  if (failed(shapes.expect("result S", getResultS().getType(),
-                           {"B", "H", "D", "e"}, ElementClass::F32)) ||
-      failed(shapes.expect("result Z", getResultZ().getType(), {"B", "H", "D"},
-                           ElementClass::F32)))
-    return failure();
-  return success();
+  return verifyStatePair(shapes, "result ", getResultS().getType(),
+                         getResultZ().getType());
 }
 
 LogicalResult StateQueryOp::verify() {
@@ -330,10 +333,8 @@ LogicalResult StateQueryOp::verify() {
   if (failed(shapes.expect("queries", getQueries().getType(),
                            {"B", "C", "Hq", "d"}, ElementClass::Input)) ||
       failed(bindEmbeddingDim(shapes, p)) ||
-      failed(shapes.expect("S", getStateS().getType(), {"B", "H", "D", "e"},
-                           ElementClass::F32)) ||
-      failed(shapes.expect("Z", getStateZ().getType(), {"B", "H", "D"},
-                           ElementClass::F32)) ||
+      failed(verifyStatePair(shapes, "", getStateS().getType(),
+                             getStateZ().getType())) ||
       failed(shapes.requireStatic({"d", "e"})) ||
       failed(verifyGroups(*this, shapes, "Hq", "H")))
     return failure();

@@ -145,3 +145,15 @@ func.func @recurrent(%q: tensor<?x?x4x8xf16>, %k: tensor<?x?x2x8xf16>,
   return %y, %s, %z : tensor<?x?x4x8xf16>, tensor<?x2x36x8xf32>,
                       tensor<?x2x36xf32>
 }
+
+// Dynamic head counts flow through the chunked decomposition.
+// CHECK-LABEL: func @dynamic_heads
+// CHECK: sympow.state_update power = 2 {{.*}} -> tensor<?x?x36x8xf32>, tensor<?x?x36xf32>
+// CHECK: sympow.combine {{.*}} -> tensor<?x16x?x8xbf16>
+func.func @dynamic_heads(%q: tensor<?x?x?x8xbf16>, %k: tensor<?x?x?x8xbf16>,
+                         %v: tensor<?x?x?x8xbf16>) -> tensor<?x?x?x8xbf16> {
+  %y = sympow.layer power = 2 q(%q : tensor<?x?x?x8xbf16>)
+      k(%k : tensor<?x?x?x8xbf16>) v(%v : tensor<?x?x?x8xbf16>)
+      formulation = <chunked, chunk = 16> -> tensor<?x?x?x8xbf16>
+  return %y : tensor<?x?x?x8xbf16>
+}

@@ -93,39 +93,36 @@ CUresult cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n) {
   return kSuccess;
 }
 CUresult cuStreamSynchronize(void *) { return kSuccess; }
+struct ErrorText {
+  CUresult code;
+  const char *name, *text;
+};
+static const ErrorText kErrors[] = {
+    {kNoDevice, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {kInvalidImage, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {kNotFound, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {kInvalidValue, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+};
+static const ErrorText *findError(CUresult error) {
+  for (const ErrorText &e : kErrors)
+    if (e.code == error)
+      return &e;
+  return nullptr;
+}
+
 CUresult cuGetErrorName(CUresult error, const char **name) {
-  switch (error) {
-  case kNoDevice:
-    *name = "CUDA_ERROR_NO_DEVICE";
-    return kSuccess;
-  case kInvalidImage:
-    *name = "CUDA_ERROR_INVALID_IMAGE";
-    return kSuccess;
-  case kNotFound:
-    *name = "CUDA_ERROR_NOT_FOUND";
-    return kSuccess;
-  case kInvalidValue:
-    *name = "CUDA_ERROR_INVALID_VALUE";
-    return kSuccess;
-  }
-  return kInvalidValue;
+  const ErrorText *e = findError(error);
+  if (!e)
+    return kInvalidValue;
+  *name = e->name;
+  return kSuccess;
 }
 CUresult cuGetErrorString(CUresult error, const char **text) {
-  switch (error) {
-  case kNoDevice:
-    *text = "no CUDA-capable device is detected";
-    return kSuccess;
-  case kInvalidImage:
-    *text = "device kernel image is invalid";
-    return kSuccess;
-  case kNotFound:
-    *text = "named symbol not found";
-    return kSuccess;
-  case kInvalidValue:
-    *text = "invalid argument";
-    return kSuccess;
-  }
-  return kInvalidValue;
+  const ErrorText *e = findError(error);
+  if (!e)
+    return kInvalidValue;
+  *text = e->text;
+  return kSuccess;
 }
 
 } // extern "C"

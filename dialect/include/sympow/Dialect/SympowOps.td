@@ -156,7 +156,8 @@ def Sympow_AngleCountOp : Sympow_Op<"angle_count",
     result `[B, T, H]`, accumulated in f64 as SPEC asks for long sequences.
 
     ```mlir
-    %c = sympow.angle_count learned beta(%b : tensor<2x64x4xf32>) -> tensor<2x64x4xf64>
+    %c = sympow.angle_count schedule = <learned> beta(%b : tensor<2x64x4xf32>)
+        -> tensor<2x64x4xf64>
     ```
   }];
   let arguments = (ins Optional<Tensor>:$beta, Optional<Tensor>:$initial,
