@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sympow/Compiler/GPU/Pipeline.h"
 #include "sympow/Compiler/Passes.h"
 #include "sympow/Dialect/SympowDialect.h"
 
@@ -16,16 +17,21 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   sympow::registerSympowPasses();
+  // GPU code generation: the pipelines and the upstream passes they use.
+  sympow::registerGPUPipelines();
+  mlir::registerGPUPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<sympow::SympowDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
+  sympow::registerGPUDialects(registry);
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "sympow optimizer driver: the sympow dialect and passes\n",
       registry));

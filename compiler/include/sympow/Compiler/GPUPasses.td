@@ -5,4 +5,86 @@
 
 include "mlir/Pass/PassBase.td"
 
+def SympowBuildAttentionKernel
+    : Pass<"sympow-build-attention-kernel", "::mlir::ModuleOp"> {
+  let summary = "Add the attention-formulation kernel of one variant";
+  let description = [{
+    Appends `gpu.module @sympow_<variant>` holding one
+    `gpu.func @attention kernel` for the variant given by the options,
+    following docs/KernelABI.md: buffers q, k, v, [log_g], [log_gamma],
+    [beta], y as `memref<?xT>`, then `i64` B and T; grid
+    (ceil(T / tokens_per_block), Hq, B). Everything in the options is a
+    compile-time constant of the kernel. An unsupported variant is an error
+    that says what is allowed. See docs/GPU.md.
+
+    ```sh
+    sympow-opt --sympow-build-attention-kernel="p=2 d=64 dtype=bf16 gate=data schedule=learned" in.mlir
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::nvgpu::NVGPUDialect"
+  ];
+  let options = [
+    Option<"power", "p", "int64_t", "2", "Even power p >= 2">,
+    Option<"headDim", "d", "int64_t", "64", "Head dim d of q and k">,
+    Option<"valueDim", "e", "int64_t", "0", "Head dim e of v and y (0: d)">,
+    Option<"queryHeads", "hq", "int64_t", "1", "Query heads Hq">,
+    Option<"kvHeads", "h", "int64_t", "0",
+           "Key/value heads H (0: Hq); Hq % H == 0">,
+    Option<"dtype", "dtype", "std::string", "\"bf16\"",
+           "Element type of q, k, v, y: bf16, f16 or f32">,
+    Option<"gate", "gate", "std::string", "\"none\"",
+           "Gates: none, head (log_gamma), data (log_g) or both">,
+    Option<"schedule", "schedule", "std::string", "\"none\"",
+           "Angle schedule: none, uniform, learned, warped or blend">,
+    Option<"rotaryDims", "rotary-dims", "int64_t", "0",
+           "Rotated dims r (0: d)">,
+    Option<"rotaryBase", "rotary-base", "double", "10000.0",
+           "Base of the rotary rates">,
+    Option<"rateScale", "rate-scale", "double", "1.0",
+           "Factor on every rotary rate">,
+    Option<"layout", "layout", "std::string", "\"interleaved\"",
+           "Rotary pairs: interleaved or half">,
+    Option<"length", "length", "int64_t", "0",
+           "Typical length L of warped and blend">,
+    Option<"scale", "scale", "double", "0.0", "Score scale (0: 1/sqrt(d))">,
+    Option<"path", "path", "std::string", "\"auto\"",
+           "auto, scalar (f32 FMA) or mma (tensor cores, bf16/f16)">,
+    Option<"blockTokens", "block-tokens", "int64_t", "0",
+           "Queries (= keys) per tile (0: chosen per variant)">,
+    Option<"kernelName", "kernel-name", "std::string", "\"attention\"",
+           "Name of the gpu.func">,
+    Option<"moduleName", "module-name", "std::string", "\"\"",
+           "Name of the gpu.module (empty: sympow_<variant>)">,
+  ];
+}
+
+def SympowLowerBF16MmaSync : Pass<"sympow-lower-bf16-mma-sync"> {
+  let summary = "Lower bf16 nvgpu.mma.sync to nvvm.mma.sync";
+  let description = [{
+    Upstream `convert-nvgpu-to-nvvm` refuses `nvgpu.mma.sync` on bf16
+    operands ("failed to deduce operand PTX types"). This pass rewrites those
+    ops to `nvvm.mma.sync` with `bf16` multiplicands, f32 accumulation, so
+    that kernels can stay in the nvgpu dialect (which the emulator runs).
+    Run it before `convert-nvgpu-to-nvvm`.
+  }];
+  let dependentDialects = [
+    "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def SympowCheckGpuBinaries : Pass<"sympow-check-gpu-binaries",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Fail if a gpu.module was not turned into a gpu.binary";
+  let description = [{
+    `gpu-module-to-binary` can report a failed toolkit call (for example a
+    bad toolkit path) and still let the pipeline succeed. This pass fails
+    when any `gpu.module` is left, or a `gpu.binary` object is empty.
+  }];
+}
+
 #endif // SYMPOW_COMPILER_GPUPASSES_TD

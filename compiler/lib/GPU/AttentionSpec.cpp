@@ -1,0 +1,147 @@
+//===- AttentionSpec.cpp - Checks and derived sizes of a kernel variant ---===//
+
+#include "sympow/Compiler/GPU/AttentionKernel.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace llvm;
+
+namespace sympow {
+
+double AttentionKernelSpec::effectiveScale() const {
+  return scale > 0.0 ? scale : 1.0 / std::sqrt(static_cast<double>(d));
+}
+
+AttentionPath AttentionKernelSpec::resolvedPath() const {
+  if (path != AttentionPath::Auto)
+    return path;
+  // Warped/blend rotate every (query, key) pair by its own angle, which the
+  // mma tiles cannot absorb; f32 must keep full f32 accuracy (no TF32).
+  if (dtype == ElementKind::F32 || relativeSchedule())
+    return AttentionPath::Scalar;
+  return AttentionPath::Mma;
+}
+
+/// Threads sharing one query row on the scalar path: enough that each holds
+/// at most 16 q and 16 output values, and a divisor of the pair and output
+/// counts so that every thread owns whole rotary pairs.
+static int64_t scalarThreadsPerRow(const AttentionKernelSpec &s) {
+  int64_t tpr = std::clamp<int64_t>(std::max(s.d, s.e) / 16, 1, 8);
+  int64_t halfR = s.effectiveRotaryDims() / 2;
+  while (tpr > 1 && ((s.d / 2) % tpr || s.e % tpr || halfR % tpr))
+    tpr /= 2;
+  return tpr;
+}
+
+int64_t AttentionKernelSpec::resolvedBlockTokens() const {
+  if (blockTokens)
+    return blockTokens;
+  if (resolvedPath() == AttentionPath::Mma)
+    return 64;
+  return d + e <= 160 ? 64 : 32;
+}
+
+int64_t AttentionKernelSpec::threadsPerBlock() const {
+  if (resolvedPath() == AttentionPath::Mma)
+    return resolvedBlockTokens() / 16 * 32;
+  return resolvedBlockTokens() * scalarThreadsPerRow(*this);
+}
+
+int64_t attentionThreadsPerRow(const AttentionKernelSpec &spec) {
+  return scalarThreadsPerRow(spec);
+}
+
+/// Static workgroup memory of the kernel (see AttentionKernel.cpp).
+int64_t attentionSharedBytes(const AttentionKernelSpec &s) {
+  int64_t bt = s.resolvedBlockTokens();
+  int64_t bytes = 0;
+  if (s.resolvedPath() == AttentionPath::Mma)
+    bytes += bt * ((s.d + 8) + (s.e + 8)) * 2;
+  else
+    bytes += bt * (s.d + s.e) * 4;
+  if (s.gate != GateKind::None)
+    bytes += bt * 4;
+  if (s.hasBeta())
+    bytes += bt * 8;
+  bytes += s.effectiveRotaryDims() / 2 * 8;
+  return bytes;
+}
+
+std::string AttentionKernelSpec::variantName() const {
+  std::string name = formatv("p{0}_d{1}_e{2}_hq{3}_h{4}_{5}_g{6}_{7}", p, d, e,
+                             hq, h, stringifyElementKind(dtype),
+                             stringifyGateKind(gate),
+                             stringifyScheduleKind(schedule))
+                         .str();
+  if (rotates())
+    name += formatv("_r{0}{1}", effectiveRotaryDims(),
+                    layout == RotaryLayout::Half ? "h" : "i")
+                .str();
+  if (relativeSchedule())
+    name += formatv("_L{0}", length).str();
+  name += resolvedPath() == AttentionPath::Mma ? "_mma" : "_fma";
+  return name;
+}
+
+static Error fail(const Twine &msg) {
+  return createStringError(inconvertibleErrorCode(), msg);
+}
+
+Error verifyAttentionKernelSpec(const AttentionKernelSpec &s) {
+  if (s.p < 2 || s.p % 2)
+    return fail(formatv("p = {0} is not supported: p must be an even integer "
+                        ">= 2 (odd p does not give a distribution)",
+                        s.p));
+  for (auto [name, v] : {std::pair{"d", s.d}, std::pair{"e", s.e}})
+    if (v < 16 || v > 256 || v % 16)
+      return fail(formatv("{0} = {1} is not supported: head dims must be "
+                          "multiples of 16 from 16 to 256",
+                          name, v));
+  if (s.hq < 1 || s.h < 1 || s.hq % s.h)
+    return fail(formatv("hq = {0}, h = {1}: the query heads must be a "
+                        "positive multiple of the key/value heads (GQA)",
+                        s.hq, s.h));
+  if (s.rotates()) {
+    int64_t r = s.effectiveRotaryDims();
+    if (r < 2 || r > s.d || r % 2)
+      return fail(formatv("rotary dims = {0} is not supported: it must be "
+                          "even and in [2, d = {1}]",
+                          r, s.d));
+    if (!(s.rotaryBase > 0.0) || !(s.rateScale > 0.0) ||
+        !std::isfinite(s.rotaryBase) || !std::isfinite(s.rateScale))
+      return fail("rotary base and rate scale must be positive and finite");
+  }
+  if (s.relativeSchedule() && s.length < 1)
+    return fail(formatv("schedule '{0}' needs its typical length L >= 1",
+                        stringifyScheduleKind(s.schedule)));
+  if (s.scale < 0.0 || !std::isfinite(s.scale))
+    return fail("scale must be positive (or 0 for the default 1/sqrt(d))");
+  AttentionPath path = s.resolvedPath();
+  if (path == AttentionPath::Mma && s.dtype == ElementKind::F32)
+    return fail("the tensor-core path needs bf16 or f16 inputs; f32 inputs "
+                "use the scalar FMA path to keep full f32 accuracy");
+  if (path == AttentionPath::Mma && s.relativeSchedule())
+    return fail(formatv("schedule '{0}' rotates each (query, key) pair by its "
+                        "own angle; only the scalar path computes it",
+                        stringifyScheduleKind(s.schedule)));
+  int64_t bt = s.resolvedBlockTokens();
+  if (path == AttentionPath::Mma && (bt < 16 || bt > 128 || bt % 16))
+    return fail(formatv("block tokens = {0}: the tensor-core path needs a "
+                        "multiple of 16 from 16 to 128",
+                        bt));
+  if (path == AttentionPath::Scalar && (bt < 1 || s.threadsPerBlock() > 1024))
+    return fail(formatv("block tokens = {0} gives {1} threads per block; "
+                        "at most 1024 are allowed",
+                        bt, s.threadsPerBlock()));
+  int64_t shared = attentionSharedBytes(s);
+  if (shared > 48 * 1024)
+    return fail(formatv("the variant needs {0} bytes of workgroup memory per "
+                        "block, more than the 48 KiB of static shared memory; "
+                        "use fewer block tokens",
+                        shared));
+  return Error::success();
+}
+
+} // namespace sympow
