@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/FileSystem.h"
 
 namespace sympow {
 #define GEN_PASS_DEF_SYMPOWBUILDATTENTIONKERNEL
@@ -160,8 +161,18 @@ struct LowerBF16MmaSync
 
 struct CheckGpuBinaries
     : impl::SympowCheckGpuBinariesBase<CheckGpuBinaries> {
+  using Base::Base;
+
   void runOnOperation() override {
     bool ok = true;
+    if (!toolkit.empty() &&
+        !llvm::sys::fs::can_execute(toolkit + "/bin/ptxas")) {
+      getOperation().emitError()
+          << "CUDA toolkit '" << toolkit
+          << "' has no executable bin/ptxas; the binaries may come from "
+             "another toolkit";
+      ok = false;
+    }
     getOperation().walk([&](gpu::GPUModuleOp m) {
       m.emitError() << "gpu.module @" << m.getName()
                     << " was not compiled to a binary (see the errors of "

@@ -74,7 +74,9 @@ void buildGpuToBinaryPipeline(OpPassManager &pm,
   binary.compilationTarget = format.str();
   binary.toolkitPath = toolkit.str();
   pm.addPass(createGpuModuleToBinaryPass(binary));
-  pm.addPass(createSympowCheckGpuBinaries());
+  SympowCheckGpuBinariesOptions check;
+  check.toolkit = format == "isa" ? "" : toolkit.str();
+  pm.addPass(createSympowCheckGpuBinaries(check));
 }
 
 namespace {

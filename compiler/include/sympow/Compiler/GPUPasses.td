@@ -83,8 +83,14 @@ def SympowCheckGpuBinaries : Pass<"sympow-check-gpu-binaries",
   let description = [{
     `gpu-module-to-binary` can report a failed toolkit call (for example a
     bad toolkit path) and still let the pipeline succeed. This pass fails
-    when any `gpu.module` is left, or a `gpu.binary` object is empty.
+    when any `gpu.module` is left, or a `gpu.binary` object is empty, and,
+    given `toolkit`, when that folder has no `bin/ptxas` (upstream then
+    reports an error yet falls back to another ptxas and exits 0).
   }];
+  let options = [
+    Option<"toolkit", "toolkit", "std::string", "\"\"",
+           "CUDA toolkit folder that must hold bin/ptxas (empty: no check)">,
+  ];
 }
 
 #endif // SYMPOW_COMPILER_GPUPASSES_TD

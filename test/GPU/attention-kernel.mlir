@@ -1,0 +1,80 @@
+// The attention kernel's structure for several variants: one gpu.module per
+// variant with one gpu.func kernel following docs/KernelABI.md.
+
+// RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=64 dtype=bf16" | FileCheck %s --check-prefix=BF16
+// RUN: sympow-opt %s --sympow-build-attention-kernel="p=4 d=32 e=64 hq=8 h=2 dtype=f32 gate=both" | FileCheck %s --check-prefix=F32
+// RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=64 dtype=f16 gate=data schedule=learned rotary-base=65536 rate-scale=6.283185307179586" | FileCheck %s --check-prefix=LEARNED
+// RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=64 dtype=bf16 schedule=warped length=4096 layout=half rotary-dims=32" | FileCheck %s --check-prefix=WARPED
+// RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=64 dtype=bf16 gate=head schedule=uniform path=scalar" | FileCheck %s --check-prefix=UNIFORM
+
+// bf16 without gates or rotation: the tensor-core path.
+// BF16: module attributes {gpu.container_module}
+// BF16: gpu.module @sympow_p2_d64_e64_hq1_h1_bf16_gnone_none_mma
+// BF16: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: i64, %{{.*}}: i64)
+// BF16-SAME: workgroup(%{{.*}} : memref<64x72xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<64x72xbf16, #gpu.address_space<workgroup>>)
+// BF16-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>, sympow.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_bytes = 0 : i64, grid_y = 1 : i64, tokens_per_block = 64 : i64}}
+// BF16: gpu.barrier
+// BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = false} : memref<64x72xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
+// BF16: nvgpu.mma.sync(%{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// The log-space weight p*log|scale*s| with the running maximum.
+// BF16: math.log
+// BF16: arith.maximumf
+// BF16: math.exp
+// P.V reads V transposed.
+// BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = true}
+// The off-diagonal key tiles.
+// BF16: scf.for
+// BF16: gpu.barrier
+// BF16: gpu.shuffle xor
+// BF16-NOT: math.cos
+// BF16-NOT: math.sin
+// BF16: gpu.return
+
+// f32: the scalar FMA path, no tensor cores; GQA maps query head 8 -> 2.
+// F32: gpu.module @sympow_p4_d32_e64_hq8_h2_f32_gboth_none_fma
+// F32: gpu.func @attention(%{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %[[LOGG:.*]]: memref<?xf32>, %[[GAMMA:.*]]: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: i64, %{{.*}}: i64)
+// F32-SAME: workgroup(%{{.*}} : memref<64x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64x64xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
+// F32-SAME: known_block_size = array<i32: 256, 1, 1>
+// F32-SAME: grid_y = 8 : i64
+// F32: %[[HQ:.*]] = gpu.block_id y
+// F32: %[[G:.*]] = arith.constant 4 : index
+// F32: arith.divui %[[HQ]], %[[G]] : index
+// F32: memref.load %[[GAMMA]]
+// F32: memref.load %[[LOGG]]
+// F32: math.fma
+// F32: gpu.shuffle xor
+// F32: arith.constant 4.000000e+00 : f32
+// F32-NOT: nvgpu.
+// F32-NOT: math.cos
+// F32: gpu.return
+
+// learned: beta is an argument, its prefix sums are f64, every angle is
+// reduced modulo 2*pi in f64 before cos/sin in f32.
+// LEARNED: gpu.module @sympow_p2_d64_e64_hq1_h1_f16_gdata_learned_r64i_mma
+// LEARNED: gpu.func @attention(%{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf16>, %{{.*}}: i64, %{{.*}}: i64)
+// LEARNED-SAME: memref<64xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf64, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xf64, #gpu.address_space<workgroup>>
+// LEARNED: math.exp %{{.*}} : f64
+// LEARNED: arith.addf %{{.*}} : f64
+// LEARNED: math.floor %{{.*}} : f64
+// LEARNED: arith.truncf %{{.*}} : f64 to f32
+// LEARNED: math.cos %{{.*}} : f32
+// LEARNED: math.sin %{{.*}} : f32
+// LEARNED: nvgpu.mma.sync
+
+// warped: a per-pair relative angle w(i - j) = L*a/(a + L) on the scalar path.
+// WARPED: gpu.module @sympow_p2_d64_e64_hq1_h1_bf16_gnone_warped_r32h_L4096_fma
+// WARPED-SAME: {
+// WARPED-NOT: nvgpu.mma.sync
+// WARPED: arith.constant 4.096000e+03 : f64
+// WARPED: arith.divf %{{.*}} : f64
+// WARPED: math.floor %{{.*}} : f64
+// WARPED: math.cos
+// WARPED: gpu.return
+
+// uniform on the scalar path with a per-head gate: no beta argument.
+// UNIFORM: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xbf16>, %{{.*}}: i64, %{{.*}}: i64)
+// UNIFORM-NOT: nvgpu.
+// UNIFORM: math.cos
+module {
+}
