@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sympow/Compiler/Emulator/Pipeline.h"
 #include "sympow/Compiler/GPU/Pipeline.h"
 #include "sympow/Compiler/Passes.h"
 #include "sympow/Dialect/SympowDialect.h"
@@ -26,6 +27,8 @@ int main(int argc, char **argv) {
   // GPU code generation: the pipelines and the upstream passes they use.
   sympow::registerGPUPipelines();
   mlir::registerGPUPasses();
+  // The emulator: gpu.module kernels -> host code (docs/Emulator.md).
+  sympow::registerEmulatorPipeline();
 
   mlir::DialectRegistry registry;
   registry.insert<sympow::SympowDialect, mlir::arith::ArithDialect,

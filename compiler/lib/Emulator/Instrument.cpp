@@ -1,0 +1,225 @@
+//===- Instrument.cpp - Bounds and race checks before memory accesses -----===//
+//
+// Before each access the lowered code calls __sympow_emu_access with the
+// address, the byte count, and the base and extent of the allocation the
+// accessed memref derives from. Checking against the allocation (not the
+// view's shape) is what CUDA memory is: an index past a view's dimension
+// that stays inside the buffer is not a fault on the GPU either.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "sympow/Emulator/ABI.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace sympow::emulator;
+namespace abi = sympow::emu::abi;
+
+namespace {
+
+int32_t spaceOf(MemRefType type) {
+  Attribute space = type.getMemorySpace();
+  if (!space)
+    return abi::Global;
+  if (auto gpuSpace = dyn_cast<gpu::AddressSpaceAttr>(space)) {
+    switch (gpuSpace.getValue()) {
+    case gpu::AddressSpace::Global:
+      return abi::Global;
+    case gpu::AddressSpace::Workgroup:
+      return abi::Workgroup;
+    case gpu::AddressSpace::Private:
+      return abi::Private;
+    }
+  }
+  if (auto intSpace = dyn_cast<IntegerAttr>(space)) {
+    switch (intSpace.getInt()) {
+    case 0:
+    case 1:
+      return abi::Global;
+    case 3:
+      return abi::Workgroup;
+    case 5:
+      return abi::Private;
+    }
+  }
+  return abi::Unknown;
+}
+
+} // namespace
+
+int64_t sympow::emulator::elementBytes(Type type) {
+  if (type.isIndex())
+    return 8;
+  if (auto vec = dyn_cast<VectorType>(type))
+    return vec.getNumElements() * elementBytes(vec.getElementType());
+  if (type.isIntOrFloat())
+    return (type.getIntOrFloatBitWidth() + 7) / 8;
+  return 0;
+}
+
+Root sympow::emulator::traceRoot(Value memref) {
+  Value v = memref;
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Block *owner = arg.getOwner();
+      Operation *parent = owner->getParentOp();
+      if (!owner->isEntryBlock() || !isa<FunctionOpInterface>(parent))
+        return {};
+      auto type = cast<MemRefType>(v.getType());
+      if (auto fn = dyn_cast<gpu::GPUFuncOp>(parent)) {
+        unsigned n = fn.getFunctionType().getNumInputs();
+        if (arg.getArgNumber() >= n + fn.getNumWorkgroupAttributions())
+          return {v, abi::Private};
+        if (arg.getArgNumber() >= n)
+          return {v, abi::Workgroup};
+      }
+      return {v, spaceOf(type)};
+    }
+    Operation *def = v.getDefiningOp();
+    if (isa<memref::SubViewOp, memref::ViewOp, memref::ReinterpretCastOp,
+            memref::CastOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
+            memref::MemorySpaceCastOp, memref::TransposeOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    if (isa<memref::AllocaOp>(def))
+      return {v, abi::Private};
+    if (isa<memref::AllocOp, memref::GetGlobalOp>(def))
+      return {v, spaceOf(cast<MemRefType>(v.getType()))};
+    if (isa<gpu::DynamicSharedMemoryOp>(def))
+      return {v, abi::Workgroup};
+    return {};
+  }
+}
+
+FailureOr<AccessAddress>
+sympow::emulator::emitAddress(OpBuilder &b, Operation *op, Value memref,
+                              ValueRange indices, RuntimeCalls &calls) {
+  Location loc = op->getLoc();
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type || failed(type.getStridesAndOffset(strides, offset)))
+    return op->emitError("the emulator needs a ranked memref with a strided "
+                         "layout here, not ")
+           << memref.getType();
+  int64_t eb = elementBytes(type.getElementType());
+  if (eb == 0)
+    return op->emitError("the emulator cannot size elements of type ")
+           << type.getElementType();
+
+  auto mul = [&](Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y).getResult();
+  };
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y).getResult();
+  };
+
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value elem = meta.getOffset();
+  for (auto [i, index] : llvm::enumerate(indices))
+    elem = add(elem, mul(index, meta.getStrides()[i]));
+  Value aligned = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  AccessAddress result;
+  result.addr = add(aligned, mul(elem, calls.index(b, loc, eb)));
+
+  Root root = traceRoot(memref);
+  result.space = root.value ? root.space : spaceOf(type);
+  auto rootType = root.value ? dyn_cast<MemRefType>(root.value.getType())
+                             : MemRefType();
+  if (!rootType || !rootType.getLayout().isIdentity() ||
+      elementBytes(rootType.getElementType()) == 0) {
+    // Unknown allocation: no bounds check (races are still checked by
+    // address).
+    result.rootBase = calls.index(b, loc, 0);
+    result.rootBytes = calls.index(b, loc, -1);
+    return result;
+  }
+  int64_t rootEb = elementBytes(rootType.getElementType());
+  auto rootMeta = memref::ExtractStridedMetadataOp::create(b, loc, root.value);
+  Value rootAligned =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, root.value);
+  Value rootEbValue = calls.index(b, loc, rootEb);
+  result.rootBase =
+      add(rootAligned, mul(rootMeta.getOffset(), rootEbValue));
+  Value bytes = rootEbValue;
+  for (Value size : rootMeta.getSizes())
+    bytes = mul(bytes, size);
+  result.rootBytes = bytes;
+  return result;
+}
+
+namespace {
+
+LogicalResult check(Operation *op, Value memref, ValueRange indices,
+                    int64_t bytes, int32_t rw, RuntimeCalls &calls) {
+  OpBuilder b(op);
+  FailureOr<AccessAddress> a = emitAddress(b, op, memref, indices, calls);
+  if (failed(a))
+    return failure();
+  Location loc = op->getLoc();
+  int32_t flags = rw | (a->space << abi::SpaceShift);
+  calls.call(b, loc, abi::kAccess, {},
+             {a->addr, calls.index(b, loc, bytes), a->rootBase, a->rootBytes,
+              calls.i32(b, loc, flags), calls.site(b, op)});
+  return success();
+}
+
+int64_t bytesOf(MemRefType memref, VectorType vector) {
+  if (isa<VectorType>(memref.getElementType()))
+    return elementBytes(memref.getElementType());
+  return vector.getNumElements() * elementBytes(memref.getElementType());
+}
+
+} // namespace
+
+LogicalResult sympow::emulator::instrumentAccesses(Operation *fn,
+                                                   RuntimeCalls &calls) {
+  SmallVector<Operation *> accesses;
+  fn->walk([&](Operation *op) {
+    if (isa<memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp,
+            memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op))
+      accesses.push_back(op);
+  });
+  for (Operation *op : accesses) {
+    LogicalResult ok = success();
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      ok = check(op, load.getMemRef(), load.getIndices(),
+                 elementBytes(load.getMemRefType().getElementType()),
+                 abi::Read, calls);
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      ok = check(op, store.getMemRef(), store.getIndices(),
+                 elementBytes(store.getMemRefType().getElementType()),
+                 abi::Write, calls);
+    else if (auto load = dyn_cast<vector::LoadOp>(op)) {
+      if (load.getVectorType().getRank() > 1)
+        return op->emitError("the emulator supports 1-D vector.load only");
+      ok = check(op, load.getBase(), load.getIndices(),
+                 bytesOf(load.getMemRefType(), load.getVectorType()),
+                 abi::Read, calls);
+    } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
+      if (store.getVectorType().getRank() > 1)
+        return op->emitError("the emulator supports 1-D vector.store only");
+      ok = check(op, store.getBase(), store.getIndices(),
+                 bytesOf(store.getMemRefType(), store.getVectorType()),
+                 abi::Write, calls);
+    } else if (auto rmw = dyn_cast<memref::AtomicRMWOp>(op))
+      ok = check(op, rmw.getMemref(), rmw.getIndices(),
+                 elementBytes(rmw.getMemRefType().getElementType()),
+                 abi::Read | abi::Write | abi::Atomic, calls);
+    else if (auto rmw = dyn_cast<memref::GenericAtomicRMWOp>(op))
+      ok = check(op, rmw.getMemref(), rmw.getIndices(),
+                 elementBytes(rmw.getMemref().getType().getElementType()),
+                 abi::Read | abi::Write | abi::Atomic, calls);
+    if (failed(ok))
+      return failure();
+  }
+  return success();
+}

@@ -1,0 +1,75 @@
+//===- Lowering.h - Pieces of sympow-gpu-to-emulator ------------*- C++ -*-===//
+//
+// Helpers the emulator lowering shares between its files: declaring the
+// runtime's functions, site strings, and the rewrites of one function.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_COMPILER_EMULATOR_LOWERING_H
+#define SYMPOW_COMPILER_EMULATOR_LOWERING_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace sympow::emulator {
+
+/// Declares the runtime functions and site strings in the top-level module
+/// and builds calls to them.
+class RuntimeCalls {
+public:
+  explicit RuntimeCalls(mlir::ModuleOp top) : top(top) {}
+
+  /// Calls runtime function `name` (declared on first use with the types of
+  /// `args` and `results`).
+  mlir::func::CallOp call(mlir::OpBuilder &b, mlir::Location loc,
+                          llvm::StringRef name, mlir::TypeRange results,
+                          mlir::ValueRange args);
+  /// A pointer to a NUL-terminated global string describing `op`:
+  /// "<op name> at <location>".
+  mlir::Value site(mlir::OpBuilder &b, mlir::Operation *op);
+
+  mlir::Value i32(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+  mlir::Value index(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+
+private:
+  mlir::ModuleOp top;
+  llvm::StringMap<std::string> siteGlobals; // text -> global symbol
+};
+
+/// Where an accessed memref's memory comes from.
+struct Root {
+  mlir::Value value;   // the allocation (null if unknown)
+  int32_t space = 3;   // abi::Space
+};
+
+/// Follows view-like ops back to the allocation `memref` derives from.
+Root traceRoot(mlir::Value memref);
+
+/// Byte size of one element of a memref of `elementType`.
+int64_t elementBytes(mlir::Type elementType);
+
+/// Emits before `op`: the address (index) of `memref[indices]`, and the
+/// base and byte extent of its root allocation (-1 when unknown).
+struct AccessAddress {
+  mlir::Value addr, rootBase, rootBytes;
+  int32_t space;
+};
+mlir::FailureOr<AccessAddress> emitAddress(mlir::OpBuilder &b,
+                                           mlir::Operation *op,
+                                           mlir::Value memref,
+                                           mlir::ValueRange indices,
+                                           RuntimeCalls &calls);
+
+/// Inserts a bounds/race check before each memory access of `fn`.
+mlir::LogicalResult instrumentAccesses(mlir::Operation *fn,
+                                       RuntimeCalls &calls);
+
+/// Replaces thread/block ids, barriers, shuffles and nvgpu ops in `fn` by
+/// runtime calls.
+mlir::LogicalResult lowerGpuOps(mlir::Operation *fn, RuntimeCalls &calls);
+
+} // namespace sympow::emulator
+
+#endif // SYMPOW_COMPILER_EMULATOR_LOWERING_H

@@ -1,0 +1,98 @@
+//===- ABI.h - Calls between lowered kernels and the emulator ---*- C++ -*-===//
+//
+// The contract between the `sympow-gpu-to-emulator` pass and the emulator
+// runtime: the names of the functions lowered kernels call, the codes they
+// pass, and the extra arguments every kernel entry takes. The pass includes
+// this header for the names and codes, the runtime implements the functions;
+// there is no other coupling.
+//
+// Integer widths: `index` is int64_t on the hosts we run on; sites are
+// pointers to NUL-terminated strings ("memref.store at file:line:col").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_EMULATOR_ABI_H
+#define SYMPOW_EMULATOR_ABI_H
+
+#include <cstdint>
+
+namespace sympow::emu::abi {
+
+// Function names, as the lowered code declares them.
+inline constexpr const char *kQuery = "__sympow_emu_query";
+inline constexpr const char *kAccess = "__sympow_emu_access";
+inline constexpr const char *kBarrier = "__sympow_emu_barrier";
+inline constexpr const char *kShuffle = "__sympow_emu_shuffle";
+inline constexpr const char *kShuffleValid = "__sympow_emu_shuffle_valid";
+inline constexpr const char *kLdMatrix = "__sympow_emu_ldmatrix";
+inline constexpr const char *kMma = "__sympow_emu_mma";
+inline constexpr const char *kAsyncCopy = "__sympow_emu_async_copy";
+inline constexpr const char *kAsyncCommit = "__sympow_emu_async_commit";
+inline constexpr const char *kAsyncWait = "__sympow_emu_async_wait";
+
+/// The module manifest: a global NUL-terminated string, one line per kernel:
+/// "<kernel> <entry symbol> <static shared bytes> <packed argument count>\n".
+/// The entry is the packed wrapper `void entry(void **args)`; the argument
+/// count excludes the workgroup-memory arguments the runtime appends.
+inline constexpr const char *kManifest = "__sympow_emu_manifest";
+
+/// What `__sympow_emu_query(int32_t what) -> int64_t` returns.
+enum Query : int32_t {
+  ThreadIdX = 0, ThreadIdY, ThreadIdZ,
+  BlockIdX, BlockIdY, BlockIdZ,
+  BlockDimX, BlockDimY, BlockDimZ,
+  GridDimX, GridDimY, GridDimZ,
+  LaneId, WarpId, NumWarps, WarpSize,
+};
+
+/// Access flags of `__sympow_emu_access`: read/write/atomic bits plus the
+/// memory space of the accessed allocation in bits 4..7.
+enum AccessFlag : int32_t {
+  Read = 1,
+  Write = 2,
+  Atomic = 4,
+  Deferred = 8, // checked now, written later (cp.async): no race tracking
+  SpaceShift = 4,
+};
+enum Space : int32_t { Global = 0, Workgroup = 1, Private = 2, Unknown = 3 };
+
+/// gpu.shuffle modes, as `gpu::ShuffleMode` numbers them.
+enum ShuffleMode : int32_t { Xor = 0, Up = 1, Down = 2, Idx = 3 };
+
+/// Element types of mma.sync operands.
+enum ElementType : int32_t { F16 = 1, BF16 = 2, F32 = 3, TF32 = 4 };
+
+/// Number of workgroup-memory descriptors appended to a kernel's packed
+/// arguments: static then dynamic, each a memref<?xi8> descriptor (allocated
+/// pointer, aligned pointer, offset, size, stride).
+inline constexpr int kWorkgroupArgs = 2;
+inline constexpr int kDescriptorFields = 5;
+
+} // namespace sympow::emu::abi
+
+extern "C" {
+int64_t __sympow_emu_query(int32_t what);
+void __sympow_emu_access(int64_t addr, int64_t bytes, int64_t rootBase,
+                         int64_t rootBytes, int32_t flags, const char *site);
+void __sympow_emu_barrier(const char *site);
+int64_t __sympow_emu_shuffle(int64_t value, int32_t offset, int32_t width,
+                             int32_t mode, const char *site);
+int32_t __sympow_emu_shuffle_valid();
+void __sympow_emu_ldmatrix(int64_t rowAddr, int64_t rootBase,
+                           int64_t rootBytes, int32_t flags, int32_t numTiles,
+                           int32_t transpose, int32_t elementBytes, int64_t out,
+                           const char *site);
+void __sympow_emu_mma(int32_t m, int32_t n, int32_t k, int32_t abType,
+                      int32_t cType, int64_t a, int64_t b, int64_t c,
+                      int64_t d, const char *site);
+int32_t __sympow_emu_async_copy(int64_t dst, int64_t dstRoot,
+                                int64_t dstRootBytes, int32_t dstFlags,
+                                int64_t src, int64_t srcRoot,
+                                int64_t srcRootBytes, int32_t srcFlags,
+                                int64_t bytes, int64_t srcBytes,
+                                const char *site);
+int32_t __sympow_emu_async_commit();
+void __sympow_emu_async_wait(int32_t pendingGroups);
+}
+
+#endif // SYMPOW_EMULATOR_ABI_H

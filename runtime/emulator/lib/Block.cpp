@@ -1,0 +1,512 @@
+//===- Block.cpp - Running one thread block as fibers ---------------------===//
+
+#include "Block.h"
+#include "Warp.h"
+
+#include "sympow/Emulator/ABI.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+using namespace sympow::emu;
+
+thread_local ThreadState *sympow::emu::currentThread = nullptr;
+
+namespace {
+
+const char *spaceName(int space) {
+  switch (space) {
+  case abi::Global:
+    return "global";
+  case abi::Workgroup:
+    return "workgroup";
+  case abi::Private:
+    return "private";
+  default:
+    return "unknown";
+  }
+}
+
+std::string siteText(const char *site) {
+  return site ? site : "<unknown op>";
+}
+
+/// The entry every fiber starts at.
+void fiberMain() {
+  ThreadState *t = currentThread;
+  t->runner->kernelBody(*t);
+}
+
+} // namespace
+
+void LaunchContext::addReport(Report report) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (result.reports.size() >= options.maxReports) {
+    ++result.droppedReports;
+    return;
+  }
+  result.reports.push_back(std::move(report));
+}
+
+BlockRunner::BlockRunner(LaunchContext &launch) : launch(launch) {}
+
+bool BlockRunner::init() {
+  threads.resize(launch.block.count());
+  for (uint32_t i = 0; i < threads.size(); ++i) {
+    ThreadState &t = threads[i];
+    t.linear = i;
+    t.tid = threadIndex(i);
+    t.runner = this;
+    if (!t.fiber.stack.allocate(launch.options.stackBytes))
+      return false;
+  }
+  staticBytes = (launch.kernel.staticSharedBytes + 15) / 16 * 16;
+  sharedBytes = staticBytes + launch.dynamicSharedBytes;
+  // 128-byte alignment, as the GPU gives; one spare byte keeps the pointer
+  // valid when the size is 0.
+  shared.assign(sharedBytes + 128 + 1, 0);
+  auto raw = reinterpret_cast<uintptr_t>(shared.data());
+  sharedBase = reinterpret_cast<uint8_t *>((raw + 127) / 128 * 128);
+  if (launch.options.detectRaces)
+    shadow.assign(sharedBytes, Shadow());
+
+  unsigned n = launch.kernel.numArgs;
+  args.assign(launch.args, launch.args + n);
+  workgroup[0] = {sharedBase, sharedBase, 0,
+                  static_cast<int64_t>(staticBytes), 1};
+  workgroup[1] = {sharedBase + staticBytes, sharedBase + staticBytes, 0,
+                  static_cast<int64_t>(launch.dynamicSharedBytes), 1};
+  for (Descriptor &d : workgroup) {
+    args.push_back(&d.allocated);
+    args.push_back(&d.aligned);
+    args.push_back(&d.offset);
+    args.push_back(&d.size);
+    args.push_back(&d.stride);
+  }
+  return true;
+}
+
+Dim3 BlockRunner::threadIndex(uint32_t linear) const {
+  Dim3 b = launch.block;
+  return {linear % b.x, (linear / b.x) % b.y, linear / (b.x * b.y)};
+}
+
+std::string BlockRunner::where(const ThreadState *t) const {
+  std::string s = "kernel '" + launch.kernel.name + "', block " + blockId.str();
+  if (t)
+    s += ", thread " + t->tid.str();
+  return s;
+}
+
+void BlockRunner::report(ReportKind kind, ThreadState *t, std::string message,
+                         const char *site) {
+  Report r;
+  r.kind = kind;
+  r.kernel = launch.kernel.name;
+  r.block = blockId;
+  if (t)
+    r.thread = t->tid;
+  r.site = site ? site : "";
+  r.message = std::move(message);
+  launch.addReport(std::move(r));
+}
+
+void BlockRunner::kernelBody(ThreadState &t) {
+  launch.kernel.entry(args.data());
+  // A kernel's end completes its copies, committed or not.
+  if (t.pending.size() > (t.groupEnds.empty() ? 0 : t.groupEnds.back()))
+    t.groupEnds.push_back(t.pending.size());
+  completeCopies(t, 0);
+  t.groupEnds.clear();
+  t.pending.clear();
+  t.status = ThreadStatus::Done;
+  switchFiber(&t.fiber.context, &scheduler);
+  std::abort(); // a finished fiber is never resumed
+}
+
+void BlockRunner::yield(ThreadState &t) {
+  switchFiber(&t.fiber.context, &scheduler);
+  if (blockFailed || launch.stop.load(std::memory_order_relaxed))
+    abortThread(t);
+}
+
+void BlockRunner::abortThread(ThreadState &t) {
+  t.status = ThreadStatus::Aborted;
+  blockFailed = true;
+  switchFiber(&t.fiber.context, &scheduler);
+  std::abort();
+}
+
+void BlockRunner::run(Dim3 block) {
+  blockId = block;
+  blockFailed = false;
+  ++epoch;
+  if (sharedBytes)
+    std::memset(sharedBase, launch.options.fillByte, sharedBytes);
+  for (ThreadState &t : threads) {
+    t.status = ThreadStatus::Ready;
+    t.op = WarpOp();
+    t.pending.clear();
+    t.groupEnds.clear();
+    t.groupsCommitted = 0;
+    t.fiber.reset(fiberMain, &scheduler);
+  }
+  unsigned numWarps = (threads.size() + 31) / 32;
+  while (true) {
+    bool ranAny = false;
+    for (ThreadState &t : threads) {
+      if (t.status != ThreadStatus::Ready)
+        continue;
+      ranAny = true;
+      currentThread = &t;
+      switchFiber(&scheduler, &t.fiber.context);
+      currentThread = nullptr;
+      if (blockFailed || launch.stop.load(std::memory_order_relaxed))
+        return;
+    }
+    // Warp collectives whose lanes have all arrived.
+    bool released = false;
+    for (unsigned w = 0; w < numWarps; ++w) {
+      size_t begin = w * 32, end = std::min<size_t>(begin + 32, threads.size());
+      bool all = true;
+      for (size_t i = begin; i < end && all; ++i)
+        all = threads[i].status == ThreadStatus::AtWarpOp;
+      if (!all)
+        continue;
+      runWarpOp(w);
+      if (blockFailed)
+        return;
+      released = true;
+    }
+    if (released || ranAny)
+      continue;
+    // Nobody can run: the end, a barrier every thread waits at, or a
+    // divergence.
+    bool allDone = true, allSameBarrier = true;
+    for (ThreadState &t : threads) {
+      allDone &= t.status == ThreadStatus::Done;
+      allSameBarrier &= t.status == ThreadStatus::AtBarrier &&
+                        t.barrierSite == threads[0].barrierSite;
+    }
+    if (allDone)
+      return;
+    if (!allSameBarrier) {
+      reportDivergence();
+      blockFailed = true;
+      launch.stop = true;
+      return;
+    }
+    ++epoch; // a new barrier interval
+    for (ThreadState &t : threads)
+      t.status = ThreadStatus::Ready;
+  }
+}
+
+void BlockRunner::reportDivergence() {
+  // Group the threads by where they are stuck.
+  struct Group {
+    std::string what;
+    uint32_t count = 0;
+    const ThreadState *first = nullptr;
+  };
+  std::vector<Group> groups;
+  bool warpOp = false;
+  for (ThreadState &t : threads) {
+    std::string what;
+    if (t.status == ThreadStatus::Done)
+      what = "exited without reaching it";
+    else if (t.status == ThreadStatus::AtBarrier)
+      what = "wait at " + siteText(t.barrierSite);
+    else {
+      what = "wait at warp collective " + siteText(t.op.site);
+      warpOp = true;
+    }
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const Group &g) { return g.what == what; });
+    if (it == groups.end()) {
+      groups.push_back({what, 0, &t});
+      it = groups.end() - 1;
+    }
+    ++it->count;
+  }
+  std::ostringstream os;
+  os << (warpOp ? "divergent warp collective" : "divergent barrier") << " in "
+     << where(nullptr) << ": ";
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (i)
+      os << "; ";
+    os << groups[i].count << (groups[i].count == 1 ? " thread" : " threads")
+       << " (first " << groups[i].first->tid.str() << ") " << groups[i].what;
+  }
+  Report r;
+  r.kind = warpOp ? ReportKind::DivergentWarpOp : ReportKind::DivergentBarrier;
+  r.kernel = launch.kernel.name;
+  r.block = blockId;
+  r.thread = groups[0].first->tid;
+  r.site = groups[0].first->status == ThreadStatus::AtBarrier
+               ? siteText(groups[0].first->barrierSite)
+               : "";
+  r.message = os.str();
+  launch.addReport(std::move(r));
+}
+
+int64_t BlockRunner::query(ThreadState &t, int32_t what) const {
+  const Dim3 &b = launch.block, &g = launch.grid;
+  switch (what) {
+  case abi::ThreadIdX:
+    return t.tid.x;
+  case abi::ThreadIdY:
+    return t.tid.y;
+  case abi::ThreadIdZ:
+    return t.tid.z;
+  case abi::BlockIdX:
+    return blockId.x;
+  case abi::BlockIdY:
+    return blockId.y;
+  case abi::BlockIdZ:
+    return blockId.z;
+  case abi::BlockDimX:
+    return b.x;
+  case abi::BlockDimY:
+    return b.y;
+  case abi::BlockDimZ:
+    return b.z;
+  case abi::GridDimX:
+    return g.x;
+  case abi::GridDimY:
+    return g.y;
+  case abi::GridDimZ:
+    return g.z;
+  case abi::LaneId:
+    return t.linear % 32;
+  case abi::WarpId:
+    return t.linear / 32;
+  case abi::NumWarps:
+    return static_cast<int64_t>((b.count() + 31) / 32);
+  case abi::WarpSize:
+    return 32;
+  default:
+    return 0;
+  }
+}
+
+bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
+                         int64_t rootBase, int64_t rootBytes, int32_t flags,
+                         const char *site) {
+  int space = (flags >> abi::SpaceShift) & 15;
+  bool writes = flags & abi::Write;
+  if (rootBytes >= 0) {
+    int64_t offset = addr - rootBase;
+    if (offset < 0 || offset + bytes > rootBytes) {
+      std::ostringstream os;
+      os << "out-of-bounds " << (writes ? "write" : "read") << " of " << bytes
+         << " bytes at byte offset " << offset << " of a " << rootBytes
+         << "-byte " << spaceName(space) << " allocation in " << where(&t)
+         << ": " << siteText(site);
+      Report r;
+      r.kind = ReportKind::OutOfBounds;
+      r.kernel = launch.kernel.name;
+      r.block = blockId;
+      r.thread = t.tid;
+      r.site = siteText(site);
+      r.space = space;
+      r.offset = offset;
+      r.bytes = bytes;
+      r.allocBytes = rootBytes;
+      r.message = os.str();
+      launch.addReport(std::move(r));
+      launch.stop = true;
+      return false;
+    }
+  }
+  auto *p = reinterpret_cast<uint8_t *>(addr);
+  bool inShared = p >= sharedBase && p + bytes <= sharedBase + sharedBytes &&
+                  bytes > 0;
+  if (!inShared || !launch.options.detectRaces || (flags & (abi::Atomic | abi::Deferred)))
+    return true;
+  int64_t offset = p - sharedBase;
+  for (int64_t i = 0; i < bytes; ++i) {
+    Shadow &s = shadow[offset + i];
+    if (s.writeEpoch == epoch && s.writer != t.linear) {
+      reportRace(t, s.writer, s.writeSite, /*otherWrote=*/true, writes,
+                 offset + i, site);
+      break;
+    }
+    if (writes && s.readEpoch == epoch &&
+        (s.reader != t.linear || s.twoReaders)) {
+      uint32_t other = s.reader != t.linear ? s.reader : s.reader2;
+      reportRace(t, other, s.readSite, /*otherWrote=*/false, writes,
+                 offset + i, site);
+      break;
+    }
+  }
+  for (int64_t i = 0; i < bytes; ++i) {
+    Shadow &s = shadow[offset + i];
+    if (writes) {
+      s.writeEpoch = epoch;
+      s.writer = t.linear;
+      s.writeSite = site;
+    }
+    if (flags & abi::Read) {
+      if (s.readEpoch != epoch) {
+        s.readEpoch = epoch;
+        s.reader = t.linear;
+        s.twoReaders = false;
+        s.readSite = site;
+      } else if (s.reader != t.linear && !s.twoReaders) {
+        s.reader2 = t.linear;
+        s.twoReaders = true;
+      }
+    }
+  }
+  return true;
+}
+
+void BlockRunner::reportRace(ThreadState &t, uint32_t other,
+                             const char *otherSite, bool otherWrote,
+                             bool thisWrites, int64_t offset,
+                             const char *site) {
+  {
+    std::lock_guard<std::mutex> lock(launch.mutex);
+    if (!launch.racesSeen.insert({otherSite, site}).second)
+      return; // one report per pair of ops
+  }
+  Dim3 otherTid = threadIndex(other);
+  std::ostringstream os;
+  os << "race on workgroup memory at byte offset " << offset << " in "
+     << where(nullptr) << ": " << (otherWrote ? "write" : "read")
+     << " by thread " << otherTid.str() << " (" << siteText(otherSite)
+     << ") and " << (thisWrites ? "write" : "read") << " by thread "
+     << t.tid.str() << " (" << siteText(site)
+     << ") with no barrier between them";
+  Report r;
+  r.kind = ReportKind::Race;
+  r.kernel = launch.kernel.name;
+  r.block = blockId;
+  r.thread = t.tid;
+  r.otherThread = otherTid;
+  r.site = siteText(site);
+  r.otherSite = siteText(otherSite);
+  r.space = abi::Workgroup;
+  r.offset = offset;
+  r.message = os.str();
+  launch.addReport(std::move(r));
+}
+
+void BlockRunner::barrier(ThreadState &t, const char *site) {
+  t.status = ThreadStatus::AtBarrier;
+  t.barrierSite = site;
+  yield(t);
+}
+
+void BlockRunner::warpOp(ThreadState &t) {
+  t.status = ThreadStatus::AtWarpOp;
+  yield(t);
+}
+
+void BlockRunner::runWarpOp(unsigned w) {
+  size_t begin = w * 32, end = std::min<size_t>(begin + 32, threads.size());
+  ThreadState &first = threads[begin];
+  for (size_t i = begin; i < end; ++i)
+    if (threads[i].op.kind != first.op.kind ||
+        threads[i].op.site != first.op.site) {
+      report(ReportKind::DivergentWarpOp, &threads[i],
+             "divergent warp collective in " + where(&threads[i]) +
+                 ": lane waits at " + siteText(threads[i].op.site) +
+                 " while lane " + first.tid.str() + " waits at " +
+                 siteText(first.op.site),
+             threads[i].op.site);
+      blockFailed = true;
+      launch.stop = true;
+      return;
+    }
+  size_t lanes = end - begin;
+  WarpOpKind kind = first.op.kind;
+  if (kind != WarpOpKind::Shuffle && lanes != 32) {
+    report(ReportKind::Unsupported, &first,
+           "warp collective on a partial warp in " + where(&first) + ": " +
+               siteText(first.op.site) + " needs all 32 lanes",
+           first.op.site);
+    blockFailed = true;
+    launch.stop = true;
+    return;
+  }
+  if (kind == WarpOpKind::Shuffle) {
+    for (size_t i = begin; i < end; ++i) {
+      WarpOp &op = threads[i].op;
+      auto [src, valid] = warp::shuffleSource(
+          static_cast<unsigned>(i - begin), static_cast<uint32_t>(op.offset),
+          static_cast<uint32_t>(op.width), op.mode);
+      // A source past a partial warp's end is an inactive lane.
+      if (src >= lanes) {
+        src = static_cast<unsigned>(i - begin);
+        valid = false;
+      }
+      op.result = threads[begin + src].op.value;
+      op.valid = valid;
+    }
+  } else if (kind == WarpOpKind::LdMatrix) {
+    const uint8_t *rows[32];
+    void *out[32];
+    int numTiles = first.op.numTiles;
+    for (int r = 0; r < 8 * numTiles; ++r) {
+      WarpOp &op = threads[begin + r].op;
+      if (!access(threads[begin + r], op.rowAddr, 16, op.rootBase,
+                  op.rootBytes, op.flags | abi::Read, op.site)) {
+        blockFailed = true;
+        return;
+      }
+      rows[r] = reinterpret_cast<const uint8_t *>(op.rowAddr);
+    }
+    for (size_t i = 0; i < 32; ++i)
+      out[i] = threads[begin + i].op.out;
+    warp::ldmatrix(rows, numTiles, first.op.transpose != 0, out);
+  } else if (kind == WarpOpKind::Mma) {
+    const WarpOp &op = first.op;
+    std::string why = warp::mmaUnsupported(op.m, op.n, op.k, op.abType,
+                                           op.cType);
+    if (!why.empty()) {
+      report(ReportKind::Unsupported, &first,
+             "unsupported mma.sync in " + where(&first) + ": " + why + ": " +
+                 siteText(op.site),
+             op.site);
+      blockFailed = true;
+      launch.stop = true;
+      return;
+    }
+    const void *a[32], *b[32], *c[32];
+    void *d[32];
+    for (size_t i = 0; i < 32; ++i) {
+      a[i] = threads[begin + i].op.a;
+      b[i] = threads[begin + i].op.b;
+      c[i] = threads[begin + i].op.c;
+      d[i] = threads[begin + i].op.d;
+    }
+    warp::mma(op.m, op.n, op.k, op.abType, op.cType, a, b, c, d);
+  }
+  for (size_t i = begin; i < end; ++i)
+    threads[i].status = ThreadStatus::Ready;
+}
+
+void BlockRunner::completeCopies(ThreadState &t, int32_t keep) {
+  size_t groups = t.groupEnds.size();
+  if (static_cast<size_t>(std::max(keep, 0)) >= groups)
+    return;
+  size_t upTo = t.groupEnds[groups - keep - 1];
+  for (size_t i = 0; i < upTo; ++i) {
+    const PendingCopy &c = t.pending[i];
+    // Bounds were checked at issue; the write lands now, by this thread.
+    if (!access(t, c.dst, c.bytes, c.dst, -1, c.dstFlags | abi::Write, c.site))
+      abortThread(t);
+    auto *dst = reinterpret_cast<uint8_t *>(c.dst);
+    auto *src = reinterpret_cast<const uint8_t *>(c.src);
+    std::memcpy(dst, src, c.srcBytes);
+    if (c.bytes > c.srcBytes)
+      std::memset(dst + c.srcBytes, 0, c.bytes - c.srcBytes);
+  }
+  t.pending.erase(t.pending.begin(), t.pending.begin() + upTo);
+  t.groupEnds.erase(t.groupEnds.begin(), t.groupEnds.end() - keep);
+  for (size_t &e : t.groupEnds)
+    e -= upTo;
+}

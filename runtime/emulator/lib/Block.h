@@ -1,0 +1,162 @@
+//===- Block.h - Running one thread block as fibers -------------*- C++ -*-===//
+//
+// The state of a launch shared by its workers, the state of one emulated
+// thread, and the scheduler that runs the threads of a block: each runs
+// until it reaches a barrier, a warp collective or its end; a barrier opens
+// when every thread of the block waits at it, a collective runs when every
+// lane of the warp waits at it. When no thread can go on, the block is
+// divergent and is reported instead of hanging.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_EMULATOR_BLOCK_H
+#define SYMPOW_EMULATOR_BLOCK_H
+
+#include "Fiber.h"
+#include "sympow/Emulator/Emulator.h"
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace sympow::emu {
+
+class BlockRunner;
+
+/// What all workers of one launch share.
+struct LaunchContext {
+  const Kernel &kernel;
+  Dim3 grid, block;
+  uint64_t dynamicSharedBytes;
+  void **args;
+  LaunchOptions options;
+
+  std::atomic<bool> stop{false};
+  std::mutex mutex; // guards the fields below
+  LaunchResult result;
+  std::set<std::pair<const char *, const char *>> racesSeen;
+
+  LaunchContext(const Kernel &kernel, Dim3 grid, Dim3 block,
+                uint64_t dynamicSharedBytes, void **args,
+                const LaunchOptions &options)
+      : kernel(kernel), grid(grid), block(block),
+        dynamicSharedBytes(dynamicSharedBytes), args(args), options(options) {}
+  /// Keeps `report` (thread-safe), up to options.maxReports.
+  void addReport(Report report);
+};
+
+enum class WarpOpKind { None, Shuffle, LdMatrix, Mma };
+
+/// A lane's part of a warp collective, filled in before it waits.
+struct WarpOp {
+  WarpOpKind kind = WarpOpKind::None;
+  const char *site = nullptr;
+  // Shuffle.
+  int64_t value = 0;
+  int32_t offset = 0, width = 32, mode = 0;
+  int64_t result = 0;
+  bool valid = false;
+  // ldmatrix: this lane's row address and the allocation it lies in.
+  int64_t rowAddr = 0, rootBase = 0, rootBytes = 0;
+  int32_t flags = 0, numTiles = 1, transpose = 0, elementBytes = 2;
+  void *out = nullptr;
+  // mma.sync.
+  int32_t m = 0, n = 0, k = 0, abType = 0, cType = 0;
+  const void *a = nullptr, *b = nullptr, *c = nullptr;
+  void *d = nullptr;
+};
+
+/// A cp.async copy issued but not yet waited for.
+struct PendingCopy {
+  int64_t dst, src, bytes, srcBytes;
+  int32_t dstFlags, srcFlags;
+  const char *site;
+};
+
+enum class ThreadStatus { Ready, AtBarrier, AtWarpOp, Done, Aborted };
+
+struct ThreadState {
+  Dim3 tid;
+  uint32_t linear = 0;
+  Fiber fiber;
+  ThreadStatus status = ThreadStatus::Ready;
+  const char *barrierSite = nullptr;
+  WarpOp op;
+  bool lastShuffleValid = false;
+  std::vector<PendingCopy> pending;
+  std::vector<size_t> groupEnds; // end index in `pending` of each group
+  int32_t groupsCommitted = 0;
+  BlockRunner *runner = nullptr;
+};
+
+/// Runs blocks, one at a time, on the OS thread that owns it.
+class BlockRunner {
+public:
+  explicit BlockRunner(LaunchContext &launch);
+  /// False if the fiber stacks could not be allocated.
+  bool init();
+  void run(Dim3 blockId);
+
+  // Called by the emulated threads (through the ABI entry points).
+  int64_t query(ThreadState &t, int32_t what) const;
+  /// Checks an access; false if it is out of bounds (reported).
+  bool access(ThreadState &t, int64_t addr, int64_t bytes, int64_t rootBase,
+              int64_t rootBytes, int32_t flags, const char *site);
+  void barrier(ThreadState &t, const char *site);
+  /// Waits for the lanes of the warp; `t.op` holds this lane's part.
+  void warpOp(ThreadState &t);
+  /// Completes this thread's cp.async groups older than the newest `keep`.
+  void completeCopies(ThreadState &t, int32_t keep);
+  /// Ends the thread for good: the launch is stopping.
+  [[noreturn]] void abortThread(ThreadState &t);
+  void kernelBody(ThreadState &t);
+
+private:
+  struct Shadow {
+    uint64_t writeEpoch = 0, readEpoch = 0;
+    uint32_t writer = 0, reader = 0, reader2 = 0;
+    bool twoReaders = false;
+    const char *writeSite = nullptr, *readSite = nullptr;
+  };
+
+  void yield(ThreadState &t);
+  void runWarpOp(unsigned warp);
+  void reportDivergence();
+  void reportRace(ThreadState &t, uint32_t other, const char *otherSite,
+                  bool otherWrote, bool thisWrites, int64_t offset,
+                  const char *site);
+  void report(ReportKind kind, ThreadState *t, std::string message,
+              const char *site = nullptr);
+  Dim3 threadIndex(uint32_t linear) const;
+  std::string where(const ThreadState *t) const;
+
+  LaunchContext &launch;
+  Dim3 blockId;
+  std::vector<ThreadState> threads;
+  ucontext_t scheduler;
+  bool blockFailed = false;
+
+  // Workgroup memory of the current block: static part, then dynamic.
+  std::vector<uint8_t> shared;
+  uint8_t *sharedBase = nullptr;
+  uint64_t staticBytes = 0, sharedBytes = 0;
+  std::vector<Shadow> shadow;
+  uint64_t epoch = 0; // grows across blocks, so shadow is never cleared
+
+  // Packed arguments plus the two workgroup descriptors.
+  std::vector<void *> args;
+  struct Descriptor {
+    void *allocated, *aligned;
+    int64_t offset, size, stride;
+  } workgroup[2];
+};
+
+/// The thread running on this OS thread, if any.
+extern thread_local ThreadState *currentThread;
+
+} // namespace sympow::emu
+
+#endif // SYMPOW_EMULATOR_BLOCK_H

@@ -1,0 +1,125 @@
+//===- Launch.cpp - Spreading the blocks of a launch over workers ---------===//
+
+#include "Block.h"
+
+#include <algorithm>
+#include <sstream>
+#include <thread>
+
+using namespace sympow::emu;
+
+std::string Dim3::str() const {
+  std::ostringstream os;
+  os << "(" << x << ", " << y << ", " << z << ")";
+  return os.str();
+}
+
+const char *sympow::emu::toString(ReportKind kind) {
+  switch (kind) {
+  case ReportKind::OutOfBounds:
+    return "out-of-bounds";
+  case ReportKind::Race:
+    return "race";
+  case ReportKind::DivergentBarrier:
+    return "divergent-barrier";
+  case ReportKind::DivergentWarpOp:
+    return "divergent-warp-op";
+  case ReportKind::InvalidLaunch:
+    return "invalid-launch";
+  case ReportKind::Unsupported:
+    return "unsupported";
+  }
+  return "unknown";
+}
+
+std::string LaunchResult::message() const {
+  std::string s;
+  for (const Report &r : reports) {
+    s += "emulator: " + r.message + "\n";
+  }
+  if (droppedReports)
+    s += "emulator: " + std::to_string(droppedReports) + " more reports\n";
+  return s;
+}
+
+namespace {
+
+LaunchResult invalid(const Kernel &kernel, std::string message) {
+  LaunchResult result;
+  Report r;
+  r.kind = ReportKind::InvalidLaunch;
+  r.kernel = kernel.name;
+  r.message = "invalid launch of kernel '" + kernel.name + "': " + message;
+  result.reports.push_back(std::move(r));
+  return result;
+}
+
+Dim3 blockIndex(uint64_t linear, Dim3 grid) {
+  return {static_cast<uint32_t>(linear % grid.x),
+          static_cast<uint32_t>((linear / grid.x) % grid.y),
+          static_cast<uint32_t>(linear / (uint64_t(grid.x) * grid.y))};
+}
+
+} // namespace
+
+LaunchResult sympow::emu::launch(const Kernel &kernel, Dim3 grid, Dim3 block,
+                                 uint64_t dynamicSharedBytes, void **args,
+                                 const LaunchOptions &options) {
+  if (!kernel.entry)
+    return invalid(kernel, "the kernel has no entry point");
+  if (grid.count() == 0 || block.count() == 0)
+    return invalid(kernel, "empty grid " + grid.str() + " or block " +
+                               block.str());
+  if (block.count() > 1024 || block.z > 64)
+    return invalid(kernel, "block " + block.str() +
+                               " has more than 1024 threads or z > 64");
+  if (grid.y > 65535 || grid.z > 65535)
+    return invalid(kernel, "grid " + grid.str() + " has y or z > 65535");
+  if (kernel.numArgs && !args)
+    return invalid(kernel, "no arguments given");
+
+  LaunchContext context(kernel, grid, block, dynamicSharedBytes, args,
+                        options);
+  uint64_t numBlocks = grid.count();
+  unsigned workers = options.workers ? options.workers
+                                     : std::max(1u, std::thread::hardware_concurrency());
+  workers = static_cast<unsigned>(std::min<uint64_t>(workers, numBlocks));
+  std::atomic<uint64_t> next{0};
+  auto work = [&] {
+    BlockRunner runner(context);
+    if (!runner.init()) {
+      Report r;
+      r.kind = ReportKind::InvalidLaunch;
+      r.kernel = kernel.name;
+      r.message = "could not allocate fiber stacks for kernel '" +
+                  kernel.name + "'";
+      context.addReport(std::move(r));
+      context.stop = true;
+      return;
+    }
+    while (!context.stop.load(std::memory_order_relaxed)) {
+      uint64_t i = next.fetch_add(1);
+      if (i >= numBlocks)
+        break;
+      runner.run(blockIndex(i, grid));
+    }
+  };
+  if (workers <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned i = 0; i < workers; ++i)
+      pool.emplace_back(work);
+    for (std::thread &t : pool)
+      t.join();
+  }
+  // Deterministic order whatever the workers' timing.
+  std::stable_sort(context.result.reports.begin(), context.result.reports.end(),
+                   [](const Report &a, const Report &b) {
+                     auto key = [](const Report &r) {
+                       return std::make_tuple(r.block.z, r.block.y, r.block.x);
+                     };
+                     return key(a) < key(b);
+                   });
+  return std::move(context.result);
+}

@@ -1,0 +1,83 @@
+//===- Module.cpp - The kernels of a compiled module ----------------------===//
+
+#include "sympow/Emulator/ABI.h"
+#include "sympow/Emulator/Emulator.h"
+
+#include <dlfcn.h>
+#include <sstream>
+
+using namespace sympow::emu;
+
+std::unique_ptr<Module> Module::fromSymbols(
+    const std::function<void *(const std::string &)> &lookup,
+    std::string &error) {
+  auto *manifest = static_cast<const char *>(lookup(abi::kManifest));
+  if (!manifest) {
+    error = std::string("no '") + abi::kManifest +
+            "' symbol: the module was not lowered by sympow-gpu-to-emulator";
+    return nullptr;
+  }
+  std::unique_ptr<Module> module(new Module());
+  std::istringstream lines(manifest);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty())
+      continue;
+    std::istringstream fields(line);
+    std::string qualified, symbol;
+    Kernel kernel;
+    if (!(fields >> qualified >> symbol >> kernel.staticSharedBytes >>
+          kernel.numArgs)) {
+      error = "malformed manifest line '" + line + "'";
+      return nullptr;
+    }
+    kernel.entry = reinterpret_cast<void (*)(void **)>(lookup(symbol));
+    if (!kernel.entry) {
+      error = "kernel '" + qualified + "': entry '" + symbol + "' not found";
+      return nullptr;
+    }
+    size_t sep = qualified.rfind("::");
+    kernel.name =
+        sep == std::string::npos ? qualified : qualified.substr(sep + 2);
+    module->kernelList.push_back(kernel);
+    module->qualifiedNames.push_back(qualified);
+  }
+  return module;
+}
+
+std::unique_ptr<Module> Module::loadSharedObject(const std::string &path,
+                                                 std::string &error) {
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    error = dlerror();
+    return nullptr;
+  }
+  auto module = fromSymbols(
+      [&](const std::string &name) { return dlsym(handle, name.c_str()); },
+      error);
+  if (!module) {
+    dlclose(handle);
+    return nullptr;
+  }
+  module->handle = handle;
+  return module;
+}
+
+Module::~Module() {
+  if (handle)
+    dlclose(handle);
+}
+
+const Kernel *Module::getKernel(const std::string &name) const {
+  const Kernel *found = nullptr;
+  for (size_t i = 0; i < kernelList.size(); ++i) {
+    if (qualifiedNames[i] == name)
+      return &kernelList[i];
+    if (kernelList[i].name == name) {
+      if (found)
+        return nullptr; // ambiguous: ask for "module::kernel"
+      found = &kernelList[i];
+    }
+  }
+  return found;
+}
