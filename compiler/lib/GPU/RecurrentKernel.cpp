@@ -1,0 +1,428 @@
+//===- RecurrentKernel.cpp - The recurrent formulation's gpu.func ---------===//
+//
+// Block (h, b) holds the state of key/value head h of sequence b. Its threads
+// form L row lanes of e columns: lane l owns a contiguous range of the D
+// state rows, column c owns column c of S. Per token t, in order:
+//   1. thread 0 advances the angle count c (f64) and the gate gamma_t;
+//   2. k_t and the group's q_t (times scale) are rotated by c_t into
+//      workgroup memory, v_t copied next to them;
+//   3. every thread walks its rows: S[n, c] = gamma S[n, c] + phi(k)_n v_c
+//      and the numerators sum_n S[n, c] phi(q_j)_n; column 0 also updates
+//      Z[n] and the denominators;
+//   4. the lanes' partial sums are added through workgroup memory and
+//      lane 0 writes y.
+// Angles are reduced modulo 2*pi in f64 before cos/sin in f32, so the count
+// may grow to any length (SPEC: within 1e-5 rad at 64K tokens).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sympow/Compiler/GPU/RecurrentKernel.h"
+
+#include "Emitter.h"
+#include "SymmetricPowerRows.h"
+
+#include "sympow/Dialect/SymmetricPower.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace mlir;
+using sympow::gpu_detail::Emitter;
+
+namespace sympow {
+namespace {
+
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+constexpr int64_t kTargetThreads = 256;
+
+int64_t rowLanes(const AttentionKernelSpec &s) {
+  return std::max<int64_t>(1, kTargetThreads / s.e);
+}
+
+Type elementType(MLIRContext *ctx, ElementKind kind) {
+  switch (kind) {
+  case ElementKind::BF16:
+    return BFloat16Type::get(ctx);
+  case ElementKind::F16:
+    return Float16Type::get(ctx);
+  case ElementKind::F32:
+    return Float32Type::get(ctx);
+  }
+  llvm_unreachable("unknown element kind");
+}
+
+MemRefType workgroupMemRef(ArrayRef<int64_t> shape, Type elem) {
+  auto space = gpu::AddressSpaceAttr::get(elem.getContext(),
+                                          gpu::AddressSpace::Workgroup);
+  return MemRefType::get(shape, elem, MemRefLayoutAttrInterface{}, space);
+}
+
+/// The kernel's arguments, ids and workgroup arrays.
+struct Recurrent {
+  const AttentionKernelSpec &spec;
+  Emitter &E;
+  Type elem;
+  int64_t g, r, lanes, dim;
+  Value q, k, v, logG, logGamma, beta, y, s, z, c;
+  Value T, b, h, tid, lane, col;
+  // Workgroup memory: rotated vectors [(1 + g) * d] (k first, then the
+  // group's queries), v [e], theta [r/2], count and gate [2] (f64),
+  // partial numerators [lanes * g * e] and denominators [lanes * g].
+  Value vectors, values, theta, scalars, partialNum, partialDen;
+};
+
+/// Flat offset of [b, t, head, 0] in a [B, T, heads, dim] tensor.
+Value tokenOffset(Recurrent &K, Value t, int64_t heads, Value head,
+                  int64_t dim) {
+  Emitter &E = K.E;
+  Value bt = E.add(E.mul(K.b, K.T), t);
+  return E.mul(E.add(E.mul(bt, E.idx(heads)), head), E.idx(dim));
+}
+
+void emitThetaTable(Recurrent &K) {
+  Emitter &E = K.E;
+  if (!K.spec.rotates())
+    return;
+  double logBase = std::log(K.spec.rotaryBase);
+  E.forLoop(K.tid, E.idx(K.r / 2), E.idx(recurrentThreadsPerBlock(K.spec)),
+            {}, [&](Value m, ValueRange) {
+              Value frac = E.mul(E.indexToF64(m), E.f64(-2.0 * logBase / K.r));
+              E.store(E.mul(E.f64(K.spec.rateScale), E.exp(frac)), K.theta,
+                      {m});
+              return SmallVector<Value>{};
+            });
+}
+
+/// Step 1: c_t and gamma_t into scalars[0], scalars[1].
+void emitAdvanceCount(Recurrent &K, Value t) {
+  Emitter &E = K.E;
+  const AttentionKernelSpec &s = K.spec;
+  E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.tid, E.idx(0)), [&] {
+    Value rowBH = tokenOffset(K, t, s.h, K.h, 1);
+    if (s.rotates()) {
+      Value step = s.hasBeta()
+                       ? E.convert(E.load(K.beta, {rowBH}), E.b.getF64Type())
+                       : E.f64(1.0);
+      E.store(E.add(E.load(K.scalars, {E.idx(0)}), step), K.scalars,
+              {E.idx(0)});
+    }
+    Value logGate = E.f32(0.0);
+    if (s.hasLogG())
+      logGate = E.load(K.logG, {rowBH});
+    if (s.hasLogGamma())
+      logGate = E.add(logGate, E.load(K.logGamma, {K.h}));
+    E.store(E.convert(E.exp(logGate), E.b.getF64Type()), K.scalars,
+            {E.idx(1)});
+  });
+  gpu::BarrierOp::create(E.b, E.loc);
+}
+
+/// The two dims pair m couples: rotated pairs follow the layout, the rest
+/// (m >= r/2) are consecutive dims past r.
+std::pair<Value, Value> pairDims(Recurrent &K, Value m) {
+  Emitter &E = K.E;
+  Value first = E.mul(m, E.idx(2));
+  if (K.spec.layout != RotaryLayout::Half || !K.spec.rotates())
+    return {first, E.add(first, E.idx(1))};
+  int64_t half = K.r / 2;
+  Value rotated = E.ult(m, E.idx(half));
+  return {E.select(rotated, m, first),
+          E.select(rotated, E.add(m, E.idx(half)), E.add(first, E.idx(1)))};
+}
+
+/// Step 2: k_t and the group's q_t (scaled) rotated by c_t, and v_t, into
+/// workgroup memory as f32.
+void emitLoadVectors(Recurrent &K, Value t) {
+  Emitter &E = K.E;
+  const AttentionKernelSpec &s = K.spec;
+  Type f32 = E.b.getF32Type();
+  int64_t pairs = s.d / 2, threads = recurrentThreadsPerBlock(s);
+  Value count = s.rotates() ? E.load(K.scalars, {E.idx(0)}) : Value();
+  E.forLoop(K.tid, E.idx((1 + K.g) * pairs), E.idx(threads), {},
+            [&](Value item, ValueRange) {
+              Value vec = E.div(item, E.idx(pairs));
+              Value m = E.rem(item, E.idx(pairs));
+              // vec 0 is k; vec j > 0 is query head h * g + j - 1.
+              Value isKey = E.cmpi(arith::CmpIPredicate::eq, vec, E.idx(0));
+              Value qHead = E.add(E.mul(K.h, E.idx(K.g)),
+                                  E.sub(vec, E.idx(1)));
+              Value kBase = tokenOffset(K, t, s.h, K.h, s.d);
+              Value qBase = tokenOffset(
+                  K, t, s.hq, E.select(isKey, E.idx(0), qHead), s.d);
+              auto [i0, i1] = pairDims(K, m);
+              auto read = [&](Value dim) {
+                Value fromK = E.convert(E.load(K.k, {E.add(kBase, dim)}), f32);
+                // Clamp keeps the (unused) query load in bounds for vec 0.
+                Value fromQ = E.mul(
+                    E.convert(E.load(K.q, {E.add(qBase, dim)}), f32),
+                    E.f32(s.effectiveScale()));
+                return E.select(isKey, fromK, fromQ);
+              };
+              Value x0 = read(i0), x1 = read(i1);
+              if (s.rotates()) {
+                Value rotated = E.ult(m, E.idx(K.r / 2));
+                Value theta = E.load(
+                    K.theta, {E.select(rotated, m, E.idx(0))});
+                Value alpha = E.mul(count, theta);
+                Value turns = E.floor(E.mul(alpha, E.f64(1.0 / kTwoPi)));
+                Value angle =
+                    E.convert(E.fma(turns, E.f64(-kTwoPi), alpha), f32);
+                Value cos = E.select(rotated, E.cos(angle), E.f32(1.0));
+                Value sin = E.select(rotated, E.sin(angle), E.f32(0.0));
+                Value y0 = E.sub(E.mul(x0, cos), E.mul(x1, sin));
+                Value y1 = E.add(E.mul(x0, sin), E.mul(x1, cos));
+                x0 = y0;
+                x1 = y1;
+              }
+              Value base = E.mul(vec, E.idx(s.d));
+              E.store(x0, K.vectors, {E.add(base, i0)});
+              E.store(x1, K.vectors, {E.add(base, i1)});
+              return SmallVector<Value>{};
+            });
+  Value vBase = tokenOffset(K, t, s.h, K.h, s.e);
+  E.forLoop(K.tid, E.idx(s.e), E.idx(threads), {}, [&](Value i, ValueRange) {
+    E.store(E.convert(E.load(K.v, {E.add(vBase, i)}), f32), K.values, {i});
+    return SmallVector<Value>{};
+  });
+  gpu::BarrierOp::create(E.b, E.loc);
+}
+
+/// Step 3: this thread's rows; returns the g numerators and g denominators.
+SmallVector<Value> emitRowWalk(Recurrent &K, ArrayRef<Value> firstRow,
+                               Value rowBegin, Value rowEnd) {
+  Emitter &E = K.E;
+  const AttentionKernelSpec &s = K.spec;
+  Type f32 = E.b.getF32Type();
+  int64_t p = s.p;
+  Value gamma = E.convert(E.load(K.scalars, {E.idx(1)}), f32);
+  Value vc = E.load(K.values, {K.col});
+  Value isFirstColumn = E.cmpi(arith::CmpIPredicate::eq, K.col, E.idx(0));
+  Value stateBase = E.mul(E.add(E.mul(K.b, E.idx(s.h)), K.h), E.idx(K.dim));
+
+  SmallVector<Value> inits(firstRow.begin(), firstRow.end());
+  for (int64_t j = 0; j < 2 * K.g; ++j)
+    inits.push_back(E.f32(0.0));
+  auto result = E.forLoop(
+      rowBegin, rowEnd, E.idx(1), inits, [&](Value n, ValueRange st) {
+        ValueRange row = st.take_front(p);
+        Value coef = gpu_detail::multisetScale(E, row);
+        Value phiK =
+            E.mul(coef, gpu_detail::multisetProduct(E, K.vectors, E.idx(0),
+                                                    row));
+        SmallVector<Value> phiQ;
+        for (int64_t j = 0; j < K.g; ++j)
+          phiQ.push_back(E.mul(
+              coef, gpu_detail::multisetProduct(
+                        E, K.vectors, E.idx((1 + j) * s.d), row)));
+
+        Value sIndex = E.add(E.mul(E.add(stateBase, n), E.idx(s.e)), K.col);
+        Value sNew = E.fma(phiK, vc, E.mul(gamma, E.load(K.s, {sIndex})));
+        E.store(sNew, K.s, {sIndex});
+
+        // Z has one entry per row: column 0 owns it.
+        Value zIndex = E.add(stateBase, n);
+        auto zIf = scf::IfOp::create(E.b, E.loc, TypeRange{f32}, isFirstColumn,
+                                     /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(E.b);
+          E.b.setInsertionPointToStart(&zIf.getThenRegion().front());
+          Value zNew = E.fma(gamma, E.load(K.z, {zIndex}), phiK);
+          E.store(zNew, K.z, {zIndex});
+          scf::YieldOp::create(E.b, E.loc, zNew);
+          E.b.setInsertionPointToStart(&zIf.getElseRegion().front());
+          scf::YieldOp::create(E.b, E.loc, E.f32(0.0));
+        }
+        Value zNew = zIf.getResult(0);
+
+        SmallVector<Value> next = gpu_detail::nextMultiset(E, s.d, row);
+        for (int64_t j = 0; j < K.g; ++j)
+          next.push_back(E.fma(sNew, phiQ[j], st[p + j]));
+        for (int64_t j = 0; j < K.g; ++j)
+          next.push_back(E.fma(zNew, phiQ[j], st[p + K.g + j]));
+        return next;
+      });
+  return SmallVector<Value>(result.begin() + p, result.end());
+}
+
+/// Step 4: add the lanes' partial sums and write y_t for the group.
+void emitWriteOutput(Recurrent &K, Value t, ArrayRef<Value> sums) {
+  Emitter &E = K.E;
+  const AttentionKernelSpec &s = K.spec;
+  for (int64_t j = 0; j < K.g; ++j) {
+    Value at = E.add(E.mul(E.add(E.mul(K.lane, E.idx(K.g)), E.idx(j)),
+                           E.idx(s.e)),
+                     K.col);
+    E.store(sums[j], K.partialNum, {at});
+    E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.col, E.idx(0)), [&] {
+      E.store(sums[K.g + j], K.partialDen,
+              {E.add(E.mul(K.lane, E.idx(K.g)), E.idx(j))});
+    });
+  }
+  gpu::BarrierOp::create(E.b, E.loc);
+  E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.lane, E.idx(0)), [&] {
+    for (int64_t j = 0; j < K.g; ++j) {
+      Value num = E.f32(0.0), den = E.f32(0.0);
+      for (int64_t l = 0; l < K.lanes; ++l) {
+        num = E.add(num, E.load(K.partialNum,
+                                {E.add(E.idx((l * K.g + j) * s.e), K.col)}));
+        den = E.add(den, E.load(K.partialDen, {E.idx(l * K.g + j)}));
+      }
+      Value positive = E.cmpf(arith::CmpFPredicate::OGT, den, E.f32(0.0));
+      Value yv = E.select(positive, E.div(num, den), E.f32(0.0));
+      Value qHead = E.add(E.mul(K.h, E.idx(K.g)), E.idx(j));
+      Value at = E.add(tokenOffset(K, t, s.hq, qHead, s.e), K.col);
+      E.store(E.convert(yv, K.elem), K.y, {at});
+    }
+  });
+  // The next token reuses the workgroup arrays.
+  gpu::BarrierOp::create(E.b, E.loc);
+}
+
+} // namespace
+
+int64_t recurrentThreadsPerBlock(const AttentionKernelSpec &spec) {
+  return rowLanes(spec) * spec.e;
+}
+
+llvm::Error verifyRecurrentKernelSpec(const AttentionKernelSpec &spec) {
+  AttentionKernelSpec scalar = spec;
+  scalar.path = AttentionPath::Scalar;
+  scalar.blockTokens = 1;
+  if (llvm::Error error = verifyAttentionKernelSpec(scalar))
+    return error;
+  auto fail = [](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+  };
+  if (spec.relativeSchedule())
+    return fail(llvm::formatv(
+        "schedule '{0}' has no recurrent form: only the attention kernel "
+        "computes it",
+        stringifyScheduleKind(spec.schedule)));
+  std::optional<int64_t> dim = symmetricPowerDim(spec.d, spec.p);
+  if (!dim || *dim > (int64_t(1) << 31) / spec.e)
+    return fail(llvm::formatv("phi^{0} of d = {1} is too large a state for "
+                              "the recurrent kernel",
+                              spec.p, spec.d));
+  if (recurrentThreadsPerBlock(spec) > 1024)
+    return fail(llvm::formatv("e = {0} needs more than 1024 threads", spec.e));
+  return llvm::Error::success();
+}
+
+gpu::GPUFuncOp buildRecurrentKernel(OpBuilder &builder,
+                                    gpu::GPUModuleOp module,
+                                    const AttentionKernelSpec &spec,
+                                    StringRef name) {
+  OpBuilder::InsertionGuard guard(builder);
+  MLIRContext *ctx = builder.getContext();
+  Location loc = module.getLoc();
+  builder.setInsertionPointToEnd(module.getBody());
+
+  Type elem = elementType(ctx, spec.dtype);
+  Type f32 = builder.getF32Type(), f64 = builder.getF64Type();
+  Type i64 = builder.getI64Type();
+  auto buffer = [](Type t) {
+    return MemRefType::get({ShapedType::kDynamic}, t);
+  };
+  SmallVector<Type> args{buffer(elem), buffer(elem), buffer(elem)};
+  if (spec.hasLogG())
+    args.push_back(buffer(f32));
+  if (spec.hasLogGamma())
+    args.push_back(buffer(f32));
+  if (spec.hasBeta())
+    args.push_back(buffer(f32));
+  args.append({buffer(elem), buffer(f32), buffer(f32), buffer(f64), i64, i64});
+
+  int64_t g = spec.hq / spec.h, lanes = rowLanes(spec);
+  int64_t r = spec.effectiveRotaryDims();
+  SmallVector<Type> workgroup{
+      workgroupMemRef({(1 + g) * spec.d}, f32), workgroupMemRef({spec.e}, f32),
+      workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64),
+      workgroupMemRef({2}, f64), workgroupMemRef({lanes * g * spec.e}, f32),
+      workgroupMemRef({lanes * g}, f32)};
+
+  auto fn = gpu::GPUFuncOp::create(builder, loc, name,
+                                   builder.getFunctionType(args, {}),
+                                   workgroup);
+  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  int32_t threads = static_cast<int32_t>(recurrentThreadsPerBlock(spec));
+  fn.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr({threads, 1, 1}));
+  fn->setAttr("sympow.launch",
+              builder.getDictionaryAttr({
+                  builder.getNamedAttr(
+                      "block", builder.getDenseI32ArrayAttr({threads, 1, 1})),
+                  builder.getNamedAttr("tokens_per_block",
+                                       builder.getI64IntegerAttr(0)),
+                  builder.getNamedAttr("grid_y",
+                                       builder.getI64IntegerAttr(spec.h)),
+                  builder.getNamedAttr("dynamic_shared_bytes",
+                                       builder.getI64IntegerAttr(0)),
+              }));
+
+  builder.setInsertionPointToStart(&fn.getBody().front());
+  Emitter E(builder, loc);
+  Recurrent K{spec, E, elem, g, r, lanes, *symmetricPowerDim(spec.d, spec.p)};
+  unsigned a = 0;
+  K.q = fn.getArgument(a++);
+  K.k = fn.getArgument(a++);
+  K.v = fn.getArgument(a++);
+  if (spec.hasLogG())
+    K.logG = fn.getArgument(a++);
+  if (spec.hasLogGamma())
+    K.logGamma = fn.getArgument(a++);
+  if (spec.hasBeta())
+    K.beta = fn.getArgument(a++);
+  K.y = fn.getArgument(a++);
+  K.s = fn.getArgument(a++);
+  K.z = fn.getArgument(a++);
+  K.c = fn.getArgument(a++);
+  a++; // B: the grid's z extent already says it
+  K.T = arith::IndexCastOp::create(builder, loc, builder.getIndexType(),
+                                   fn.getArgument(a++));
+  auto wg = fn.getWorkgroupAttributions();
+  K.vectors = wg[0];
+  K.values = wg[1];
+  K.theta = wg[2];
+  K.scalars = wg[3];
+  K.partialNum = wg[4];
+  K.partialDen = wg[5];
+
+  K.tid = gpu::ThreadIdOp::create(builder, loc, gpu::Dimension::x);
+  K.h = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::y);
+  K.b = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::z);
+  K.lane = E.div(K.tid, E.idx(spec.e));
+  K.col = E.rem(K.tid, E.idx(spec.e));
+
+  // The count c of this state, carried in workgroup memory across tokens.
+  Value stateBH = E.add(E.mul(K.b, E.idx(spec.h)), K.h);
+  E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.tid, E.idx(0)), [&] {
+    E.store(E.load(K.c, {stateBH}), K.scalars, {E.idx(0)});
+  });
+  emitThetaTable(K);
+  gpu::BarrierOp::create(builder, loc);
+
+  // This lane's rows [begin, end) and the multiset of the first one.
+  int64_t rowsPerLane = (K.dim + lanes - 1) / lanes;
+  Value rowBegin = E.min(E.mul(K.lane, E.idx(rowsPerLane)), E.idx(K.dim));
+  Value rowEnd = E.min(E.add(rowBegin, E.idx(rowsPerLane)), E.idx(K.dim));
+  SmallVector<Value> firstRow =
+      gpu_detail::unrankMultiset(E, spec.p, spec.d, rowBegin);
+
+  E.forLoop(E.idx(0), K.T, E.idx(1), {}, [&](Value t, ValueRange) {
+    emitAdvanceCount(K, t);
+    emitLoadVectors(K, t);
+    SmallVector<Value> sums = emitRowWalk(K, firstRow, rowBegin, rowEnd);
+    emitWriteOutput(K, t, sums);
+    return SmallVector<Value>{};
+  });
+
+  E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.tid, E.idx(0)), [&] {
+    E.store(E.load(K.scalars, {E.idx(0)}), K.c, {stateBH});
+  });
+  gpu::ReturnOp::create(builder, loc);
+  return fn;
+}
+
+} // namespace sympow
