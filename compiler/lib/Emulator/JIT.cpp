@@ -121,19 +121,21 @@ EmulatorJIT::compile(ModuleOp module, const EmulatorPipelineOptions &options,
                              llvm::JITSymbolFlags::Exported};
     return map;
   });
-  std::string message;
+  std::string message, lookupErrors;
   jit->kernels = emu::Module::fromSymbols(
       [&](const std::string &name) -> void * {
         auto address = jit->engine->lookup(name);
         if (!address) {
-          llvm::consumeError(address.takeError());
+          lookupErrors += llvm::toString(address.takeError()) + "\n";
           return nullptr;
         }
         return *address;
       },
       message);
   if (!jit->kernels)
-    return error(message);
+    return error(lookupErrors.empty() ? message
+                                      : "JIT compilation failed: " +
+                                            lookupErrors);
   return jit;
 }
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Block.h"
+#include "SoftFloat.h"
 
 #include "sympow/Emulator/ABI.h"
 
@@ -137,5 +138,8 @@ std::vector<std::pair<const char *, void *>> sympow::emu::runtimeSymbols() {
       {abi::kAsyncCommit,
        reinterpret_cast<void *>(&__sympow_emu_async_commit)},
       {abi::kAsyncWait, reinterpret_cast<void *>(&__sympow_emu_async_wait)},
+      // Compiler helpers for bf16 that older libgcc lacks.
+      {"__truncsfbf2", reinterpret_cast<void *>(&truncSFtoBF)},
+      {"__truncdfbf2", reinterpret_cast<void *>(&truncDFtoBF)},
   };
 }

@@ -119,7 +119,8 @@ LaunchResult launch(const Kernel &kernel, Dim3 grid, Dim3 block,
                     const LaunchOptions &options = {});
 
 /// Names and addresses of the functions lowered kernels call, for a JIT to
-/// resolve them.
+/// resolve them (the runtime's entry points, plus bf16 conversion helpers
+/// the host's libgcc may lack).
 std::vector<std::pair<const char *, void *>> runtimeSymbols();
 
 } // namespace sympow::emu
