@@ -1,0 +1,19 @@
+// Kernels from the GPU code generator run on the emulator with every check
+// on: no race, no out-of-bounds access, no divergence. With v = 1 every
+// output is 1 whatever the scores (y is a weighted mean of the v rows).
+// RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=16 dtype=f32 path=scalar" \
+// RUN:   | sympow-emulate - --kernel attention --grid 2,1,1 --block 64 \
+// RUN:       --arg f32:1024=0.1 --arg f32:1024=0.2 --arg f32:1024=1 --arg f32:1024 \
+// RUN:       --arg i64=1 --arg i64=64 --print | FileCheck %s --check-prefix=SCALAR
+// SCALAR: emulator: ok
+// SCALAR: arg3 = [1, 1, 1, 1, 1, 1,
+// RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=64 dtype=bf16 path=mma gate=data schedule=learned" \
+// RUN:   | sympow-emulate - --kernel attention --grid 2,1,1 --block 128 \
+// RUN:       --arg bf16:8192=0.01 --arg bf16:8192=0.02 --arg bf16:8192=1 \
+// RUN:       --arg f32:128=-0.01 --arg f32:128=0.5 --arg bf16:8192 \
+// RUN:       --arg i64=1 --arg i64=128 --print | FileCheck %s --check-prefix=MMA
+// MMA: emulator: ok
+// MMA: arg5 = [1, 1, 1, 1, 1, 1,
+
+module {
+}
