@@ -2,6 +2,7 @@
 
 #include "sympow/Compiler/GPU/AttentionKernel.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -142,6 +143,103 @@ Error verifyAttentionKernelSpec(const AttentionKernelSpec &s) {
                         "use fewer block tokens",
                         shared));
   return Error::success();
+}
+
+Expected<AttentionKernelSpec> parseAttentionVariant(StringRef text) {
+  AttentionKernelSpec s;
+  bool eSet = false, hSet = false;
+  SmallVector<StringRef> items;
+  text.split(items, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef item : items) {
+    auto [key, value] = item.split('=');
+    key = key.trim();
+    value = value.trim();
+    auto integer = [&](int64_t &out) -> Error {
+      if (value.getAsInteger(10, out))
+        return fail(formatv("variant key '{0}' needs an integer, got '{1}'",
+                            key, value));
+      return Error::success();
+    };
+    auto real = [&](double &out) -> Error {
+      if (value.getAsDouble(out))
+        return fail(formatv("variant key '{0}' needs a number, got '{1}'",
+                            key, value));
+      return Error::success();
+    };
+    auto enumeration = [&](auto symbolize, auto &out,
+                           StringRef allowed) -> Error {
+      if (auto v = symbolize(value)) {
+        out = *v;
+        return Error::success();
+      }
+      return fail(formatv("variant key '{0}': unknown value '{1}', expected "
+                          "one of {2}",
+                          key, value, allowed));
+    };
+    Error err = Error::success();
+    if (key == "p")
+      err = integer(s.p);
+    else if (key == "d")
+      err = integer(s.d);
+    else if (key == "e")
+      eSet = true, err = integer(s.e);
+    else if (key == "hq")
+      err = integer(s.hq);
+    else if (key == "h")
+      hSet = true, err = integer(s.h);
+    else if (key == "r")
+      err = integer(s.rotaryDims);
+    else if (key == "L")
+      err = integer(s.length);
+    else if (key == "block")
+      err = integer(s.blockTokens);
+    else if (key == "base")
+      err = real(s.rotaryBase);
+    else if (key == "rate_scale")
+      err = real(s.rateScale);
+    else if (key == "scale")
+      err = real(s.scale);
+    else if (key == "dtype")
+      err = enumeration([](StringRef v) { return symbolizeElementKind(v); }, s.dtype, "bf16, f16, f32");
+    else if (key == "gate")
+      err = enumeration([](StringRef v) { return symbolizeGateKind(v); }, s.gate, "none, head, data, both");
+    else if (key == "rope")
+      err = enumeration([](StringRef v) { return symbolizeScheduleKind(v); }, s.schedule,
+                        "none, uniform, learned, warped, blend");
+    else if (key == "layout")
+      err = enumeration([](StringRef v) { return symbolizeRotaryLayout(v); }, s.layout, "interleaved, half");
+    else if (key == "path") {
+      std::optional<AttentionPath> p =
+          StringSwitch<std::optional<AttentionPath>>(value)
+              .Case("auto", AttentionPath::Auto)
+              .Case("scalar", AttentionPath::Scalar)
+              .Case("mma", AttentionPath::Mma)
+              .Default(std::nullopt);
+      if (!p)
+        err = fail(formatv("variant key 'path': unknown value '{0}', "
+                           "expected one of auto, scalar, mma",
+                           value));
+      else
+        s.path = *p;
+    } else if (key == "formulation") {
+      if (value != "attention")
+        err = fail(formatv("formulation '{0}' has no GPU kernel yet; only "
+                           "'attention' is generated",
+                           value));
+    } else {
+      err = fail(formatv("unknown variant key '{0}' (known: p, d, e, hq, h, "
+                         "dtype, gate, rope, layout, r, base, rate_scale, L, "
+                         "scale, path, block, formulation)",
+                         key));
+    }
+    if (err)
+      return std::move(err);
+  }
+  if (!eSet)
+    s.e = s.d;
+  if (!hSet)
+    s.h = s.hq;
+  return s;
 }
 
 } // namespace sympow

@@ -84,6 +84,15 @@ int64_t attentionSharedBytes(const AttentionKernelSpec &spec);
 /// is wrong and what is allowed.
 llvm::Error verifyAttentionKernelSpec(const AttentionKernelSpec &spec);
 
+/// Parses a variant string of comma-separated key=value pairs:
+/// p, d, e, hq, h, dtype (bf16|f16|f32), gate (none|head|data|both),
+/// rope (none|uniform|learned|warped|blend), layout (interleaved|half),
+/// r (rotated dims), base, rate_scale, L (warped/blend length), scale,
+/// path (auto|scalar|mma), block (tokens per tile), formulation (attention).
+/// Example: "p=2,d=64,dtype=bf16,gate=data,rope=learned,layout=interleaved".
+/// Unset keys keep the defaults above (e = d, h = hq). Does not verify.
+llvm::Expected<AttentionKernelSpec> parseAttentionVariant(llvm::StringRef text);
+
 /// Emits `gpu.func @<name> kernel` into `module` following docs/KernelABI.md:
 /// buffers q, k, v, [log_g], [log_gamma], [beta], y as memref<?xT>, then i64
 /// B, T; grid (ceil(T / tokens), Hq, B). The spec must verify.

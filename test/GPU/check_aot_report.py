@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Checks a sympow-aot report.json: every kernel of every requested arch has
+a cubin (an ELF file), kernels with d <= 64 do not spill, bf16/f16 kernels on
+the tensor-core path contain tensor-core instructions and f32 kernels none.
+Prints one line per kernel (the registers and spills it found)."""
+
+import json
+import os
+import sys
+
+
+def main():
+    report_path, archs, expected = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3])
+    out_dir = os.path.dirname(report_path)
+    with open(report_path) as f:
+        kernels = json.load(f)["kernels"]
+    failures = []
+    seen = set()
+    for k in kernels:
+        v = k["variant"]
+        seen.add((k["name"], k["arch"]))
+        print("%-60s %-7s regs=%3d spill_st=%d spill_ld=%d smem=%d tc=%d" % (
+            k["name"], k["arch"], k["registers"], k["spill_store_bytes"],
+            k["spill_load_bytes"], k["shared_bytes"],
+            k["tensor_core_instructions"]))
+        with open(os.path.join(out_dir, k["cubin"]), "rb") as c:
+            if c.read(4) != b"\x7fELF":
+                failures.append("%s: cubin is not an ELF file" % k["cubin"])
+        if v["d"] <= 64 and (k["spill_store_bytes"] or k["spill_load_bytes"]):
+            failures.append("%s %s spills (d = %d)" % (k["name"], k["arch"], v["d"]))
+        if k["path"] == "mma" and k["tensor_core_instructions"] == 0:
+            failures.append("%s %s: no tensor-core instructions" % (k["name"], k["arch"]))
+        if v["dtype"] == "f32" and k["tensor_core_instructions"] != 0:
+            failures.append("%s %s: f32 must not use tensor cores" % (k["name"], k["arch"]))
+        if v["dtype"] != "f32" and v["rope"] not in ("warped", "blend") and k["path"] != "mma":
+            failures.append("%s: bf16/f16 should take the tensor-core path" % k["name"])
+    names = {n for n, _ in seen}
+    for n in names:
+        for a in archs:
+            if (n, a) not in seen:
+                failures.append("%s: no kernel for %s" % (n, a))
+    if len(names) != expected:
+        failures.append("expected %d variants, found %d" % (expected, len(names)))
+    for f in failures:
+        print("FAIL:", f)
+    print("checked %d kernels" % len(kernels))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
