@@ -136,7 +136,7 @@ private:
   LaunchContext &launch;
   Dim3 blockId;
   std::vector<ThreadState> threads;
-  ucontext_t scheduler;
+  FiberContext scheduler;
   bool blockFailed = false;
 
   // Workgroup memory of the current block: static part, then dynamic.

@@ -1,8 +1,10 @@
-//===- Fiber.cpp - Emulated threads as ucontext fibers --------------------===//
+//===- Fiber.cpp - Emulated threads as fibers -----------------------------===//
 
 #include "Fiber.h"
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <utility>
@@ -36,15 +38,73 @@ bool FiberStack::allocate(size_t bytes) {
   return true;
 }
 
-void Fiber::reset(void (*entry)(), ucontext_t *returnTo) {
-  getcontext(&context);
-  context.uc_stack.ss_sp = stack.base();
-  context.uc_stack.ss_size = stack.size();
-  context.uc_link = returnTo;
-  makecontext(&context, entry, 0);
+#ifdef SYMPOW_EMU_ASM_SWITCH
+
+// void sympow_emu_switch(void **saveSp, void *loadSp): pushes the
+// callee-saved registers, MXCSR and the x87 control word, stores the stack
+// pointer, loads the other one and pops the same frame from it.
+asm(R"(
+  .text
+  .p2align 4
+  .type sympow_emu_switch,@function
+sympow_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size sympow_emu_switch, .-sympow_emu_switch
+)");
+
+extern "C" void sympow_emu_switch(void **saveSp, void *loadSp);
+
+void Fiber::reset(void (*entry)(), FiberContext *) {
+  auto top = reinterpret_cast<uintptr_t>(stack.base()) + stack.size();
+  top &= ~uintptr_t(15);
+  auto *sp = reinterpret_cast<uint64_t *>(top);
+  *--sp = 0;                                  // entry's return address
+  *--sp = reinterpret_cast<uint64_t>(entry); // popped by `ret`
+  for (int i = 0; i < 6; ++i)
+    *--sp = 0; // rbp, rbx, r12..r15
+  uint32_t control[2] = {0x1f80, 0x037f};   // default MXCSR, x87 control
+  --sp;
+  std::memcpy(sp, control, 8);
+  context.sp = sp;
 }
 
-void sympow::emu::switchFiber(ucontext_t *from, ucontext_t *to) {
-  if (swapcontext(from, to) != 0)
+void sympow::emu::switchFiber(FiberContext *from, FiberContext *to) {
+  sympow_emu_switch(&from->sp, to->sp);
+}
+
+#else
+
+void Fiber::reset(void (*entry)(), FiberContext *returnTo) {
+  getcontext(&context.context);
+  context.context.uc_stack.ss_sp = stack.base();
+  context.context.uc_stack.ss_size = stack.size();
+  context.context.uc_link = &returnTo->context;
+  makecontext(&context.context, entry, 0);
+}
+
+void sympow::emu::switchFiber(FiberContext *from, FiberContext *to) {
+  if (swapcontext(&from->context, &to->context) != 0)
     std::abort();
 }
+
+#endif

@@ -1,8 +1,12 @@
-//===- Fiber.h - Emulated threads as ucontext fibers ------------*- C++ -*-===//
+//===- Fiber.h - Emulated threads as fibers ---------------------*- C++ -*-===//
 //
 // One fiber per emulated GPU thread. Stacks are mmap'd with a guard page
 // below them so that a kernel overflowing its stack faults instead of
 // corrupting its neighbour. All fibers of a block run on one OS thread.
+//
+// On x86-64 a switch is a few instructions (callee-saved registers, MXCSR
+// and the x87 control word); elsewhere it is swapcontext, which also saves
+// the signal mask with a system call per switch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,7 +14,12 @@
 #define SYMPOW_EMULATOR_FIBER_H
 
 #include <cstddef>
+
+#if defined(__x86_64__) && defined(__linux__)
+#define SYMPOW_EMU_ASM_SWITCH 1
+#else
 #include <ucontext.h>
+#endif
 
 namespace sympow::emu {
 
@@ -34,16 +43,25 @@ private:
   size_t usableBytes = 0;
 };
 
-struct Fiber {
+/// A saved execution context.
+struct FiberContext {
+#ifdef SYMPOW_EMU_ASM_SWITCH
+  void *sp = nullptr;
+#else
   ucontext_t context;
+#endif
+};
+
+struct Fiber {
+  FiberContext context;
   FiberStack stack;
   /// Prepares the fiber to run `entry` from the start of its stack; the
   /// function must never return (it switches away for good instead).
-  void reset(void (*entry)(), ucontext_t *returnTo);
+  void reset(void (*entry)(), FiberContext *returnTo);
 };
 
 /// Saves the current context in `from` and runs `to`.
-void switchFiber(ucontext_t *from, ucontext_t *to);
+void switchFiber(FiberContext *from, FiberContext *to);
 
 } // namespace sympow::emu
 
