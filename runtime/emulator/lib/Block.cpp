@@ -142,6 +142,9 @@ void BlockRunner::run(Dim3 block) {
   blockId = block;
   blockFailed = false;
   ++epoch;
+  if (launch.options.detectRaces)
+    for (Shadow &s : shadow)
+      s.asyncPending = 0; // an aborted block may leave copies behind
   if (sharedBytes)
     std::memset(sharedBase, launch.options.fillByte, sharedBytes);
   for (ThreadState &t : threads) {
@@ -320,14 +323,15 @@ bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
       return false;
     }
   }
-  auto *p = reinterpret_cast<uint8_t *>(addr);
-  bool inShared = p >= sharedBase && p + bytes <= sharedBase + sharedBytes &&
-                  bytes > 0;
-  if (!inShared || !launch.options.detectRaces || (flags & (abi::Atomic | abi::Deferred)))
+  int64_t offset = shadowOffset(addr, bytes);
+  if (offset < 0 || (flags & (abi::Atomic | abi::Deferred)))
     return true;
-  int64_t offset = p - sharedBase;
   for (int64_t i = 0; i < bytes; ++i) {
     Shadow &s = shadow[offset + i];
+    if (s.asyncPending) {
+      reportInFlight(t, s, writes, offset + i, site);
+      break;
+    }
     if (s.writeEpoch == epoch && s.writer != t.linear) {
       reportRace(t, s.writer, s.writeSite, /*otherWrote=*/true, writes,
                  offset + i, site);
@@ -361,6 +365,57 @@ bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
     }
   }
   return true;
+}
+
+int64_t BlockRunner::shadowOffset(int64_t addr, int64_t bytes) const {
+  auto *p = reinterpret_cast<uint8_t *>(addr);
+  if (!launch.options.detectRaces || bytes <= 0 || p < sharedBase ||
+      p + bytes > sharedBase + sharedBytes)
+    return -1;
+  return p - sharedBase;
+}
+
+void BlockRunner::copyIssued(ThreadState &t, const PendingCopy &copy) {
+  int64_t offset = shadowOffset(copy.dst, copy.bytes);
+  if (offset < 0)
+    return;
+  for (int64_t i = 0; i < copy.bytes; ++i) {
+    Shadow &s = shadow[offset + i];
+    ++s.asyncPending;
+    s.asyncIssuer = t.linear;
+    s.asyncSite = copy.site;
+  }
+}
+
+void BlockRunner::reportInFlight(ThreadState &t, const Shadow &s,
+                                 bool thisWrites, int64_t offset,
+                                 const char *site) {
+  {
+    std::lock_guard<std::mutex> lock(launch.mutex);
+    if (!launch.racesSeen.insert({s.asyncSite, site}).second)
+      return;
+  }
+  Dim3 issuer = threadIndex(s.asyncIssuer);
+  std::ostringstream os;
+  os << "race on workgroup memory at byte offset " << offset << " in "
+     << where(nullptr) << ": " << (thisWrites ? "write" : "read")
+     << " by thread " << t.tid.str() << " (" << siteText(site)
+     << ") while the cp.async of thread " << issuer.str() << " ("
+     << siteText(s.asyncSite)
+     << ") into it is in flight (no nvgpu.device_async_wait completed its "
+        "group)";
+  Report r;
+  r.kind = ReportKind::Race;
+  r.kernel = launch.kernel.name;
+  r.block = blockId;
+  r.thread = t.tid;
+  r.otherThread = issuer;
+  r.site = siteText(site);
+  r.otherSite = siteText(s.asyncSite);
+  r.space = abi::Workgroup;
+  r.offset = offset;
+  r.message = os.str();
+  launch.addReport(std::move(r));
 }
 
 void BlockRunner::reportRace(ThreadState &t, uint32_t other,
@@ -496,6 +551,9 @@ void BlockRunner::completeCopies(ThreadState &t, int32_t keep) {
   size_t upTo = t.groupEnds[groups - keep - 1];
   for (size_t i = 0; i < upTo; ++i) {
     const PendingCopy &c = t.pending[i];
+    int64_t offset = shadowOffset(c.dst, c.bytes);
+    for (int64_t b = 0; offset >= 0 && b < c.bytes; ++b)
+      --shadow[offset + b].asyncPending;
     // Bounds were checked at issue; the write lands now, by this thread.
     if (!access(t, c.dst, c.bytes, c.dst, -1, c.dstFlags | abi::Write, c.site))
       abortThread(t);

@@ -110,6 +110,8 @@ public:
   void warpOp(ThreadState &t);
   /// Completes this thread's cp.async groups older than the newest `keep`.
   void completeCopies(ThreadState &t, int32_t keep);
+  /// Marks the workgroup bytes a cp.async will write as in flight.
+  void copyIssued(ThreadState &t, const PendingCopy &copy);
   /// Ends the thread for good: the launch is stopping.
   [[noreturn]] void abortThread(ThreadState &t);
   void kernelBody(ThreadState &t);
@@ -120,6 +122,9 @@ private:
     uint32_t writer = 0, reader = 0, reader2 = 0;
     bool twoReaders = false;
     const char *writeSite = nullptr, *readSite = nullptr;
+    // cp.async copies issued into this byte and not yet completed.
+    uint32_t asyncPending = 0, asyncIssuer = 0;
+    const char *asyncSite = nullptr;
   };
 
   void yield(ThreadState &t);
@@ -128,6 +133,11 @@ private:
   void reportRace(ThreadState &t, uint32_t other, const char *otherSite,
                   bool otherWrote, bool thisWrites, int64_t offset,
                   const char *site);
+  void reportInFlight(ThreadState &t, const Shadow &s, bool thisWrites,
+                      int64_t offset, const char *site);
+  /// The shadow offset of [addr, addr + bytes) if it is workgroup memory
+  /// with race detection on, else -1.
+  int64_t shadowOffset(int64_t addr, int64_t bytes) const;
   void report(ReportKind kind, ThreadState *t, std::string message,
               const char *site = nullptr);
   Dim3 threadIndex(uint32_t linear) const;

@@ -107,6 +107,7 @@ int32_t __sympow_emu_async_copy(int64_t dst, int64_t dstRoot,
                         site))
     t.runner->abortThread(t);
   t.pending.push_back({dst, src, bytes, srcBytes, dstFlags, srcFlags, site});
+  t.runner->copyIssued(t, t.pending.back());
   return static_cast<int32_t>(t.pending.size());
 }
 
