@@ -1,0 +1,139 @@
+//===- KernelNumericsTest.cpp - Generated kernels against the reference ---===//
+//
+// Builds the attention and recurrent kernels of a variant, runs them on the
+// CPU emulator with CUDA semantics (JIT, every thread a fiber, races and
+// out-of-bounds accesses reported) and compares y, and the final state of
+// the recurrent kernel, with the f64 reference on the same (rounded) inputs
+// within SPEC's accuracy: 1e-4 * max|y_ref| for f32 inputs, 1e-2 for
+// bf16/f16. Inputs follow SPEC's accuracy setting: normal q, k, v and gates
+// in (0.9, 1).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelRunner.h"
+
+#include "sympow/Compiler/GPU/AttentionKernel.h"
+#include "sympow/Compiler/GPU/RecurrentKernel.h"
+
+#include <gtest/gtest.h>
+
+using namespace sympow;
+using namespace sympow::e2e;
+
+namespace {
+
+struct Case {
+  const char *name;
+  int64_t p, d, e, hq, h;
+  ElementKind dtype;
+  GateKind gate;
+  ScheduleKind schedule;
+  RotaryLayout layout = RotaryLayout::Interleaved;
+  int64_t rotaryDims = 0; // 0: d
+  int64_t B = 2, T = 7;
+  AttentionPath path = AttentionPath::Auto;
+  int64_t length = 0; // warped/blend
+};
+
+// gtest prints a failing case by its name.
+void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
+
+AttentionKernelSpec specOf(const Case &c) {
+  AttentionKernelSpec s;
+  s.p = c.p;
+  s.d = c.d;
+  s.e = c.e;
+  s.hq = c.hq;
+  s.h = c.h;
+  s.dtype = c.dtype;
+  s.gate = c.gate;
+  s.schedule = c.schedule;
+  s.layout = c.layout;
+  s.rotaryDims = c.rotaryDims;
+  s.rotaryBase = 500.0;
+  s.rateScale = 1.5;
+  s.path = c.path;
+  s.length = c.length;
+  return s;
+}
+
+double tolerance(ElementKind dtype) {
+  return dtype == ElementKind::F32 ? 1e-4 : 1e-2;
+}
+
+class RecurrentNumerics : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RecurrentNumerics, MatchesTheReference) {
+  const Case &c = GetParam();
+  AttentionKernelSpec spec = specOf(c);
+  ASSERT_FALSE(verifyRecurrentKernelSpec(spec));
+  LayerCase layer = randomLayer(spec, c.B, c.T, /*seed=*/c.p * 131 + c.d,
+                                /*withState=*/true);
+  KernelResult got = runRecurrent(spec, layer);
+  ASSERT_TRUE(got.error.empty()) << got.error;
+  ReferenceResult want = runReference(spec, layer);
+  ASSERT_TRUE(want.error.empty()) << want.error;
+  double tol = tolerance(c.dtype);
+  EXPECT_LE(maxAbsDiff(got.y, want.y), tol * maxAbs(want.y)) << c.name;
+  // The state is f32 throughout: held to the f32 bound whatever the inputs.
+  EXPECT_LE(maxAbsDiff(got.s, want.s), 1e-4 * maxAbs(want.s)) << c.name;
+  EXPECT_LE(maxAbsDiff(got.z, want.z), 1e-4 * maxAbs(want.z)) << c.name;
+  EXPECT_LE(maxAbsDiff(got.c, want.c), 1e-9 * (1 + maxAbs(want.c))) << c.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Variants, RecurrentNumerics,
+    ::testing::Values(
+        Case{"p2_f32_both_learned", 2, 16, 16, 4, 2, ElementKind::F32,
+             GateKind::Both, ScheduleKind::Learned},
+        Case{"p2_bf16_data_uniform_half", 2, 16, 32, 2, 2, ElementKind::BF16,
+             GateKind::Data, ScheduleKind::Uniform, RotaryLayout::Half},
+        Case{"p2_f16_head_none_T1", 2, 32, 16, 4, 1, ElementKind::F16,
+             GateKind::Head, ScheduleKind::None, RotaryLayout::Interleaved, 0,
+             3, 1},
+        Case{"p4_f32_data_learned_partial", 4, 16, 16, 2, 1, ElementKind::F32,
+             GateKind::Data, ScheduleKind::Learned,
+             RotaryLayout::Interleaved, 8, 1, 4}),
+    [](const ::testing::TestParamInfo<Case> &info) {
+      return std::string(info.param.name);
+    });
+
+class AttentionNumerics : public ::testing::TestWithParam<Case> {};
+
+TEST_P(AttentionNumerics, MatchesTheReference) {
+  const Case &c = GetParam();
+  AttentionKernelSpec spec = specOf(c);
+  ASSERT_FALSE(verifyAttentionKernelSpec(spec));
+  LayerCase layer = randomLayer(spec, c.B, c.T, /*seed=*/c.p * 7 + c.e,
+                                /*withState=*/false);
+  KernelResult got = runAttention(spec, layer);
+  ASSERT_TRUE(got.error.empty()) << got.error;
+  ReferenceResult want = runReference(spec, layer);
+  ASSERT_TRUE(want.error.empty()) << want.error;
+  EXPECT_LE(maxAbsDiff(got.y, want.y), tolerance(c.dtype) * maxAbs(want.y))
+      << c.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Variants, AttentionNumerics,
+    ::testing::Values(
+        Case{"p2_f32_both_learned", 2, 16, 16, 4, 2, ElementKind::F32,
+             GateKind::Both, ScheduleKind::Learned, RotaryLayout::Interleaved,
+             0, 2, 37},
+        Case{"p2_bf16_mma_data_uniform", 2, 16, 32, 2, 2, ElementKind::BF16,
+             GateKind::Data, ScheduleKind::Uniform, RotaryLayout::Half, 0, 1,
+             70, AttentionPath::Mma},
+        Case{"p4_f16_mma_head_none", 4, 32, 16, 4, 1, ElementKind::F16,
+             GateKind::Head, ScheduleKind::None, RotaryLayout::Interleaved, 0,
+             1, 33, AttentionPath::Mma},
+        Case{"p2_bf16_scalar_warped", 2, 16, 16, 2, 1, ElementKind::BF16,
+             GateKind::None, ScheduleKind::Warped, RotaryLayout::Interleaved,
+             0, 1, 40, AttentionPath::Scalar, 16},
+        Case{"p2_f32_blend_partial", 2, 32, 32, 2, 2, ElementKind::F32,
+             GateKind::Data, ScheduleKind::Blend, RotaryLayout::Half, 16, 1,
+             45, AttentionPath::Auto, 8}),
+    [](const ::testing::TestParamInfo<Case> &info) {
+      return std::string(info.param.name);
+    });
+
+} // namespace

@@ -1,0 +1,57 @@
+//===- KernelRunner.h - Run generated kernels and the reference -*- C++ -*-===//
+//
+// The pieces of the end-to-end numerics tests: random layers in SPEC's
+// accuracy setting, the generated kernels run on the emulator, and the f64
+// reference on the same inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_TEST_ENDTOEND_KERNELRUNNER_H
+#define SYMPOW_TEST_ENDTOEND_KERNELRUNNER_H
+
+#include "sympow/Compiler/GPU/AttentionKernel.h"
+
+#include <string>
+#include <vector>
+
+namespace sympow::e2e {
+
+/// A layer's inputs, already rounded to what the kernel reads (q, k, v to
+/// the spec's dtype; the state to f32), as f64.
+struct LayerCase {
+  int64_t B = 1, T = 1;
+  std::vector<double> q, k, v, logG, logGamma, beta;
+  bool hasState = false;
+  std::vector<double> s0, z0, c0;
+};
+
+struct KernelResult {
+  std::string error; // compile or launch problem, emulator reports
+  std::vector<double> y, s, z, c;
+};
+
+struct ReferenceResult {
+  std::string error;
+  std::vector<double> y, s, z, c;
+};
+
+/// Random q, k, v ~ N(0, 1), log gates in log(0.9, 1), beta = 1 + tanh(N),
+/// and with `withState` an initial state: the reference's final state after
+/// a random prefix, rounded to f32.
+LayerCase randomLayer(const AttentionKernelSpec &spec, int64_t B, int64_t T,
+                      unsigned seed, bool withState);
+
+KernelResult runAttention(const AttentionKernelSpec &spec,
+                          const LayerCase &layer);
+KernelResult runRecurrent(const AttentionKernelSpec &spec,
+                          const LayerCase &layer);
+ReferenceResult runReference(const AttentionKernelSpec &spec,
+                             const LayerCase &layer);
+
+double maxAbs(const std::vector<double> &x);
+/// max_i |a_i - b_i|; infinity if the sizes differ or a value is NaN.
+double maxAbsDiff(const std::vector<double> &a, const std::vector<double> &b);
+
+} // namespace sympow::e2e
+
+#endif // SYMPOW_TEST_ENDTOEND_KERNELRUNNER_H
