@@ -13,6 +13,10 @@
 // BF16: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: i64, %{{.*}}: i64)
 // BF16-SAME: workgroup(%{{.*}} : memref<64x72xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<64x72xbf16, #gpu.address_space<workgroup>>)
 // BF16-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 2 : i32, sympow.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_bytes = 0 : i64, grid_y = 1 : i64, tokens_per_block = 64 : i64}}
+// Tiles with no rotation arrive by cp.async, zero-filled past T.
+// BF16: nvgpu.device_async_copy %{{.*}}, 8, %{{.*}} {bypassL1} : memref<?xbf16> to memref<64x72xbf16, #gpu.address_space<workgroup>>
+// BF16: nvgpu.device_async_create_group
+// BF16: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
 // BF16: gpu.barrier
 // BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = false} : memref<64x72xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>

@@ -8,6 +8,7 @@
 // BF16-SAME: .entry attention(
 // BF16-SAME: .maxntid 128, 1, 1
 // BF16-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// BF16-SAME: cp.async.cg.shared.global
 // BF16-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // BF16-SAME: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 // BF16-NOT: __nv_

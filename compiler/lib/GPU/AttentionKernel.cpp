@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <cassert>
 #include <cmath>
 
 using namespace mlir;
@@ -232,6 +233,39 @@ void emitLoadTile(Kernel &K, Value src, int64_t heads, Value head,
     E.store(E.convert(xb, dstElem), dst, {row, bd});
     return SmallVector<Value>{};
   });
+}
+
+/// The tile copy of emitLoadTile without conversion or rotation, as cp.async
+/// (nvgpu.device_async_copy) of 16-byte chunks, zero-filled past T; returns
+/// the group token to wait on. Rows start 16-byte aligned because dim is a
+/// multiple of 8 elements (buffers must be 16-byte aligned, docs/KernelABI.md).
+Value emitAsyncLoadTile(Kernel &K, Value src, int64_t heads, Value head,
+                        int64_t dim, Value t0, Value dst) {
+  Emitter &E = K.E;
+  int64_t chunks = dim / 8, items = K.bt * chunks;
+  assert(items % K.nt == 0 && "every thread copies the same number of chunks");
+  MLIRContext *ctx = E.b.getContext();
+  Type tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
+  SmallVector<Value> tokens;
+  for (int64_t i = 0; i < items / K.nt; ++i) {
+    Value item = E.add(K.tid, E.idx(i * K.nt));
+    Value row = E.div(item, E.idx(chunks));
+    Value col = E.mul(E.rem(item, E.idx(chunks)), E.idx(8));
+    Value t = E.add(t0, row);
+    Value base = rowOffset(K, clampToken(K, t), heads, head, dim);
+    Value srcElems = E.select(E.ult(t, K.T), E.idx(8), E.idx(0));
+    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+        E.b, E.loc, tokenType, dst, ValueRange{row, col}, src,
+        ValueRange{E.add(base, col)}, E.b.getIndexAttr(8), srcElems,
+        E.b.getUnitAttr()));
+  }
+  return nvgpu::DeviceAsyncCreateGroupOp::create(E.b, E.loc, tokenType,
+                                                 tokens);
+}
+
+void waitAsync(Kernel &K, Value group) {
+  nvgpu::DeviceAsyncWaitOp::create(K.E.b, K.E.loc, group,
+                                   K.E.b.getI32IntegerAttr(0));
 }
 
 /// Butterfly sum over `lanes` adjacent lanes (a power of two <= 32).
@@ -509,8 +543,13 @@ void emitMmaBody(Kernel &K) {
     for (int ri = 0; ri < 2; ++ri)
       gi[ri] = E.load(K.pg, {rows[ri]});
   Value zeroCc = s.hasBeta() ? E.f64(0.0) : Value();
-  emitLoadTile(K, K.q, s.hq, K.hq, s.d, K.q0, kTile, K.absoluteRotation(),
-               zeroCc);
+  // Tiles that need no rotation go through cp.async (no register staging).
+  bool asyncQK = !K.absoluteRotation();
+  if (asyncQK)
+    waitAsync(K, emitAsyncLoadTile(K, K.q, s.hq, K.hq, s.d, K.q0, kTile));
+  else
+    emitLoadTile(K, K.q, s.hq, K.hq, s.d, K.q0, kTile, K.absoluteRotation(),
+                 zeroCc);
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> qFrag;
   Value aRow = E.add(warpRow, lane16);
@@ -521,9 +560,14 @@ void emitMmaBody(Kernel &K) {
   gpu::BarrierOp::create(b, loc);
 
   auto loadKV = [&](Value k0, Value ccTile) {
-    emitLoadTile(K, K.k, s.h, K.h, s.d, k0, kTile, K.absoluteRotation(),
-                 ccTile);
-    emitLoadTile(K, K.v, s.h, K.h, s.e, k0, vTile, false, Value());
+    // V's copy is in flight while K is rotated.
+    Value vGroup = emitAsyncLoadTile(K, K.v, s.h, K.h, s.e, k0, vTile);
+    Value kGroup;
+    if (asyncQK)
+      kGroup = emitAsyncLoadTile(K, K.k, s.h, K.h, s.d, k0, kTile);
+    else
+      emitLoadTile(K, K.k, s.h, K.h, s.d, k0, kTile, true, ccTile);
+    waitAsync(K, kGroup ? kGroup : vGroup);
   };
 
   Value bRow = E.rem(lane, E.idx(8));
