@@ -18,7 +18,7 @@
 
 #include "sympow/Compiler/GPU/RecurrentKernel.h"
 
-#include "Emitter.h"
+#include "KernelCommon.h"
 #include "SymmetricPowerRows.h"
 
 #include "sympow/Dialect/SymmetricPower.h"
@@ -35,29 +35,10 @@ using sympow::gpu_detail::Emitter;
 namespace sympow {
 namespace {
 
-constexpr double kTwoPi = 6.283185307179586476925286766559;
 constexpr int64_t kTargetThreads = 256;
 
 int64_t rowLanes(const AttentionKernelSpec &s) {
   return std::max<int64_t>(1, kTargetThreads / s.e);
-}
-
-Type elementType(MLIRContext *ctx, ElementKind kind) {
-  switch (kind) {
-  case ElementKind::BF16:
-    return BFloat16Type::get(ctx);
-  case ElementKind::F16:
-    return Float16Type::get(ctx);
-  case ElementKind::F32:
-    return Float32Type::get(ctx);
-  }
-  llvm_unreachable("unknown element kind");
-}
-
-MemRefType workgroupMemRef(ArrayRef<int64_t> shape, Type elem) {
-  auto space = gpu::AddressSpaceAttr::get(elem.getContext(),
-                                          gpu::AddressSpace::Workgroup);
-  return MemRefType::get(shape, elem, MemRefLayoutAttrInterface{}, space);
 }
 
 /// The kernel's arguments, ids and workgroup arrays.
@@ -80,20 +61,6 @@ Value tokenOffset(Recurrent &K, Value t, int64_t heads, Value head,
   Emitter &E = K.E;
   Value bt = E.add(E.mul(K.b, K.T), t);
   return E.mul(E.add(E.mul(bt, E.idx(heads)), head), E.idx(dim));
-}
-
-void emitThetaTable(Recurrent &K) {
-  Emitter &E = K.E;
-  if (!K.spec.rotates())
-    return;
-  double logBase = std::log(K.spec.rotaryBase);
-  E.forLoop(K.tid, E.idx(K.r / 2), E.idx(recurrentThreadsPerBlock(K.spec)),
-            {}, [&](Value m, ValueRange) {
-              Value frac = E.mul(E.indexToF64(m), E.f64(-2.0 * logBase / K.r));
-              E.store(E.mul(E.f64(K.spec.rateScale), E.exp(frac)), K.theta,
-                      {m});
-              return SmallVector<Value>{};
-            });
 }
 
 /// Step 1: c_t and gamma_t into scalars[0], scalars[1].
@@ -120,19 +87,6 @@ void emitAdvanceCount(Recurrent &K, Value t) {
   gpu::BarrierOp::create(E.b, E.loc);
 }
 
-/// The two dims pair m couples: rotated pairs follow the layout, the rest
-/// (m >= r/2) are consecutive dims past r.
-std::pair<Value, Value> pairDims(Recurrent &K, Value m) {
-  Emitter &E = K.E;
-  Value first = E.mul(m, E.idx(2));
-  if (K.spec.layout != RotaryLayout::Half || !K.spec.rotates())
-    return {first, E.add(first, E.idx(1))};
-  int64_t half = K.r / 2;
-  Value rotated = E.ult(m, E.idx(half));
-  return {E.select(rotated, m, first),
-          E.select(rotated, E.add(m, E.idx(half)), E.add(first, E.idx(1)))};
-}
-
 /// Step 2: k_t and the group's q_t (scaled) rotated by c_t, and v_t, into
 /// workgroup memory as f32.
 void emitLoadVectors(Recurrent &K, Value t) {
@@ -152,31 +106,19 @@ void emitLoadVectors(Recurrent &K, Value t) {
               Value kBase = tokenOffset(K, t, s.h, K.h, s.d);
               Value qBase = tokenOffset(
                   K, t, s.hq, E.select(isKey, E.idx(0), qHead), s.d);
-              auto [i0, i1] = pairDims(K, m);
+              auto [i0, i1] = gpu_detail::pairDims(E, s, m);
               auto read = [&](Value dim) {
                 Value fromK = E.convert(E.load(K.k, {E.add(kBase, dim)}), f32);
-                // Clamp keeps the (unused) query load in bounds for vec 0.
+                // For vec 0 the query load (head 0) is in bounds and unused.
                 Value fromQ = E.mul(
                     E.convert(E.load(K.q, {E.add(qBase, dim)}), f32),
                     E.f32(s.effectiveScale()));
                 return E.select(isKey, fromK, fromQ);
               };
               Value x0 = read(i0), x1 = read(i1);
-              if (s.rotates()) {
-                Value rotated = E.ult(m, E.idx(K.r / 2));
-                Value theta = E.load(
-                    K.theta, {E.select(rotated, m, E.idx(0))});
-                Value alpha = E.mul(count, theta);
-                Value turns = E.floor(E.mul(alpha, E.f64(1.0 / kTwoPi)));
-                Value angle =
-                    E.convert(E.fma(turns, E.f64(-kTwoPi), alpha), f32);
-                Value cos = E.select(rotated, E.cos(angle), E.f32(1.0));
-                Value sin = E.select(rotated, E.sin(angle), E.f32(0.0));
-                Value y0 = E.sub(E.mul(x0, cos), E.mul(x1, sin));
-                Value y1 = E.add(E.mul(x0, sin), E.mul(x1, cos));
-                x0 = y0;
-                x1 = y1;
-              }
+              if (s.rotates())
+                std::tie(x0, x1) = gpu_detail::rotatePair(E, s, K.theta, m,
+                                                          count, x0, x1);
               Value base = E.mul(vec, E.idx(s.d));
               E.store(x0, K.vectors, {E.add(base, i0)});
               E.store(x1, K.vectors, {E.add(base, i1)});
@@ -320,12 +262,10 @@ gpu::GPUFuncOp buildRecurrentKernel(OpBuilder &builder,
   Location loc = module.getLoc();
   builder.setInsertionPointToEnd(module.getBody());
 
-  Type elem = elementType(ctx, spec.dtype);
+  Type elem = gpu_detail::elementType(ctx, spec.dtype);
   Type f32 = builder.getF32Type(), f64 = builder.getF64Type();
   Type i64 = builder.getI64Type();
-  auto buffer = [](Type t) {
-    return MemRefType::get({ShapedType::kDynamic}, t);
-  };
+  auto buffer = gpu_detail::bufferType;
   SmallVector<Type> args{buffer(elem), buffer(elem), buffer(elem)};
   if (spec.hasLogG())
     args.push_back(buffer(f32));
@@ -337,6 +277,7 @@ gpu::GPUFuncOp buildRecurrentKernel(OpBuilder &builder,
 
   int64_t g = spec.hq / spec.h, lanes = rowLanes(spec);
   int64_t r = spec.effectiveRotaryDims();
+  using gpu_detail::workgroupMemRef;
   SmallVector<Type> workgroup{
       workgroupMemRef({(1 + g) * spec.d}, f32), workgroupMemRef({spec.e}, f32),
       workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64),
@@ -346,20 +287,8 @@ gpu::GPUFuncOp buildRecurrentKernel(OpBuilder &builder,
   auto fn = gpu::GPUFuncOp::create(builder, loc, name,
                                    builder.getFunctionType(args, {}),
                                    workgroup);
-  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
-  int32_t threads = static_cast<int32_t>(recurrentThreadsPerBlock(spec));
-  fn.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr({threads, 1, 1}));
-  fn->setAttr("sympow.launch",
-              builder.getDictionaryAttr({
-                  builder.getNamedAttr(
-                      "block", builder.getDenseI32ArrayAttr({threads, 1, 1})),
-                  builder.getNamedAttr("tokens_per_block",
-                                       builder.getI64IntegerAttr(0)),
-                  builder.getNamedAttr("grid_y",
-                                       builder.getI64IntegerAttr(spec.h)),
-                  builder.getNamedAttr("dynamic_shared_bytes",
-                                       builder.getI64IntegerAttr(0)),
-              }));
+  gpu_detail::setLaunch(builder, fn, recurrentThreadsPerBlock(spec),
+                        /*tokensPerBlock=*/0, /*gridY=*/spec.h);
 
   builder.setInsertionPointToStart(&fn.getBody().front());
   Emitter E(builder, loc);
@@ -400,7 +329,8 @@ gpu::GPUFuncOp buildRecurrentKernel(OpBuilder &builder,
   E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.tid, E.idx(0)), [&] {
     E.store(E.load(K.c, {stateBH}), K.scalars, {E.idx(0)});
   });
-  emitThetaTable(K);
+  gpu_detail::emitThetaTable(E, spec, K.theta, K.tid,
+                             recurrentThreadsPerBlock(spec));
   gpu::BarrierOp::create(builder, loc);
 
   // This lane's rows [begin, end) and the multiset of the first one.

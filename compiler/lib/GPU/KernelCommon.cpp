@@ -1,0 +1,94 @@
+//===- KernelCommon.cpp - Pieces every generated kernel uses --------------===//
+
+#include "KernelCommon.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace sympow::gpu_detail {
+
+namespace {
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+} // namespace
+
+Type elementType(MLIRContext *ctx, ElementKind kind) {
+  switch (kind) {
+  case ElementKind::BF16:
+    return BFloat16Type::get(ctx);
+  case ElementKind::F16:
+    return Float16Type::get(ctx);
+  case ElementKind::F32:
+    return Float32Type::get(ctx);
+  }
+  llvm_unreachable("unknown element kind");
+}
+
+MemRefType bufferType(Type element) {
+  return MemRefType::get({ShapedType::kDynamic}, element);
+}
+
+MemRefType workgroupMemRef(ArrayRef<int64_t> shape, Type element) {
+  auto space = gpu::AddressSpaceAttr::get(element.getContext(),
+                                          gpu::AddressSpace::Workgroup);
+  return MemRefType::get(shape, element, MemRefLayoutAttrInterface{}, space);
+}
+
+void setLaunch(OpBuilder &b, gpu::GPUFuncOp fn, int64_t threads,
+               int64_t tokensPerBlock, int64_t gridY) {
+  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  int32_t t = static_cast<int32_t>(threads);
+  fn.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({t, 1, 1}));
+  fn->setAttr("sympow.launch",
+              b.getDictionaryAttr({
+                  b.getNamedAttr("block", b.getDenseI32ArrayAttr({t, 1, 1})),
+                  b.getNamedAttr("tokens_per_block",
+                                 b.getI64IntegerAttr(tokensPerBlock)),
+                  b.getNamedAttr("grid_y", b.getI64IntegerAttr(gridY)),
+                  b.getNamedAttr("dynamic_shared_bytes",
+                                 b.getI64IntegerAttr(0)),
+              }));
+}
+
+void emitThetaTable(Emitter &E, const AttentionKernelSpec &spec, Value theta,
+                    Value tid, int64_t threads) {
+  int64_t r = spec.effectiveRotaryDims();
+  if (!r)
+    return;
+  double logBase = std::log(spec.rotaryBase);
+  E.forLoop(tid, E.idx(r / 2), E.idx(threads), {}, [&](Value m, ValueRange) {
+    Value frac = E.mul(E.indexToF64(m), E.f64(-2.0 * logBase / r));
+    E.store(E.mul(E.f64(spec.rateScale), E.exp(frac)), theta, {m});
+    return SmallVector<Value>{};
+  });
+}
+
+std::pair<Value, Value> pairDims(Emitter &E, const AttentionKernelSpec &spec,
+                                 Value m) {
+  Value first = E.mul(m, E.idx(2));
+  if (spec.layout != RotaryLayout::Half || !spec.rotates())
+    return {first, E.add(first, E.idx(1))};
+  int64_t half = spec.effectiveRotaryDims() / 2;
+  Value rotated = E.ult(m, E.idx(half));
+  return {E.select(rotated, m, first),
+          E.select(rotated, E.add(m, E.idx(half)), E.add(first, E.idx(1)))};
+}
+
+std::pair<Value, Value> rotatePair(Emitter &E, const AttentionKernelSpec &spec,
+                                   Value theta, Value m, Value count, Value x0,
+                                   Value x1) {
+  Type f32 = E.b.getF32Type();
+  Value rotated = E.ult(m, E.idx(spec.effectiveRotaryDims() / 2));
+  Value rate = E.load(theta, {E.select(rotated, m, E.idx(0))});
+  Value alpha = E.mul(count, rate);
+  Value turns = E.floor(E.mul(alpha, E.f64(1.0 / kTwoPi)));
+  Value angle = E.convert(E.fma(turns, E.f64(-kTwoPi), alpha), f32);
+  Value cos = E.select(rotated, E.cos(angle), E.f32(1.0));
+  Value sin = E.select(rotated, E.sin(angle), E.f32(0.0));
+  return {E.sub(E.mul(x0, cos), E.mul(x1, sin)),
+          E.add(E.mul(x0, sin), E.mul(x1, cos))};
+}
+
+} // namespace sympow::gpu_detail

@@ -1,0 +1,50 @@
+//===- KernelCommon.h - Pieces every generated kernel uses ------*- C++ -*-===//
+//
+// Types, workgroup arrays, launch metadata (docs/KernelABI.md) and the
+// rotary arithmetic shared by the kernel generators.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_LIB_GPU_KERNELCOMMON_H
+#define SYMPOW_LIB_GPU_KERNELCOMMON_H
+
+#include "Emitter.h"
+
+#include "sympow/Compiler/GPU/AttentionKernel.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace sympow::gpu_detail {
+
+/// The MLIR type of q, k, v and y.
+mlir::Type elementType(mlir::MLIRContext *ctx, ElementKind kind);
+/// memref<?xT>: a kernel buffer argument.
+mlir::MemRefType bufferType(mlir::Type element);
+/// A static array in workgroup memory.
+mlir::MemRefType workgroupMemRef(llvm::ArrayRef<int64_t> shape,
+                                 mlir::Type element);
+
+/// Marks `fn` as a kernel and records its launch (docs/KernelABI.md).
+void setLaunch(mlir::OpBuilder &b, mlir::gpu::GPUFuncOp fn, int64_t threads,
+               int64_t tokensPerBlock, int64_t gridY);
+
+/// theta[m] = rate_scale * base^(-2m/r) in f64 for m < r/2, written by
+/// threads tid, tid + threads, ...; the caller places the barrier.
+void emitThetaTable(Emitter &E, const AttentionKernelSpec &spec, mlir::Value theta,
+                    mlir::Value tid, int64_t threads);
+
+/// The dims pair m couples: rotated pairs follow the layout, pairs from r/2
+/// on are consecutive dims past r.
+std::pair<mlir::Value, mlir::Value> pairDims(Emitter &E,
+                                             const AttentionKernelSpec &spec,
+                                             mlir::Value m);
+
+/// (x0, x1) turned by count * theta[m] when m < r/2 (unchanged otherwise);
+/// the angle is reduced modulo 2*pi in f64 before cos/sin in f32.
+std::pair<mlir::Value, mlir::Value>
+rotatePair(Emitter &E, const AttentionKernelSpec &spec, mlir::Value theta,
+           mlir::Value m, mlir::Value count, mlir::Value x0, mlir::Value x1);
+
+} // namespace sympow::gpu_detail
+
+#endif // SYMPOW_LIB_GPU_KERNELCOMMON_H
