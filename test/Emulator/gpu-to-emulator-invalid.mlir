@@ -4,8 +4,8 @@ module attributes {gpu.container_module} {
   gpu.module @m {
     gpu.func @k(%out: memref<?xf32>) kernel {
       %x = arith.constant 1.0 : f32
-      // expected-error @+1 {{the emulator does not support 'gpu.subgroup_reduce'}}
-      %r = gpu.subgroup_reduce add %x : (f32) -> f32
+      // expected-error @+1 {{the emulator does not support 'gpu.printf'}}
+      gpu.printf "x %f", %x : f32
       gpu.return
     }
   }

@@ -8,7 +8,7 @@
 // CHECK-DAG: llvm.mlir.global internal constant @[[LOAD:__sympow_emu_site_[0-9]+]]("memref.load at {{.*}}gpu-to-emulator.mlir:{{[0-9]+}}:{{[0-9]+}}\00")
 // CHECK-DAG: llvm.mlir.global internal constant @[[BAR:__sympow_emu_site_[0-9]+]]("gpu.barrier at {{.*}}")
 // CHECK-DAG: func.func private @__sympow_emu_query(i32) -> index
-// CHECK-DAG: func.func private @__sympow_emu_access(index, index, index, index, i32, !llvm.ptr)
+// CHECK-DAG: func.func private @__sympow_emu_access(index, index, index, index, i32, i64, !llvm.ptr)
 // CHECK-DAG: func.func private @__sympow_emu_barrier(!llvm.ptr)
 // CHECK-LABEL: func.func @kernels__scale(
 // CHECK-SAME: %[[IN:.*]]: memref<?xf32>, %[[OUT:.*]]: memref<?xf32>, %[[N:.*]]: i64, %[[STATIC:.*]]: memref<?xi8>, %[[DYN:.*]]: memref<?xi8>)
@@ -18,10 +18,13 @@
 // Global reads are checked against the argument's extent (space 0, read 1).
 // CHECK: memref.extract_strided_metadata %[[IN]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[IN]]
-// CHECK: call @__sympow_emu_access(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c1_i32, %{{.*}})
+// CHECK: call @__sympow_emu_access(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c1_i32, %c0_i64, %{{.*}})
 // CHECK: memref.load %[[IN]]
-// Workgroup writes: space 1 << 4 | write 2 = 18.
-// CHECK: call @__sympow_emu_access({{.*}}, %c18_i32, %{{.*}})
+// Workgroup writes: space 1 << 4 | write 2 | has-value 256 = 274, with the
+// stored bits.
+// CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK: %[[WIDE:.*]] = arith.extui %[[BITS]] : i32 to i64
+// CHECK: call @__sympow_emu_access({{.*}}, %c274_i32, %[[WIDE]], %{{.*}})
 // CHECK: memref.store
 // CHECK: %[[SITE:.*]] = llvm.mlir.addressof @[[BAR]] : !llvm.ptr
 // CHECK: call @__sympow_emu_barrier(%[[SITE]])

@@ -13,11 +13,14 @@
 #include "sympow/Emulator/ABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/AttrTypeSubElements.h"
@@ -273,6 +276,31 @@ struct GPUToEmulator
         GreedyRewriteConfig config;
         config.setStrictness(GreedyRewriteStrictness::ExistingOps);
         (void)applyOpPatternsGreedily(transfers, std::move(patterns), config);
+      }
+      // Reductions become shuffles (and, for all_reduce, workgroup memory
+      // and barriers) with upstream's patterns, as the NVVM path does.
+      // (The all_reduce pattern rewrites the gpu.func that holds the op.)
+      SmallVector<Operation *> reductions;
+      gm.walk([&](Operation *op) {
+        if (isa<gpu::SubgroupReduceOp>(op))
+          reductions.push_back(op);
+        if (isa<gpu::AllReduceOp>(op))
+          if (auto fn = op->getParentOfType<gpu::GPUFuncOp>();
+              fn && !llvm::is_contained(reductions, fn.getOperation()))
+            reductions.push_back(fn);
+      });
+      if (!reductions.empty()) {
+        RewritePatternSet patterns(ctx);
+        populateGpuAllReducePatterns(patterns);
+        populateGpuBreakDownSubgroupReducePatterns(patterns,
+                                                   /*maxShuffleBitwidth=*/32);
+        populateGpuLowerSubgroupReduceToShufflePatterns(
+            patterns, /*subgroupSize=*/32, /*shuffleBitwidth=*/32);
+        populateGpuLowerClusteredSubgroupReduceToShufflePatterns(
+            patterns, /*subgroupSize=*/32, /*shuffleBitwidth=*/32);
+        GreedyRewriteConfig config;
+        config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+        (void)applyOpPatternsGreedily(reductions, std::move(patterns), config);
       }
       if (failed(checkSupported(gm)))
         return signalPassFailure();

@@ -158,17 +158,47 @@ sympow::emulator::emitAddress(OpBuilder &b, Operation *op, Value memref,
 
 namespace {
 
+/// The bits of `v` as an i64, if it has at most 64 (else null).
+Value valueBits(OpBuilder &b, Location loc, Value v) {
+  Type type = v.getType();
+  if (type.isIndex())
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+  unsigned bits = 0;
+  if (auto vec = dyn_cast<VectorType>(type)) {
+    if (vec.getRank() == 1 && vec.getElementType().isIntOrFloat())
+      bits = vec.getNumElements() * vec.getElementTypeBitWidth();
+  } else if (type.isIntOrFloat()) {
+    bits = type.getIntOrFloatBitWidth();
+  }
+  if (bits == 0 || bits > 64 || bits % 8)
+    return {};
+  auto intType = b.getIntegerType(bits);
+  if (type != intType)
+    v = arith::BitcastOp::create(b, loc, intType, v);
+  if (bits < 64)
+    v = arith::ExtUIOp::create(b, loc, b.getI64Type(), v);
+  return v;
+}
+
+/// `stored`: the value a write stores, passed so that a same-value write by
+/// two threads is not reported as a race.
 LogicalResult check(Operation *op, Value memref, ValueRange indices,
-                    int64_t bytes, int32_t rw, RuntimeCalls &calls) {
+                    int64_t bytes, int32_t rw, RuntimeCalls &calls,
+                    Value stored = {}) {
   OpBuilder b(op);
   FailureOr<AccessAddress> a = emitAddress(b, op, memref, indices, calls);
   if (failed(a))
     return failure();
   Location loc = op->getLoc();
   int32_t flags = rw | (a->space << abi::SpaceShift);
+  Value bits = stored ? valueBits(b, loc, stored) : Value();
+  if (bits)
+    flags |= abi::HasValue;
+  else
+    bits = arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0);
   calls.call(b, loc, abi::kAccess, {},
              {a->addr, calls.index(b, loc, bytes), a->rootBase, a->rootBytes,
-              calls.i32(b, loc, flags), calls.site(b, op)});
+              calls.i32(b, loc, flags), bits, calls.site(b, op)});
   return success();
 }
 
@@ -197,7 +227,7 @@ LogicalResult sympow::emulator::instrumentAccesses(Operation *fn,
     else if (auto store = dyn_cast<memref::StoreOp>(op))
       ok = check(op, store.getMemRef(), store.getIndices(),
                  elementBytes(store.getMemRefType().getElementType()),
-                 abi::Write, calls);
+                 abi::Write, calls, store.getValue());
     else if (auto load = dyn_cast<vector::LoadOp>(op)) {
       if (load.getVectorType().getRank() > 1)
         return op->emitError("the emulator supports 1-D vector.load only");
@@ -209,7 +239,7 @@ LogicalResult sympow::emulator::instrumentAccesses(Operation *fn,
         return op->emitError("the emulator supports 1-D vector.store only");
       ok = check(op, store.getBase(), store.getIndices(),
                  bytesOf(store.getMemRefType(), store.getVectorType()),
-                 abi::Write, calls);
+                 abi::Write, calls, store.getValueToStore());
     } else if (auto rmw = dyn_cast<memref::AtomicRMWOp>(op))
       ok = check(op, rmw.getMemref(), rmw.getIndices(),
                  elementBytes(rmw.getMemRefType().getElementType()),

@@ -168,12 +168,23 @@ void BlockRunner::run(Dim3 block) {
       if (blockFailed || launch.stop.load(std::memory_order_relaxed))
         return;
     }
-    // Warp collectives whose lanes have all arrived.
+    // Warp collectives whose lanes have all arrived: every lane of the warp
+    // for ldmatrix and mma.sync, the first `width` lanes for a shuffle (its
+    // member mask, as the NVVM lowering builds it).
     bool released = false;
     for (unsigned w = 0; w < numWarps; ++w) {
       size_t begin = w * 32, end = std::min<size_t>(begin + 32, threads.size());
+      size_t first = begin;
+      while (first < end && threads[first].status != ThreadStatus::AtWarpOp)
+        ++first;
+      if (first == end)
+        continue;
+      size_t needed = end - begin;
+      if (threads[first].op.kind == WarpOpKind::Shuffle)
+        needed = std::min<size_t>(
+            needed, static_cast<size_t>(std::clamp(threads[first].op.width, 1, 32)));
       bool all = true;
-      for (size_t i = begin; i < end && all; ++i)
+      for (size_t i = begin; i < begin + needed && all; ++i)
         all = threads[i].status == ThreadStatus::AtWarpOp;
       if (!all)
         continue;
@@ -296,7 +307,7 @@ int64_t BlockRunner::query(ThreadState &t, int32_t what) const {
 
 bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
                          int64_t rootBase, int64_t rootBytes, int32_t flags,
-                         const char *site) {
+                         const char *site, int64_t value) {
   int space = (flags >> abi::SpaceShift) & 15;
   bool writes = flags & abi::Write;
   if (rootBytes >= 0) {
@@ -333,6 +344,14 @@ bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
       break;
     }
     if (s.writeEpoch == epoch && s.writer != t.linear) {
+      // Storing the bytes another thread stored (all lanes writing one
+      // flag) is benign on a GPU.
+      bool sameValue = writes && (flags & abi::HasValue) && bytes <= 8 &&
+                       !(flags & abi::Read) &&
+                       std::memcmp(reinterpret_cast<const void *>(addr),
+                                   &value, bytes) == 0;
+      if (sameValue)
+        continue;
       reportRace(t, s.writer, s.writeSite, /*otherWrote=*/true, writes,
                  offset + i, site);
       break;
@@ -462,10 +481,16 @@ void BlockRunner::warpOp(ThreadState &t) {
 
 void BlockRunner::runWarpOp(unsigned w) {
   size_t begin = w * 32, end = std::min<size_t>(begin + 32, threads.size());
-  ThreadState &first = threads[begin];
+  auto waiting = [&](size_t i) {
+    return threads[i].status == ThreadStatus::AtWarpOp;
+  };
+  size_t firstLane = begin;
+  while (!waiting(firstLane))
+    ++firstLane;
+  ThreadState &first = threads[firstLane];
   for (size_t i = begin; i < end; ++i)
-    if (threads[i].op.kind != first.op.kind ||
-        threads[i].op.site != first.op.site) {
+    if (waiting(i) && (threads[i].op.kind != first.op.kind ||
+                       threads[i].op.site != first.op.site)) {
       report(ReportKind::DivergentWarpOp, &threads[i],
              "divergent warp collective in " + where(&threads[i]) +
                  ": lane waits at " + siteText(threads[i].op.site) +
@@ -489,12 +514,15 @@ void BlockRunner::runWarpOp(unsigned w) {
   }
   if (kind == WarpOpKind::Shuffle) {
     for (size_t i = begin; i < end; ++i) {
+      if (!waiting(i))
+        continue;
       WarpOp &op = threads[i].op;
       auto [src, valid] = warp::shuffleSource(
           static_cast<unsigned>(i - begin), static_cast<uint32_t>(op.offset),
           static_cast<uint32_t>(op.width), op.mode);
-      // A source past a partial warp's end is an inactive lane.
-      if (src >= lanes) {
+      // A source past a partial warp's end, or not in the shuffle, is an
+      // inactive lane.
+      if (src >= lanes || !waiting(begin + src)) {
         src = static_cast<unsigned>(i - begin);
         valid = false;
       }
@@ -541,7 +569,8 @@ void BlockRunner::runWarpOp(unsigned w) {
     warp::mma(op.m, op.n, op.k, op.abType, op.cType, a, b, c, d);
   }
   for (size_t i = begin; i < end; ++i)
-    threads[i].status = ThreadStatus::Ready;
+    if (waiting(i))
+      threads[i].status = ThreadStatus::Ready;
 }
 
 void BlockRunner::completeCopies(ThreadState &t, int32_t keep) {

@@ -103,8 +103,11 @@ public:
   // Called by the emulated threads (through the ABI entry points).
   int64_t query(ThreadState &t, int32_t what) const;
   /// Checks an access; false if it is out of bounds (reported).
+  /// `value`: the bits a write stores, when flags has abi::HasValue (a
+  /// write of the bytes already there by another thread is not a race).
   bool access(ThreadState &t, int64_t addr, int64_t bytes, int64_t rootBase,
-              int64_t rootBytes, int32_t flags, const char *site);
+              int64_t rootBytes, int32_t flags, const char *site,
+              int64_t value = 0);
   void barrier(ThreadState &t, const char *site);
   /// Waits for the lanes of the warp; `t.op` holds this lane's part.
   void warpOp(ThreadState &t);

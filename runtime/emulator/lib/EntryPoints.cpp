@@ -20,9 +20,11 @@ int64_t __sympow_emu_query(int32_t what) {
 }
 
 void __sympow_emu_access(int64_t addr, int64_t bytes, int64_t rootBase,
-                         int64_t rootBytes, int32_t flags, const char *site) {
+                         int64_t rootBytes, int32_t flags, int64_t value,
+                         const char *site) {
   ThreadState &t = *currentThread;
-  if (!t.runner->access(t, addr, bytes, rootBase, rootBytes, flags, site))
+  if (!t.runner->access(t, addr, bytes, rootBase, rootBytes, flags, site,
+                        value))
     t.runner->abortThread(t);
 }
 

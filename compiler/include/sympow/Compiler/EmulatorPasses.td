@@ -29,7 +29,9 @@ def SympowGPUToEmulator
     - `gpu.shuffle`, `nvgpu.ldmatrix` and `nvgpu.mma.sync` become warp
       collectives in the runtime (PTX ISA fragment layouts);
       `nvgpu.device_async_copy`, `device_async_create_group` and
-      `device_async_wait` become cp.async emulation with group bookkeeping.
+      `device_async_wait` become cp.async emulation with group bookkeeping;
+    - `gpu.subgroup_reduce` and `gpu.all_reduce` are first lowered to
+      shuffles (and workgroup memory and barriers) by upstream's patterns.
 
     Kernels and device functions move to the top-level module as
     `<gpu.module>__<name>`; the module gets `sympow_emu.kernels` (symbol,
@@ -41,7 +43,8 @@ def SympowGPUToEmulator
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
     "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
+    "::mlir::cf::ControlFlowDialect"
   ];
   let options = [
     Option<"checkAccesses", "check-accesses", "bool", "true",

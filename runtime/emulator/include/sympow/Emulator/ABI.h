@@ -53,6 +53,7 @@ enum AccessFlag : int32_t {
   Atomic = 4,
   Deferred = 8, // checked now, written later (cp.async): no race tracking
   SpaceShift = 4,
+  HasValue = 256, // `value` holds the bits a write of at most 8 bytes stores
 };
 enum Space : int32_t { Global = 0, Workgroup = 1, Private = 2, Unknown = 3 };
 
@@ -73,7 +74,8 @@ inline constexpr int kDescriptorFields = 5;
 extern "C" {
 int64_t __sympow_emu_query(int32_t what);
 void __sympow_emu_access(int64_t addr, int64_t bytes, int64_t rootBase,
-                         int64_t rootBytes, int32_t flags, const char *site);
+                         int64_t rootBytes, int32_t flags, int64_t value,
+                         const char *site);
 void __sympow_emu_barrier(const char *site);
 int64_t __sympow_emu_shuffle(int64_t value, int32_t offset, int32_t width,
                              int32_t mode, const char *site);
