@@ -141,7 +141,7 @@ void BlockRunner::abortThread(ThreadState &t) {
 void BlockRunner::run(Dim3 block) {
   blockId = block;
   blockFailed = false;
-  ++epoch;
+  blockEpoch = ++epoch;
   if (launch.options.detectRaces)
     for (Shadow &s : shadow)
       s.asyncPending = 0; // an aborted block may leave copies behind
@@ -343,6 +343,11 @@ bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
       reportInFlight(t, s, writes, offset + i, site);
       break;
     }
+    if ((flags & abi::Read) && s.writeEpoch < blockEpoch &&
+        launch.options.detectUninitialized) {
+      reportUninitialized(t, offset + i, site);
+      break;
+    }
     if (s.writeEpoch == epoch && s.writer != t.linear) {
       // Storing the bytes another thread stored (all lanes writing one
       // flag) is benign on a GPU.
@@ -404,6 +409,29 @@ void BlockRunner::copyIssued(ThreadState &t, const PendingCopy &copy) {
     s.asyncIssuer = t.linear;
     s.asyncSite = copy.site;
   }
+}
+
+void BlockRunner::reportUninitialized(ThreadState &t, int64_t offset,
+                                      const char *site) {
+  {
+    std::lock_guard<std::mutex> lock(launch.mutex);
+    if (!launch.racesSeen.insert({nullptr, site}).second)
+      return; // one report per op
+  }
+  std::ostringstream os;
+  os << "read of uninitialized workgroup memory at byte offset " << offset
+     << " in " << where(&t) << ": " << siteText(site)
+     << " (no thread of the block wrote it)";
+  Report r;
+  r.kind = ReportKind::UninitializedRead;
+  r.kernel = launch.kernel.name;
+  r.block = blockId;
+  r.thread = t.tid;
+  r.site = siteText(site);
+  r.space = abi::Workgroup;
+  r.offset = offset;
+  r.message = os.str();
+  launch.addReport(std::move(r));
 }
 
 void BlockRunner::reportInFlight(ThreadState &t, const Shadow &s,

@@ -136,6 +136,7 @@ private:
   void reportRace(ThreadState &t, uint32_t other, const char *otherSite,
                   bool otherWrote, bool thisWrites, int64_t offset,
                   const char *site);
+  void reportUninitialized(ThreadState &t, int64_t offset, const char *site);
   void reportInFlight(ThreadState &t, const Shadow &s, bool thisWrites,
                       int64_t offset, const char *site);
   /// The shadow offset of [addr, addr + bytes) if it is workgroup memory
@@ -158,6 +159,7 @@ private:
   uint64_t staticBytes = 0, sharedBytes = 0;
   std::vector<Shadow> shadow;
   uint64_t epoch = 0; // grows across blocks, so shadow is never cleared
+  uint64_t blockEpoch = 0; // the epoch the current block started in
 
   // Packed arguments plus the two workgroup descriptors.
   std::vector<void *> args;

@@ -24,6 +24,8 @@ const char *sympow::emu::toString(ReportKind kind) {
     return "divergent-barrier";
   case ReportKind::DivergentWarpOp:
     return "divergent-warp-op";
+  case ReportKind::UninitializedRead:
+    return "uninitialized-read";
   case ReportKind::InvalidLaunch:
     return "invalid-launch";
   case ReportKind::Unsupported:

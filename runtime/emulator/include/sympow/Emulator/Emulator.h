@@ -40,6 +40,7 @@ enum class ReportKind {
   Race,             // two threads, one address, one barrier interval, a write
   DivergentBarrier, // a barrier not reached by all threads of a block
   DivergentWarpOp,  // a warp collective not reached by all lanes of a warp
+  UninitializedRead, // a workgroup byte read before any thread wrote it
   InvalidLaunch,    // bad grid, block or arguments
   Unsupported,      // an operation the emulator cannot run (e.g. mma shape)
 };
@@ -75,6 +76,9 @@ struct LaunchOptions {
   uint64_t stackBytes = 256 << 10;   // per emulated thread
   unsigned maxReports = 32;
   bool detectRaces = true;
+  /// Report reads of workgroup bytes no thread of the block wrote (needs
+  /// detectRaces, which keeps the shadow memory).
+  bool detectUninitialized = true;
   /// Byte every workgroup-memory byte starts as (0xff: NaN for floats, so a
   /// read of memory no thread wrote shows up in the results).
   int fillByte = 0xff;
