@@ -13,6 +13,7 @@
 #include "KernelRunner.h"
 
 #include "sympow/Compiler/GPU/AttentionKernel.h"
+#include "sympow/Compiler/GPU/ChunkedKernels.h"
 #include "sympow/Compiler/GPU/RecurrentKernel.h"
 
 #include <gtest/gtest.h>
@@ -96,6 +97,60 @@ INSTANTIATE_TEST_SUITE_P(
              RotaryLayout::Interleaved, 8, 1, 4}),
     [](const ::testing::TestParamInfo<Case> &info) {
       return std::string(info.param.name);
+    });
+
+/// The chunked kernels over T in {1, C - 1, C, C + 1, 3C + 5}, with an
+/// initial state and the final state checked.
+struct ChunkedCase {
+  Case layer;
+  int64_t chunk;
+};
+
+void PrintTo(const ChunkedCase &c, std::ostream *os) { *os << c.layer.name; }
+
+class ChunkedNumerics : public ::testing::TestWithParam<ChunkedCase> {};
+
+TEST_P(ChunkedNumerics, MatchesTheReference) {
+  const Case &c = GetParam().layer;
+  int64_t C = GetParam().chunk;
+  AttentionKernelSpec spec = specOf(c);
+  ASSERT_FALSE(verifyChunkedKernelSpec(spec, C));
+  for (int64_t T : {int64_t(1), C - 1, C, C + 1, 3 * C + 5}) {
+    if (T < 1)
+      continue;
+    LayerCase layer = randomLayer(spec, c.B, T, /*seed=*/unsigned(T * 31 + C),
+                                  /*withState=*/true);
+    KernelResult got = runChunked(spec, C, layer);
+    ASSERT_TRUE(got.error.empty()) << got.error;
+    ReferenceResult want = runReference(spec, layer);
+    ASSERT_TRUE(want.error.empty()) << want.error;
+    EXPECT_LE(maxAbsDiff(got.y, want.y), tolerance(c.dtype) * maxAbs(want.y))
+        << c.name << " T = " << T;
+    EXPECT_LE(maxAbsDiff(got.s, want.s), 1e-4 * maxAbs(want.s))
+        << c.name << " T = " << T;
+    EXPECT_LE(maxAbsDiff(got.z, want.z), 1e-4 * maxAbs(want.z))
+        << c.name << " T = " << T;
+    EXPECT_LE(maxAbsDiff(got.c, want.c), 1e-9 * (1 + maxAbs(want.c)))
+        << c.name << " T = " << T;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Variants, ChunkedNumerics,
+    ::testing::Values(
+        ChunkedCase{{"p2_f32_both_learned", 2, 16, 16, 4, 2, ElementKind::F32,
+                     GateKind::Both, ScheduleKind::Learned},
+                    8},
+        ChunkedCase{{"p2_bf16_data_uniform_half_e32", 2, 16, 32, 2, 2,
+                     ElementKind::BF16, GateKind::Data, ScheduleKind::Uniform,
+                     RotaryLayout::Half},
+                    4},
+        ChunkedCase{{"p4_f16_head_none", 4, 16, 16, 2, 1, ElementKind::F16,
+                     GateKind::Head, ScheduleKind::None,
+                     RotaryLayout::Interleaved, 0, 1},
+                    5}),
+    [](const ::testing::TestParamInfo<ChunkedCase> &info) {
+      return std::string(info.param.layer.name);
     });
 
 class AttentionNumerics : public ::testing::TestWithParam<Case> {};

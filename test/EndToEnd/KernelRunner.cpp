@@ -3,6 +3,7 @@
 #include "KernelRunner.h"
 
 #include "sympow/Compiler/Emulator/JIT.h"
+#include "sympow/Compiler/GPU/ChunkedKernels.h"
 #include "sympow/Compiler/GPU/RecurrentKernel.h"
 #include "sympow/Emulator/Emulator.h"
 #include "sympow/Emulator/Half.h"
@@ -216,58 +217,74 @@ private:
   std::vector<void *> packed;
 };
 
-using KernelBuilder = gpu::GPUFuncOp (*)(OpBuilder &, gpu::GPUModuleOp,
-                                         const AttentionKernelSpec &,
-                                         StringRef);
+/// A module of generated kernels, JIT-compiled for the emulator, launched
+/// as their `sympow.launch` metadata says.
+class CompiledKernels {
+public:
+  /// `build` adds the kernels to the gpu.module it is given.
+  explicit CompiledKernels(
+      llvm::function_ref<void(OpBuilder &, gpu::GPUModuleOp)> build) {
+    DialectRegistry registry;
+    EmulatorJIT::registerDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    OpBuilder b(&context);
+    module = ModuleOp::create(b.getUnknownLoc());
+    (*module)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                       b.getUnitAttr());
+    b.setInsertionPointToEnd(module->getBody());
+    auto gpuModule = gpu::GPUModuleOp::create(b, b.getUnknownLoc(), "kernels");
+    build(b, gpuModule);
+    auto compiled = EmulatorJIT::compile(*module);
+    if (!compiled)
+      error = "JIT: " + llvm::toString(compiled.takeError());
+    else
+      jit = std::move(*compiled);
+  }
 
-/// Builds the kernel, JIT-compiles it for the emulator and launches it as
-/// its `sympow.launch` metadata says.
-std::string launchKernel(const AttentionKernelSpec &spec, KernelBuilder build,
-                         const char *name, int64_t B, int64_t T,
-                         std::vector<Buffer *> buffers) {
+  /// Launches kernel `name` on `buffers` (then B, T); "" or the problem.
+  std::string launch(const char *name, const std::vector<Buffer *> &buffers,
+                     int64_t B, int64_t T) {
+    if (!error.empty())
+      return error;
+    gpu::GPUFuncOp fn;
+    module->walk([&](gpu::GPUFuncOp f) {
+      if (f.getName() == name)
+        fn = f;
+    });
+    const emu::Kernel *kernel = jit->kernel(name);
+    if (!fn || !kernel)
+      return std::string("no kernel ") + name + " in the compiled module";
+    auto meta = fn->getAttrOfType<DictionaryAttr>("sympow.launch");
+    if (!meta)
+      return std::string(name) + " has no sympow.launch metadata";
+    auto block = cast<DenseI32ArrayAttr>(meta.get("block")).asArrayRef();
+    int64_t tokens = cast<IntegerAttr>(meta.get("tokens_per_block")).getInt();
+    int64_t gridY = cast<IntegerAttr>(meta.get("grid_y")).getInt();
+    int64_t dynamicShared =
+        cast<IntegerAttr>(meta.get("dynamic_shared_bytes")).getInt();
+    PackedArgs args;
+    for (Buffer *buffer : buffers)
+      args.buffer(*buffer);
+    args.scalar(B);
+    args.scalar(T);
+    emu::Dim3 grid{
+        static_cast<uint32_t>(tokens ? (T + tokens - 1) / tokens : 1),
+        static_cast<uint32_t>(gridY), static_cast<uint32_t>(B)};
+    emu::Dim3 threads{static_cast<uint32_t>(block[0]),
+                      static_cast<uint32_t>(block[1]),
+                      static_cast<uint32_t>(block[2])};
+    emu::LaunchResult result =
+        emu::launch(*kernel, grid, threads, dynamicShared, args.data());
+    return result.ok() ? "" : std::string(name) + ": " + result.message();
+  }
+
+private:
   MLIRContext context;
-  DialectRegistry registry;
-  EmulatorJIT::registerDialects(registry);
-  context.appendDialectRegistry(registry);
-  context.loadAllAvailableDialects();
-  OpBuilder b(&context);
-  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
-  (*module)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                     b.getUnitAttr());
-  b.setInsertionPointToEnd(module->getBody());
-  auto gpuModule = gpu::GPUModuleOp::create(b, b.getUnknownLoc(), "kernels");
-  gpu::GPUFuncOp fn = build(b, gpuModule, spec, name);
-
-  auto launch = fn->getAttrOfType<DictionaryAttr>("sympow.launch");
-  if (!launch)
-    return "the kernel has no sympow.launch metadata";
-  auto block = cast<DenseI32ArrayAttr>(launch.get("block")).asArrayRef();
-  int64_t tokens = cast<IntegerAttr>(launch.get("tokens_per_block")).getInt();
-  int64_t gridY = cast<IntegerAttr>(launch.get("grid_y")).getInt();
-  int64_t dynamicShared =
-      cast<IntegerAttr>(launch.get("dynamic_shared_bytes")).getInt();
-
-  auto jit = EmulatorJIT::compile(*module);
-  if (!jit)
-    return "JIT: " + llvm::toString(jit.takeError());
-  const emu::Kernel *kernel = (*jit)->kernel(name);
-  if (!kernel)
-    return std::string("no kernel ") + name + " in the compiled module";
-
-  PackedArgs args;
-  for (Buffer *buffer : buffers)
-    args.buffer(*buffer);
-  args.scalar(B);
-  args.scalar(T);
-  emu::Dim3 grid{static_cast<uint32_t>(tokens ? (T + tokens - 1) / tokens : 1),
-                 static_cast<uint32_t>(gridY), static_cast<uint32_t>(B)};
-  emu::Dim3 threads{static_cast<uint32_t>(block[0]),
-                    static_cast<uint32_t>(block[1]),
-                    static_cast<uint32_t>(block[2])};
-  emu::LaunchResult result =
-      emu::launch(*kernel, grid, threads, dynamicShared, args.data());
-  return result.ok() ? "" : result.message();
-}
+  OwningOpRef<ModuleOp> module;
+  std::unique_ptr<EmulatorJIT> jit;
+  std::string error;
+};
 
 } // namespace
 
@@ -349,8 +366,10 @@ KernelResult runAttention(const AttentionKernelSpec &spec,
       elem, std::vector<double>(layer.B * layer.T * spec.hq * spec.e, 0.0));
   buffers.push_back(&y);
   KernelResult result;
-  result.error = launchKernel(spec, buildAttentionKernel, "attention",
-                              layer.B, layer.T, buffers);
+  CompiledKernels kernels([&](OpBuilder &b, gpu::GPUModuleOp m) {
+    buildAttentionKernel(b, m, spec);
+  });
+  result.error = kernels.launch("attention", buffers, layer.B, layer.T);
   result.y = y.read();
   return result;
 }
@@ -377,12 +396,86 @@ KernelResult runRecurrent(const AttentionKernelSpec &spec,
                                  orZeros(layer.c0, layer.B * spec.h));
   buffers.insert(buffers.end(), {&y, &s, &z, &c});
   KernelResult result;
-  result.error = launchKernel(spec, buildRecurrentKernel, "recurrent",
-                              layer.B, layer.T, buffers);
+  CompiledKernels kernels([&](OpBuilder &b, gpu::GPUModuleOp m) {
+    buildRecurrentKernel(b, m, spec);
+  });
+  result.error = kernels.launch("recurrent", buffers, layer.B, layer.T);
   result.y = y.read();
   result.s = s.read();
   result.z = z.read();
   result.c = c.read();
+  return result;
+}
+
+KernelResult runChunked(const AttentionKernelSpec &spec, int64_t chunk,
+                        const LayerCase &layer) {
+  Buffer::Kind elem = Buffer::of(spec.dtype);
+  int64_t dim = stateDim(spec), B = layer.B, T = layer.T;
+  int64_t N = (T + chunk - 1) / chunk, H = spec.h;
+  std::deque<Buffer> store;
+  auto buffer = [&](Buffer::Kind kind, std::vector<double> values) {
+    return &store.emplace_back(kind, values);
+  };
+  auto zeros = [](int64_t n) { return std::vector<double>(n, 0.0); };
+  auto orZeros = [&](const std::vector<double> &x, int64_t n) {
+    return x.empty() ? zeros(n) : x;
+  };
+  Buffer *q = buffer(elem, layer.q), *k = buffer(elem, layer.k),
+         *v = buffer(elem, layer.v);
+  Buffer *logG = buffer(Buffer::F32, layer.logG),
+         *logGamma = buffer(Buffer::F32, layer.logGamma),
+         *beta = buffer(Buffer::F32, layer.beta);
+  Buffer *y = buffer(elem, zeros(B * T * spec.hq * spec.e));
+  Buffer *s = buffer(Buffer::F32, orZeros(layer.s0, B * H * dim * spec.e));
+  Buffer *z = buffer(Buffer::F32, orZeros(layer.z0, B * H * dim));
+  Buffer *c = buffer(Buffer::F64, orZeros(layer.c0, B * H));
+  Buffer *counts = buffer(Buffer::F64, zeros(B * T * H));
+  Buffer *dS = buffer(Buffer::F32, zeros(B * N * H * dim * spec.e));
+  Buffer *dZ = buffer(Buffer::F32, zeros(B * N * H * dim));
+  Buffer *decay = buffer(Buffer::F32, zeros(B * N * H));
+
+  auto gates = [&](std::vector<Buffer *> list) {
+    if (spec.hasLogG())
+      list.push_back(logG);
+    if (spec.hasLogGamma())
+      list.push_back(logGamma);
+    return list;
+  };
+  auto withCounts = [&](std::vector<Buffer *> list) {
+    if (spec.rotates())
+      list.push_back(counts);
+    return list;
+  };
+  auto append = [](std::vector<Buffer *> list,
+                   std::initializer_list<Buffer *> more) {
+    list.insert(list.end(), more);
+    return list;
+  };
+
+  CompiledKernels kernels([&](OpBuilder &b, gpu::GPUModuleOp m) {
+    buildChunkedKernels(b, m, spec, chunk);
+  });
+  KernelResult result;
+  std::vector<std::pair<const char *, std::vector<Buffer *>>> launches;
+  if (spec.rotates())
+    launches.push_back(
+        {"chunk_counts", spec.hasBeta() ? std::vector<Buffer *>{beta, counts, c}
+                                        : std::vector<Buffer *>{counts, c}});
+  launches.push_back(
+      {"chunk_states", append(withCounts(gates({k, v})), {dS, dZ, decay})});
+  launches.push_back(
+      {"chunk_scan", append(withCounts({s, z, c}), {dS, dZ, decay})});
+  launches.push_back(
+      {"chunk_output", append(withCounts(gates({q, k, v})), {dS, dZ, y})});
+  for (auto &[name, buffers] : launches) {
+    result.error = kernels.launch(name, buffers, B, T);
+    if (!result.error.empty())
+      return result;
+  }
+  result.y = y->read();
+  result.s = s->read();
+  result.z = z->read();
+  result.c = c->read();
   return result;
 }
 

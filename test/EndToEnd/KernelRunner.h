@@ -45,6 +45,9 @@ KernelResult runAttention(const AttentionKernelSpec &spec,
                           const LayerCase &layer);
 KernelResult runRecurrent(const AttentionKernelSpec &spec,
                           const LayerCase &layer);
+/// The chunked formulation's kernels in launch order, chunks of `chunk`.
+KernelResult runChunked(const AttentionKernelSpec &spec, int64_t chunk,
+                        const LayerCase &layer);
 ReferenceResult runReference(const AttentionKernelSpec &spec,
                              const LayerCase &layer);
 

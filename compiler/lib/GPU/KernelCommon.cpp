@@ -85,8 +85,14 @@ std::pair<Value, Value> rotatePair(Emitter &E, const AttentionKernelSpec &spec,
   Value alpha = E.mul(count, rate);
   Value turns = E.floor(E.mul(alpha, E.f64(1.0 / kTwoPi)));
   Value angle = E.convert(E.fma(turns, E.f64(-kTwoPi), alpha), f32);
-  Value cos = E.select(rotated, E.cos(angle), E.f32(1.0));
-  Value sin = E.select(rotated, E.sin(angle), E.f32(0.0));
+  // The angle is already in [0, 2*pi): the hardware approximations
+  // (__nv_fast_sinf/cosf, error ~1e-6) need no argument reduction, whose
+  // slow path would cost a local-memory frame.
+  auto afn = arith::FastMathFlags::afn;
+  Value cos = E.select(rotated, math::CosOp::create(E.b, E.loc, angle, afn),
+                       E.f32(1.0));
+  Value sin = E.select(rotated, math::SinOp::create(E.b, E.loc, angle, afn),
+                       E.f32(0.0));
   return {E.sub(E.mul(x0, cos), E.mul(x1, sin)),
           E.add(E.mul(x0, sin), E.mul(x1, cos))};
 }

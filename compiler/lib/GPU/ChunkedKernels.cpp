@@ -1,0 +1,554 @@
+//===- ChunkedKernels.cpp - The chunked formulation's gpu.funcs -----------===//
+//
+// Scalar f32 kernels (FMA, full f32 accuracy for every input type); the
+// tensor-core versions of chunk_states and chunk_output come with the
+// performance work. Threads of chunk_states, chunk_scan and chunk_output
+// form L row lanes of e columns, as in the recurrent kernel: column c of a
+// thread is column c of the state or of y.
+//
+// Absolute angle counts rotate the keys that enter a state (the conformal
+// form of SPEC) and the queries that read it; inside a chunk only
+// differences of counts and gates matter. Log gates are summed from the
+// chunk's start, so every exp() of a gate difference is at most 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sympow/Compiler/GPU/ChunkedKernels.h"
+
+#include "KernelCommon.h"
+#include "SymmetricPowerRows.h"
+
+#include "sympow/Dialect/SymmetricPower.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <limits>
+
+using namespace mlir;
+using sympow::gpu_detail::Emitter;
+
+namespace sympow {
+namespace {
+
+constexpr int64_t kTargetThreads = 256;
+
+int64_t rowLanes(const AttentionKernelSpec &s) {
+  return std::max<int64_t>(1, kTargetThreads / s.e);
+}
+
+/// What every chunked kernel knows about itself.
+struct Chunked {
+  const AttentionKernelSpec &spec;
+  Emitter &E;
+  int64_t C, dim, g;
+  Type elem;
+  Value T, b, tid, lane, col;
+
+  int64_t threads() const { return chunkedThreadsPerBlock(spec); }
+  Value chunks() { return E.div(E.add(T, E.idx(C - 1)), E.idx(C)); }
+  /// Flat offset of [b, t, head, 0] in a [B, T, heads, width] tensor.
+  Value tokenOffset(Value t, int64_t heads, Value head, int64_t width) {
+    Value bt = E.add(E.mul(b, T), t);
+    return E.mul(E.add(E.mul(bt, E.idx(heads)), head), E.idx(width));
+  }
+  /// Flat offset of [b, n, h, 0] in a [B, N, H, width] tensor.
+  Value chunkOffset(Value n, Value h, int64_t width) {
+    Value bn = E.add(E.mul(b, chunks()), n);
+    return E.mul(E.add(E.mul(bn, E.idx(spec.h)), h), E.idx(width));
+  }
+  Value isThread0() { return E.cmpi(arith::CmpIPredicate::eq, tid, E.idx(0)); }
+};
+
+/// The kernel's function with buffer arguments of the given element types
+/// (then i64 B, T), its workgroup arrays, launch metadata and ids.
+gpu::GPUFuncOp createKernel(OpBuilder &b, gpu::GPUModuleOp module,
+                            StringRef name, ArrayRef<Type> buffers,
+                            ArrayRef<Type> workgroup, int64_t threads,
+                            int64_t tokensPerBlock, int64_t gridY) {
+  SmallVector<Type> args;
+  for (Type t : buffers)
+    args.push_back(gpu_detail::bufferType(t));
+  args.append({b.getI64Type(), b.getI64Type()});
+  auto fn = gpu::GPUFuncOp::create(b, module.getLoc(), name,
+                                   b.getFunctionType(args, {}), workgroup);
+  gpu_detail::setLaunch(b, fn, threads, tokensPerBlock, gridY);
+  b.setInsertionPointToStart(&fn.getBody().front());
+  return fn;
+}
+
+/// Fills T, b and the thread ids of `K` from `fn` (whose last argument is T).
+void bindIds(Chunked &K, gpu::GPUFuncOp fn) {
+  Emitter &E = K.E;
+  // The block's arguments go on with the workgroup arrays: T is the last
+  // argument of the function type.
+  unsigned last = fn.getFunctionType().getNumInputs() - 1;
+  K.T = arith::IndexCastOp::create(E.b, E.loc, E.b.getIndexType(),
+                                   fn.getArgument(last));
+  K.b = gpu::BlockIdOp::create(E.b, E.loc, gpu::Dimension::z);
+  K.tid = gpu::ThreadIdOp::create(E.b, E.loc, gpu::Dimension::x);
+  K.lane = E.div(K.tid, E.idx(K.spec.e));
+  K.col = E.rem(K.tid, E.idx(K.spec.e));
+}
+
+/// The buffer arguments after q/k/v: [log_g], [log_gamma].
+void appendGates(const AttentionKernelSpec &s, OpBuilder &b,
+                 SmallVectorImpl<Type> &types) {
+  if (s.hasLogG())
+    types.push_back(b.getF32Type());
+  if (s.hasLogGamma())
+    types.push_back(b.getF32Type());
+}
+
+/// Inclusive prefix of log_g + log_gamma over the chunk's tokens into
+/// `prefix` [C] (thread 0, serially); returns nothing, no barrier.
+void emitGatePrefix(Chunked &K, Value logG, Value logGamma, Value h, Value t0,
+                    Value prefix) {
+  Emitter &E = K.E;
+  const AttentionKernelSpec &s = K.spec;
+  E.ifThen(K.isThread0(), [&] {
+    Value gamma = logGamma ? E.load(logGamma, {h}) : E.f32(0.0);
+    E.forLoop(E.idx(0), E.idx(K.C), E.idx(1), {E.f32(0.0)},
+              [&](Value j, ValueRange acc) {
+                Value t = E.add(t0, j);
+                Value inside = E.ult(t, K.T);
+                Value g = gamma;
+                if (s.hasLogG()) {
+                  Value at = K.tokenOffset(E.min(t, E.sub(K.T, E.idx(1))),
+                                           s.h, h, 1);
+                  g = E.add(g, E.load(logG, {at}));
+                }
+                Value sum = E.add(acc[0], E.select(inside, g, E.f32(0.0)));
+                E.store(sum, prefix, {j});
+                return SmallVector<Value>{sum};
+              });
+  });
+}
+
+/// Rows t0 .. t0 + C - 1 of a [B, T, heads, d] tensor into `tile` [C * d]
+/// as f32, times `factor`, rotated by the absolute counts; zero past T.
+void emitLoadRotatedTile(Chunked &K, Value src, int64_t heads, Value head,
+                         Value t0, Value counts, Value countHead, Value theta,
+                         double factor, Value tile) {
+  Emitter &E = K.E;
+  const AttentionKernelSpec &s = K.spec;
+  Type f32 = E.b.getF32Type();
+  int64_t pairs = s.d / 2;
+  E.forLoop(K.tid, E.idx(K.C * pairs), E.idx(K.threads()), {},
+            [&](Value item, ValueRange) {
+              Value j = E.div(item, E.idx(pairs));
+              Value m = E.rem(item, E.idx(pairs));
+              Value t = E.add(t0, j);
+              Value inside = E.ult(t, K.T);
+              Value tc = E.min(t, E.sub(K.T, E.idx(1)));
+              Value base = K.tokenOffset(tc, heads, head, s.d);
+              auto [i0, i1] = gpu_detail::pairDims(E, s, m);
+              auto read = [&](Value dim) {
+                Value x = E.convert(E.load(src, {E.add(base, dim)}), f32);
+                x = factor == 1.0 ? x : E.mul(x, E.f32(factor));
+                return E.select(inside, x, E.f32(0.0));
+              };
+              Value x0 = read(i0), x1 = read(i1);
+              if (s.rotates()) {
+                Value c = E.load(counts, {K.tokenOffset(tc, s.h, countHead, 1)});
+                std::tie(x0, x1) =
+                    gpu_detail::rotatePair(E, s, theta, m, c, x0, x1);
+              }
+              Value row = E.mul(j, E.idx(s.d));
+              E.store(x0, tile, {E.add(row, i0)});
+              E.store(x1, tile, {E.add(row, i1)});
+              return SmallVector<Value>{};
+            });
+}
+
+//===----------------------------------------------------------------------===//
+// chunk_counts: c_t for every token (f64), from c_0.
+//===----------------------------------------------------------------------===//
+
+void buildCounts(OpBuilder &b, gpu::GPUModuleOp module,
+                 const AttentionKernelSpec &s, int64_t C) {
+  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  SmallVector<Type> buffers;
+  if (s.hasBeta())
+    buffers.push_back(f32);
+  buffers.append({f64, f64});
+  // One thread per (head, sequence): the counts are a serial prefix sum.
+  gpu::GPUFuncOp fn = createKernel(b, module, "chunk_counts", buffers, {},
+                                   /*threads=*/1, /*tokensPerBlock=*/0, s.h);
+  Emitter E(b, module.getLoc());
+  Chunked K{s, E, C, 0, 0, Type()};
+  bindIds(K, fn);
+  unsigned a = 0;
+  Value beta = s.hasBeta() ? fn.getArgument(a++) : Value();
+  Value counts = fn.getArgument(a++), c = fn.getArgument(a++);
+  Value h = gpu::BlockIdOp::create(b, E.loc, gpu::Dimension::y);
+  Value bh = E.add(E.mul(K.b, E.idx(s.h)), h);
+  E.forLoop(E.idx(0), K.T, E.idx(1), {E.load(c, {bh})},
+            [&](Value t, ValueRange acc) {
+              Value at = K.tokenOffset(t, s.h, h, 1);
+              Value step = beta ? E.convert(E.load(beta, {at}), f64)
+                                : E.f64(1.0);
+              Value next = E.add(acc[0], step);
+              E.store(next, counts, {at});
+              return SmallVector<Value>{next};
+            });
+  gpu::ReturnOp::create(b, E.loc);
+}
+
+//===----------------------------------------------------------------------===//
+// chunk_states: dS_n = sum_j w_j phi(k_j) (x) v_j, dZ_n = sum_j w_j phi(k_j),
+// w_j = exp(G_last - G_j), decay_n = G_last.
+//===----------------------------------------------------------------------===//
+
+void buildStates(OpBuilder &b, gpu::GPUModuleOp module,
+                 const AttentionKernelSpec &s, int64_t C, int64_t dim) {
+  MLIRContext *ctx = b.getContext();
+  Type elem = gpu_detail::elementType(ctx, s.dtype);
+  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  SmallVector<Type> buffers{elem, elem};
+  appendGates(s, b, buffers);
+  if (s.rotates())
+    buffers.push_back(f64);
+  buffers.append({f32, f32, f32});
+  int64_t r = s.effectiveRotaryDims();
+  using gpu_detail::workgroupMemRef;
+  gpu::GPUFuncOp fn = createKernel(
+      b, module, "chunk_states", buffers,
+      {workgroupMemRef({C * s.d}, f32), workgroupMemRef({C * s.e}, f32),
+       workgroupMemRef({C}, f32),
+       workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64)},
+      chunkedThreadsPerBlock(s), C, s.h);
+  Emitter E(b, module.getLoc());
+  Chunked K{s, E, C, dim, s.hq / s.h, elem};
+  bindIds(K, fn);
+  unsigned a = 0;
+  Value k = fn.getArgument(a++), v = fn.getArgument(a++);
+  Value logG = s.hasLogG() ? fn.getArgument(a++) : Value();
+  Value logGamma = s.hasLogGamma() ? fn.getArgument(a++) : Value();
+  Value counts = s.rotates() ? fn.getArgument(a++) : Value();
+  Value dS = fn.getArgument(a++), dZ = fn.getArgument(a++),
+        decay = fn.getArgument(a++);
+  auto wg = fn.getWorkgroupAttributions();
+  Value keys = wg[0], values = wg[1], weights = wg[2], theta = wg[3];
+
+  Value n = gpu::BlockIdOp::create(b, E.loc, gpu::Dimension::x);
+  Value h = gpu::BlockIdOp::create(b, E.loc, gpu::Dimension::y);
+  Value t0 = E.mul(n, E.idx(C));
+  gpu_detail::emitThetaTable(E, s, theta, K.tid, K.threads());
+  // Weights: G_j first, then exp(G_last - G_j) (0 past T); decay_n = G_last.
+  emitGatePrefix(K, logG, logGamma, h, t0, weights);
+  E.ifThen(K.isThread0(), [&] {
+    Value last = E.load(weights, {E.idx(C - 1)});
+    E.forLoop(E.idx(0), E.idx(C), E.idx(1), {}, [&](Value j, ValueRange) {
+      Value w = E.exp(E.sub(last, E.load(weights, {j})));
+      E.store(E.select(E.ult(E.add(t0, j), K.T), w, E.f32(0.0)), weights,
+              {j});
+      return SmallVector<Value>{};
+    });
+    E.store(last, decay, {K.chunkOffset(n, h, 1)});
+  });
+  gpu::BarrierOp::create(b, E.loc); // theta
+  emitLoadRotatedTile(K, k, s.h, h, t0, counts, h, theta, 1.0, keys);
+  E.forLoop(K.tid, E.idx(C * s.e), E.idx(K.threads()), {},
+            [&](Value item, ValueRange) {
+              Value j = E.div(item, E.idx(s.e)), i = E.rem(item, E.idx(s.e));
+              Value t = E.add(t0, j);
+              Value tc = E.min(t, E.sub(K.T, E.idx(1)));
+              Value x = E.convert(
+                  E.load(v, {E.add(K.tokenOffset(tc, s.h, h, s.e), i)}), f32);
+              E.store(E.select(E.ult(t, K.T), x, E.f32(0.0)), values, {item});
+              return SmallVector<Value>{};
+            });
+  gpu::BarrierOp::create(b, E.loc);
+
+  // This lane's rows of the state.
+  int64_t lanes = rowLanes(s), rowsPerLane = (dim + lanes - 1) / lanes;
+  Value rowBegin = E.min(E.mul(K.lane, E.idx(rowsPerLane)), E.idx(dim));
+  Value rowEnd = E.min(E.add(rowBegin, E.idx(rowsPerLane)), E.idx(dim));
+  SmallVector<Value> first =
+      gpu_detail::unrankMultiset(E, s.p, s.d, rowBegin);
+  Value sBase = K.chunkOffset(n, h, dim * s.e);
+  Value zBase = K.chunkOffset(n, h, dim);
+  E.forLoop(rowBegin, rowEnd, E.idx(1), first, [&](Value row, ValueRange st) {
+    Value coef = gpu_detail::multisetScale(E, st);
+    auto sums = E.forLoop(
+        E.idx(0), E.idx(C), E.idx(1), {E.f32(0.0), E.f32(0.0)},
+        [&](Value j, ValueRange acc) {
+          Value phi = E.mul(E.load(weights, {j}),
+                            gpu_detail::multisetProduct(
+                                E, keys, E.mul(j, E.idx(s.d)), st));
+          Value vj = E.load(values, {E.add(E.mul(j, E.idx(s.e)), K.col)});
+          return SmallVector<Value>{E.fma(phi, vj, acc[0]),
+                                    E.add(acc[1], phi)};
+        });
+    E.store(E.mul(coef, sums[0]), dS,
+            {E.add(E.add(sBase, E.mul(row, E.idx(s.e))), K.col)});
+    E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.col, E.idx(0)), [&] {
+      E.store(E.mul(coef, sums[1]), dZ, {E.add(zBase, row)});
+    });
+    return gpu_detail::nextMultiset(E, s.d, st);
+  });
+  gpu::ReturnOp::create(b, E.loc);
+}
+
+//===----------------------------------------------------------------------===//
+// chunk_scan: running = S (then Z); for n: dX_n <- running,
+// running = exp(decay_n) running + dX_n; S <- running. c <- c_{T-1}.
+//===----------------------------------------------------------------------===//
+
+void buildScan(OpBuilder &b, gpu::GPUModuleOp module,
+               const AttentionKernelSpec &s, int64_t C, int64_t dim) {
+  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  SmallVector<Type> buffers{f32, f32, f64};
+  if (s.rotates())
+    buffers.push_back(f64);
+  buffers.append({f32, f32, f32});
+  gpu::GPUFuncOp fn = createKernel(b, module, "chunk_scan", buffers, {},
+                                   chunkedThreadsPerBlock(s), 0, s.h);
+  Emitter E(b, module.getLoc());
+  Chunked K{s, E, C, dim, s.hq / s.h, Type()};
+  bindIds(K, fn);
+  unsigned a = 0;
+  Value S = fn.getArgument(a++), Z = fn.getArgument(a++),
+        c = fn.getArgument(a++);
+  Value counts = s.rotates() ? fn.getArgument(a++) : Value();
+  Value dS = fn.getArgument(a++), dZ = fn.getArgument(a++),
+        decay = fn.getArgument(a++);
+  Value h = gpu::BlockIdOp::create(b, E.loc, gpu::Dimension::y);
+  Value bh = E.add(E.mul(K.b, E.idx(s.h)), h);
+  Value N = K.chunks();
+
+  auto scan = [&](Value state, Value deltas, int64_t width) {
+    E.forLoop(K.tid, E.idx(width), E.idx(K.threads()), {},
+              [&](Value i, ValueRange) {
+                Value at = E.add(E.mul(bh, E.idx(width)), i);
+                auto last = E.forLoop(
+                    E.idx(0), N, E.idx(1), {E.load(state, {at})},
+                    [&](Value n, ValueRange acc) {
+                      Value slot = E.add(K.chunkOffset(n, h, width), i);
+                      Value own = E.load(deltas, {slot});
+                      E.store(acc[0], deltas, {slot});
+                      Value keep =
+                          E.exp(E.load(decay, {K.chunkOffset(n, h, 1)}));
+                      return SmallVector<Value>{E.fma(keep, acc[0], own)};
+                    });
+                E.store(last[0], state, {at});
+                return SmallVector<Value>{};
+              });
+  };
+  scan(S, dS, dim * s.e);
+  scan(Z, dZ, dim);
+  if (s.rotates())
+    E.ifThen(K.isThread0(), [&] {
+      E.ifThen(E.ult(E.idx(0), K.T), [&] {
+        Value last = K.tokenOffset(E.sub(K.T, E.idx(1)), s.h, h, 1);
+        E.store(E.load(counts, {last}), c, {bh});
+      });
+    });
+  gpu::ReturnOp::create(b, E.loc);
+}
+
+//===----------------------------------------------------------------------===//
+// chunk_output: y_i from the causal block inside the chunk and the state
+// before it, in log space.
+//===----------------------------------------------------------------------===//
+
+void buildOutput(OpBuilder &b, gpu::GPUModuleOp module,
+                 const AttentionKernelSpec &s, int64_t C, int64_t dim) {
+  MLIRContext *ctx = b.getContext();
+  Type elem = gpu_detail::elementType(ctx, s.dtype);
+  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  SmallVector<Type> buffers{elem, elem, elem};
+  appendGates(s, b, buffers);
+  if (s.rotates())
+    buffers.push_back(f64);
+  buffers.append({f32, f32, elem});
+  int64_t r = s.effectiveRotaryDims();
+  using gpu_detail::workgroupMemRef;
+  gpu::GPUFuncOp fn = createKernel(
+      b, module, "chunk_output", buffers,
+      {workgroupMemRef({C * s.d}, f32), workgroupMemRef({C * s.d}, f32),
+       workgroupMemRef({C}, f32),
+       workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64)},
+      chunkedThreadsPerBlock(s), C, s.hq);
+  Emitter E(b, module.getLoc());
+  Chunked K{s, E, C, dim, s.hq / s.h, elem};
+  bindIds(K, fn);
+  unsigned a = 0;
+  Value q = fn.getArgument(a++), k = fn.getArgument(a++),
+        v = fn.getArgument(a++);
+  Value logG = s.hasLogG() ? fn.getArgument(a++) : Value();
+  Value logGamma = s.hasLogGamma() ? fn.getArgument(a++) : Value();
+  Value counts = s.rotates() ? fn.getArgument(a++) : Value();
+  Value prefixS = fn.getArgument(a++), prefixZ = fn.getArgument(a++),
+        y = fn.getArgument(a++);
+  auto wg = fn.getWorkgroupAttributions();
+  Value qs = wg[0], ks = wg[1], gp = wg[2], theta = wg[3];
+
+  Value n = gpu::BlockIdOp::create(b, E.loc, gpu::Dimension::x);
+  Value hq = gpu::BlockIdOp::create(b, E.loc, gpu::Dimension::y);
+  Value h = E.div(hq, E.idx(K.g));
+  Value t0 = E.mul(n, E.idx(C));
+  gpu_detail::emitThetaTable(E, s, theta, K.tid, K.threads());
+  emitGatePrefix(K, logG, logGamma, h, t0, gp);
+  gpu::BarrierOp::create(b, E.loc); // theta
+  emitLoadRotatedTile(K, q, s.hq, hq, t0, counts, h, theta,
+                      s.effectiveScale(), qs);
+  emitLoadRotatedTile(K, k, s.h, h, t0, counts, h, theta, 1.0, ks);
+  gpu::BarrierOp::create(b, E.loc);
+
+  Value sBase = K.chunkOffset(n, h, dim * s.e);
+  Value zBase = K.chunkOffset(n, h, dim);
+  Value negInf = E.f32(-std::numeric_limits<float>::infinity());
+  int64_t lanes = rowLanes(s);
+  E.forLoop(K.lane, E.idx(C), E.idx(lanes), {}, [&](Value i, ValueRange) {
+    Value qRow = E.mul(i, E.idx(s.d));
+    // The state before the chunk: phi(q_i) . S[:, col] and phi(q_i) . Z.
+    SmallVector<Value> init(s.p, E.idx(0));
+    init.append({E.f32(0.0), E.f32(0.0)});
+    auto walk = E.forLoop(
+        E.idx(0), E.idx(dim), E.idx(1), init, [&](Value row, ValueRange st) {
+          ValueRange tuple = st.take_front(s.p);
+          Value phi = E.mul(gpu_detail::multisetScale(E, tuple),
+                            gpu_detail::multisetProduct(E, qs, qRow, tuple));
+          Value sv = E.load(prefixS,
+                            {E.add(E.add(sBase, E.mul(row, E.idx(s.e))),
+                                   K.col)});
+          Value zv = E.load(prefixZ, {E.add(zBase, row)});
+          SmallVector<Value> next = gpu_detail::nextMultiset(E, s.d, tuple);
+          next.append({E.fma(phi, sv, st[s.p]), E.fma(phi, zv, st[s.p + 1])});
+          return next;
+        });
+    Value ns = walk[s.p], ds = walk[s.p + 1];
+
+    // Inside the chunk: s_ij = G_i - G_j + p log|q_i . k_j|, j <= i.
+    Value gi = E.load(gp, {i});
+    auto score = [&](Value j) {
+      Value dot = E.forLoop(E.idx(0), E.idx(s.d), E.idx(1), {E.f32(0.0)},
+                            [&](Value x, ValueRange acc) {
+                              Value qx = E.load(qs, {E.add(qRow, x)});
+                              Value kx = E.load(
+                                  ks, {E.add(E.mul(j, E.idx(s.d)), x)});
+                              return SmallVector<Value>{E.fma(qx, kx, acc[0])};
+                            })[0];
+      Value logPow =
+          E.mul(E.f32(static_cast<double>(s.p)), E.log(E.abs(dot)));
+      Value valid = E.ult(E.add(t0, j), K.T);
+      return E.select(valid, E.add(E.sub(gi, E.load(gp, {j})), logPow),
+                      negInf);
+    };
+    Value end = E.add(i, E.idx(1));
+    Value m = E.forLoop(E.idx(0), end, E.idx(1), {negInf},
+                        [&](Value j, ValueRange acc) {
+                          return SmallVector<Value>{E.max(acc[0], score(j))};
+                        })[0];
+    Value mFinite = E.cmpf(arith::CmpFPredicate::ONE, m, negInf);
+    Value mSafe = E.select(mFinite, m, E.f32(0.0));
+    auto sums = E.forLoop(
+        E.idx(0), end, E.idx(1), {E.f32(0.0), E.f32(0.0)},
+        [&](Value j, ValueRange acc) {
+          Value sij = score(j);
+          Value w = E.select(E.cmpf(arith::CmpFPredicate::ONE, sij, negInf),
+                             E.exp(E.sub(sij, mSafe)), E.f32(0.0));
+          Value t = E.min(E.add(t0, j), E.sub(K.T, E.idx(1)));
+          Value vj = E.convert(
+              E.load(v, {E.add(K.tokenOffset(t, s.h, h, s.e), K.col)}), f32);
+          return SmallVector<Value>{E.fma(w, vj, acc[0]), E.add(acc[1], w)};
+        });
+
+    // Combine at the larger of the two scales, so nothing overflows:
+    // y = (num e^(m-M) + ns e^(G_i-M)) / (den e^(m-M) + ds e^(G_i-M)).
+    Value hasState = E.cmpf(arith::CmpFPredicate::OGT, ds, E.f32(0.0));
+    Value stateScale =
+        E.select(hasState, E.add(gi, E.log(E.select(hasState, ds, E.f32(1.0)))),
+                 negInf);
+    Value M = E.max(m, stateScale);
+    Value any = E.cmpf(arith::CmpFPredicate::ONE, M, negInf);
+    Value MSafe = E.select(any, M, E.f32(0.0));
+    Value blockWeight =
+        E.select(mFinite, E.exp(E.sub(mSafe, MSafe)), E.f32(0.0));
+    Value stateWeight = E.select(any, E.exp(E.sub(gi, MSafe)), E.f32(0.0));
+    Value num = E.add(E.mul(sums[0], blockWeight), E.mul(ns, stateWeight));
+    Value den = E.add(E.mul(sums[1], blockWeight), E.mul(ds, stateWeight));
+    Value positive = E.cmpf(arith::CmpFPredicate::OGT, den, E.f32(0.0));
+    Value yv = E.select(positive, E.div(num, E.select(positive, den, E.f32(1.0))),
+                        E.f32(0.0));
+    Value t = E.add(t0, i);
+    E.ifThen(E.ult(t, K.T), [&] {
+      E.store(E.convert(yv, K.elem), y,
+              {E.add(K.tokenOffset(t, s.hq, hq, s.e), K.col)});
+    });
+    return SmallVector<Value>{};
+  });
+  gpu::ReturnOp::create(b, E.loc);
+}
+
+} // namespace
+
+int64_t chunkedThreadsPerBlock(const AttentionKernelSpec &spec) {
+  return rowLanes(spec) * spec.e;
+}
+
+llvm::Error verifyChunkedKernelSpec(const AttentionKernelSpec &spec,
+                                    int64_t chunk) {
+  auto fail = [](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+  };
+  AttentionKernelSpec scalar = spec;
+  scalar.path = AttentionPath::Scalar;
+  scalar.blockTokens = 1;
+  if (llvm::Error error = verifyAttentionKernelSpec(scalar))
+    return error;
+  if (spec.relativeSchedule())
+    return fail(llvm::formatv("schedule '{0}' has no chunked form: only the "
+                              "attention kernel computes it",
+                              stringifyScheduleKind(spec.schedule)));
+  if (chunk < 1 || chunk > 256)
+    return fail(llvm::formatv("chunk size {0} is not supported: it must be in "
+                              "[1, 256]",
+                              chunk));
+  std::optional<int64_t> dim = symmetricPowerDim(spec.d, spec.p);
+  if (!dim || *dim > (int64_t(1) << 31) / spec.e)
+    return fail(llvm::formatv("phi^{0} of d = {1} is too large a state for "
+                              "the chunked kernels",
+                              spec.p, spec.d));
+  // chunk_output keeps the chunk's queries and keys; chunk_states its keys
+  // and values.
+  int64_t shared = chunk * 4 * std::max(2 * spec.d, spec.d + spec.e) +
+                   chunk * 4 + spec.effectiveRotaryDims() / 2 * 8;
+  if (shared > 48 * 1024)
+    return fail(llvm::formatv(
+        "chunks of {0} tokens need {1} bytes of workgroup memory at d = {2}, "
+        "e = {3}, more than 48 KiB; use chunks of at most {4}",
+        chunk, shared, spec.d, spec.e,
+        (48 * 1024 - spec.effectiveRotaryDims() / 2 * 8) /
+            (4 * std::max(2 * spec.d, spec.d + spec.e) + 4)));
+  if (chunkedThreadsPerBlock(spec) > 1024)
+    return fail(llvm::formatv("e = {0} needs more than 1024 threads", spec.e));
+  return llvm::Error::success();
+}
+
+std::vector<std::string> buildChunkedKernels(OpBuilder &builder,
+                                             gpu::GPUModuleOp module,
+                                             const AttentionKernelSpec &spec,
+                                             int64_t chunk) {
+  OpBuilder::InsertionGuard guard(builder);
+  int64_t dim = *symmetricPowerDim(spec.d, spec.p);
+  std::vector<std::string> names;
+  auto emit = [&](StringRef name, auto build) {
+    builder.setInsertionPointToEnd(module.getBody());
+    build();
+    names.push_back(name.str());
+  };
+  if (spec.rotates())
+    emit("chunk_counts", [&] { buildCounts(builder, module, spec, chunk); });
+  emit("chunk_states",
+       [&] { buildStates(builder, module, spec, chunk, dim); });
+  emit("chunk_scan", [&] { buildScan(builder, module, spec, chunk, dim); });
+  emit("chunk_output",
+       [&] { buildOutput(builder, module, spec, chunk, dim); });
+  return names;
+}
+
+} // namespace sympow

@@ -1,0 +1,216 @@
+//===- StateKernelsTest.cpp - Recurrent and chunked kernels compile -------===//
+//
+// Builds the recurrent and chunked formulations' kernels for a spread of
+// variants, checks the IR verifies and has the structure the design needs
+// (barriers, the in-place state, rotation only with a schedule), lowers it
+// to PTX for sm_80 and sm_90a and runs ptxas: no spills for d <= 64.
+// Numerical checks of the kernels run on the emulator (test/EndToEnd).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sympow/Compiler/GPU/ChunkedKernels.h"
+#include "sympow/Compiler/GPU/Ptxas.h"
+#include "sympow/Compiler/GPU/Pipeline.h"
+#include "sympow/Compiler/GPU/RecurrentKernel.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace sympow;
+
+namespace {
+
+AttentionKernelSpec spec(int64_t p, int64_t d, int64_t e, ElementKind dtype,
+                         GateKind gate, ScheduleKind schedule) {
+  AttentionKernelSpec s;
+  s.p = p;
+  s.d = d;
+  s.e = e;
+  s.hq = 8;
+  s.h = 4;
+  s.dtype = dtype;
+  s.gate = gate;
+  s.schedule = schedule;
+  return s;
+}
+
+class RecurrentKernel : public ::testing::Test {
+protected:
+  RecurrentKernel() {
+    DialectRegistry registry;
+    registerGPUDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  /// A module with the recurrent kernel of `s` in gpu.module @kernels, or
+  /// with the chunked kernels when `chunk` is given.
+  OwningOpRef<ModuleOp> build(const AttentionKernelSpec &s,
+                              int64_t chunk = 0) {
+    OpBuilder b(&context);
+    OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
+    module->getOperation()->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                                    b.getUnitAttr());
+    b.setInsertionPointToEnd(module->getBody());
+    auto gpuModule = gpu::GPUModuleOp::create(b, b.getUnknownLoc(), "kernels");
+    if (chunk)
+      buildChunkedKernels(b, gpuModule, s, chunk);
+    else
+      buildRecurrentKernel(b, gpuModule, s);
+    return module;
+  }
+
+  MLIRContext context;
+};
+
+int64_t countOps(Operation *root, StringRef name) {
+  int64_t n = 0;
+  root->walk([&](Operation *op) { n += op->getName().getStringRef() == name; });
+  return n;
+}
+
+TEST_F(RecurrentKernel, VerifiesWithTheExpectedStructure) {
+  AttentionKernelSpec s = spec(2, 64, 64, ElementKind::BF16, GateKind::Both,
+                               ScheduleKind::Learned);
+  ASSERT_FALSE(verifyRecurrentKernelSpec(s));
+  OwningOpRef<ModuleOp> module = build(s);
+  ASSERT_TRUE(succeeded(verify(*module)));
+  gpu::GPUFuncOp fn;
+  module->walk([&](gpu::GPUFuncOp f) { fn = f; });
+  ASSERT_TRUE(fn);
+  EXPECT_TRUE(fn.isKernel());
+  // q, k, v, log_g, log_gamma, beta, y, S, Z, c, B, T.
+  EXPECT_EQ(fn.getNumArguments(), 12u);
+  EXPECT_EQ(recurrentThreadsPerBlock(s), 256);
+  EXPECT_GE(countOps(fn, "gpu.barrier"), 4);
+  EXPECT_GE(countOps(fn, "math.cos"), 1);
+  EXPECT_GE(countOps(fn, "math.exp"), 1);
+
+  AttentionKernelSpec plain =
+      spec(2, 32, 32, ElementKind::F32, GateKind::None, ScheduleKind::None);
+  OwningOpRef<ModuleOp> plainModule = build(plain);
+  ASSERT_TRUE(succeeded(verify(*plainModule)));
+  EXPECT_EQ(countOps(*plainModule, "math.cos"), 0);
+}
+
+TEST_F(RecurrentKernel, RefusesWhatItCannotBuild) {
+  AttentionKernelSpec warped = spec(2, 64, 64, ElementKind::BF16,
+                                    GateKind::None, ScheduleKind::Warped);
+  warped.length = 128;
+  llvm::Error error = verifyRecurrentKernelSpec(warped);
+  ASSERT_TRUE(bool(error));
+  EXPECT_EQ(llvm::toString(std::move(error)),
+            "schedule 'warped' has no recurrent form: only the attention "
+            "kernel computes it");
+
+  AttentionKernelSpec odd =
+      spec(3, 64, 64, ElementKind::BF16, GateKind::None, ScheduleKind::None);
+  error = verifyRecurrentKernelSpec(odd);
+  ASSERT_TRUE(bool(error));
+  EXPECT_NE(llvm::toString(std::move(error)).find("p = 3 is not supported"),
+            std::string::npos);
+}
+
+struct Variant {
+  int64_t p, d, e;
+  ElementKind dtype;
+  GateKind gate;
+  ScheduleKind schedule;
+  RotaryLayout layout;
+};
+
+/// Lowers `module` for sm_80 and sm_90a, runs ptxas on the PTX and checks
+/// every kernel in `kernels` is there without spills.
+void expectCompilesWithoutSpills(ModuleOp module, const std::string &variant,
+                                 std::vector<std::string> kernels) {
+  for (const char *chip : {"sm_80", "sm_90a"}) {
+    GpuTargetOptions target;
+    target.chip = chip;
+    FailureOr<std::map<std::string, std::string>> ptx =
+        compileToPtx(module, target);
+    ASSERT_TRUE(succeeded(ptx)) << variant << " " << chip;
+    const std::string &text = ptx->at("kernels");
+    llvm::SmallString<128> cubin;
+    llvm::sys::fs::createTemporaryFile("kernels", "cubin", cubin);
+    auto usage = runPtxas(text, chip, cubin);
+    llvm::sys::fs::remove(cubin);
+    ASSERT_TRUE(bool(usage)) << llvm::toString(usage.takeError());
+    ASSERT_EQ(usage->size(), kernels.size()) << variant;
+    for (const PtxasUsage &u : *usage) {
+      EXPECT_NE(std::find(kernels.begin(), kernels.end(), u.kernel),
+                kernels.end())
+          << u.kernel;
+      EXPECT_EQ(u.spillStoreBytes, 0)
+          << variant << " " << u.kernel << " " << chip << ": " << u.registers
+          << " registers";
+      EXPECT_EQ(u.spillLoadBytes, 0) << variant << " " << u.kernel;
+    }
+  }
+}
+
+const Variant kVariants[] = {
+    {2, 64, 64, ElementKind::BF16, GateKind::Data, ScheduleKind::Learned,
+     RotaryLayout::Interleaved},
+    {2, 32, 64, ElementKind::F16, GateKind::Head, ScheduleKind::Uniform,
+     RotaryLayout::Half},
+    {4, 32, 32, ElementKind::F32, GateKind::Both, ScheduleKind::None,
+     RotaryLayout::Interleaved},
+    {4, 64, 64, ElementKind::BF16, GateKind::None, ScheduleKind::Learned,
+     RotaryLayout::Half},
+};
+
+TEST_F(RecurrentKernel, CompilesWithoutSpillsForSmallHeads) {
+  for (const Variant &v : kVariants) {
+    AttentionKernelSpec s = spec(v.p, v.d, v.e, v.dtype, v.gate, v.schedule);
+    s.layout = v.layout;
+    ASSERT_FALSE(verifyRecurrentKernelSpec(s));
+    OwningOpRef<ModuleOp> module = build(s);
+    expectCompilesWithoutSpills(*module, s.variantName(), {"recurrent"});
+  }
+}
+
+TEST_F(RecurrentKernel, ChunkedKernelsCompileWithoutSpillsForSmallHeads) {
+  for (const Variant &v : kVariants) {
+    AttentionKernelSpec s = spec(v.p, v.d, v.e, v.dtype, v.gate, v.schedule);
+    s.layout = v.layout;
+    ASSERT_FALSE(verifyChunkedKernelSpec(s, 64));
+    OwningOpRef<ModuleOp> module = build(s, 64);
+    std::vector<std::string> names = {"chunk_states", "chunk_scan",
+                                      "chunk_output"};
+    if (s.rotates())
+      names.push_back("chunk_counts");
+    expectCompilesWithoutSpills(*module, s.variantName(), names);
+  }
+}
+
+TEST_F(RecurrentKernel, ChunkedKernelsRefuseWhatTheyCannotBuild) {
+  AttentionKernelSpec blend = spec(2, 64, 64, ElementKind::BF16,
+                                   GateKind::None, ScheduleKind::Blend);
+  blend.length = 64;
+  llvm::Error error = verifyChunkedKernelSpec(blend, 64);
+  ASSERT_TRUE(bool(error));
+  EXPECT_EQ(llvm::toString(std::move(error)),
+            "schedule 'blend' has no chunked form: only the attention kernel "
+            "computes it");
+  AttentionKernelSpec big =
+      spec(2, 128, 128, ElementKind::BF16, GateKind::None, ScheduleKind::None);
+  error = verifyChunkedKernelSpec(big, 64);
+  ASSERT_TRUE(bool(error));
+  EXPECT_NE(llvm::toString(std::move(error))
+                .find("chunks of 64 tokens need 65792 bytes of workgroup "
+                      "memory at d = 128, e = 128, more than 48 KiB; use "
+                      "chunks of at most 47"),
+            std::string::npos);
+  EXPECT_FALSE(verifyChunkedKernelSpec(big, 32));
+}
+
+} // namespace
