@@ -1,4 +1,5 @@
-//===- sympow-aot.cpp - Ahead-of-time kernel compiler ----------------------===//
+//===- sympow-aot.cpp - Ahead-of-time kernel compiler
+//----------------------===//
 //
 // Builds the kernels of the requested variants, compiles them to cubin for
 // each requested architecture and writes a report of what ptxas says about
@@ -39,8 +40,9 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 static cl::list<std::string>
-    variants("variant", cl::desc("Variant, e.g. \"p=2,d=64,dtype=bf16,"
-                                 "gate=data,rope=learned\" (repeatable)"),
+    variants("variant",
+             cl::desc("Variant, e.g. \"p=2,d=64,dtype=bf16,"
+                      "gate=data,rope=learned\" (repeatable)"),
              cl::OneOrMore);
 static cl::opt<std::string> archs("arch",
                                   cl::desc("Comma-separated architectures"),
@@ -62,8 +64,8 @@ bool writeFile(llvm::StringRef path, llvm::StringRef text) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec) {
-    llvm::errs() << "sympow-aot: cannot write " << path << ": "
-                 << ec.message() << "\n";
+    llvm::errs() << "sympow-aot: cannot write " << path << ": " << ec.message()
+                 << "\n";
     return false;
   }
   os << text;
@@ -85,8 +87,8 @@ std::string path(llvm::StringRef file) {
 
 /// Compiles `module` (one gpu.module) for `arch`; fills `entry`. Returns
 /// false on any error (diagnostics already printed).
-bool compileForArch(ModuleOp module, llvm::StringRef name,
-                    llvm::StringRef arch, const sympow::AttentionKernelSpec &spec,
+bool compileForArch(ModuleOp module, llvm::StringRef name, llvm::StringRef arch,
+                    const sympow::AttentionKernelSpec &spec,
                     llvm::json::Object &entry) {
   auto start = std::chrono::steady_clock::now();
   sympow::GpuTargetOptions target;
@@ -122,8 +124,7 @@ bool compileForArch(ModuleOp module, llvm::StringRef name,
   std::string cubin = stem + ".cubin";
   auto usage = sympow::runPtxas(ptx, arch, path(cubin), ptxasPath);
   if (!usage) {
-    llvm::errs() << "sympow-aot: " << llvm::toString(usage.takeError())
-                 << "\n";
+    llvm::errs() << "sympow-aot: " << llvm::toString(usage.takeError()) << "\n";
     return false;
   }
   if (usage->size() != 1) {
@@ -139,9 +140,8 @@ bool compileForArch(ModuleOp module, llvm::StringRef name,
   entry["kernel"] = u.kernel;
   entry["arch"] = arch.str();
   entry["formulation"] = "attention";
-  entry["path"] = spec.resolvedPath() == sympow::AttentionPath::Mma
-                      ? "mma"
-                      : "scalar";
+  entry["path"] =
+      spec.resolvedPath() == sympow::AttentionPath::Mma ? "mma" : "scalar";
   entry["registers"] = u.registers;
   entry["spill_store_bytes"] = u.spillStoreBytes;
   entry["spill_load_bytes"] = u.spillLoadBytes;
@@ -149,8 +149,7 @@ bool compileForArch(ModuleOp module, llvm::StringRef name,
   entry["shared_bytes"] = u.sharedBytes;
   entry["threads_per_block"] = spec.threadsPerBlock();
   entry["tokens_per_block"] = spec.resolvedBlockTokens();
-  entry["tensor_core_instructions"] =
-      sympow::countTensorCoreInstructions(ptx);
+  entry["tensor_core_instructions"] = sympow::countTensorCoreInstructions(ptx);
   entry["compile_ms"] = static_cast<int64_t>(ms);
   entry["cubin"] = cubin;
   entry["variant"] = llvm::json::Object{

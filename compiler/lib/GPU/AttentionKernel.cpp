@@ -200,49 +200,48 @@ void emitThetaTable(Kernel &K) {
 /// workgroup tile `dst` ([BT][>= dim]), converted to dst's element type,
 /// zero past T. With `rotate`, pair m of row r is turned by c'(r) * theta_m
 /// (the absolute schedules); the pairs follow the rotary layout.
-void emitLoadTile(Kernel &K, Value src, int64_t heads, Value head,
-                  int64_t dim, Value t0, Value dst, bool rotate,
-                  Value ccTile) {
+void emitLoadTile(Kernel &K, Value src, int64_t heads, Value head, int64_t dim,
+                  Value t0, Value dst, bool rotate, Value ccTile) {
   Emitter &E = K.E;
   Type dstElem = cast<MemRefType>(dst.getType()).getElementType();
   Type f32 = E.b.getF32Type();
   int64_t pairs = dim / 2, half = K.r / 2;
   bool halfLayout = rotate && K.spec.layout == RotaryLayout::Half;
-  E.forLoop(K.tid, E.idx(K.bt * pairs), E.idx(K.nt), {}, [&](Value item,
-                                                             ValueRange) {
-    Value row = E.div(item, E.idx(pairs));
-    Value m = E.rem(item, E.idx(pairs));
-    Value a = E.mul(m, E.idx(2)), bd = E.add(a, E.idx(1));
-    Value rotated = E.ult(m, E.idx(half));
-    if (halfLayout) { // pairs (m, m + r/2) below r/2, then (2m, 2m+1)
-      a = E.select(rotated, m, a);
-      bd = E.select(rotated, E.add(m, E.idx(half)), bd);
-    }
-    Value t = E.add(t0, row);
-    Value valid = E.ult(t, K.T);
-    Value base = rowOffset(K, clampToken(K, t), heads, head, dim);
-    Value zero = E.f32(0.0);
-    Value xa = E.select(valid, E.convert(E.load(src, {E.add(base, a)}), f32),
-                        zero);
-    Value xb = E.select(valid, E.convert(E.load(src, {E.add(base, bd)}), f32),
-                        zero);
-    if (rotate) {
-      Value c = anglePrime(K, t0, row, ccTile);
-      Value theta = E.load(K.theta, {E.min(m, E.idx(half - 1))});
-      auto [cs, sn] = rotation(K, c, theta);
-      if (half < pairs) { // pairs past r/2 pass through
-        cs = E.select(rotated, cs, E.f32(1.0));
-        sn = E.select(rotated, sn, zero);
-      }
-      Value ya = E.sub(E.mul(xa, cs), E.mul(xb, sn));
-      Value yb = E.add(E.mul(xa, sn), E.mul(xb, cs));
-      xa = ya;
-      xb = yb;
-    }
-    E.store(E.convert(xa, dstElem), dst, {row, a});
-    E.store(E.convert(xb, dstElem), dst, {row, bd});
-    return SmallVector<Value>{};
-  });
+  E.forLoop(K.tid, E.idx(K.bt * pairs), E.idx(K.nt), {},
+            [&](Value item, ValueRange) {
+              Value row = E.div(item, E.idx(pairs));
+              Value m = E.rem(item, E.idx(pairs));
+              Value a = E.mul(m, E.idx(2)), bd = E.add(a, E.idx(1));
+              Value rotated = E.ult(m, E.idx(half));
+              if (halfLayout) { // pairs (m, m + r/2) below r/2, then (2m, 2m+1)
+                a = E.select(rotated, m, a);
+                bd = E.select(rotated, E.add(m, E.idx(half)), bd);
+              }
+              Value t = E.add(t0, row);
+              Value valid = E.ult(t, K.T);
+              Value base = rowOffset(K, clampToken(K, t), heads, head, dim);
+              Value zero = E.f32(0.0);
+              Value xa = E.select(
+                  valid, E.convert(E.load(src, {E.add(base, a)}), f32), zero);
+              Value xb = E.select(
+                  valid, E.convert(E.load(src, {E.add(base, bd)}), f32), zero);
+              if (rotate) {
+                Value c = anglePrime(K, t0, row, ccTile);
+                Value theta = E.load(K.theta, {E.min(m, E.idx(half - 1))});
+                auto [cs, sn] = rotation(K, c, theta);
+                if (half < pairs) { // pairs past r/2 pass through
+                  cs = E.select(rotated, cs, E.f32(1.0));
+                  sn = E.select(rotated, sn, zero);
+                }
+                Value ya = E.sub(E.mul(xa, cs), E.mul(xb, sn));
+                Value yb = E.add(E.mul(xa, sn), E.mul(xb, cs));
+                xa = ya;
+                xb = yb;
+              }
+              E.store(E.convert(xa, dstElem), dst, {row, a});
+              E.store(E.convert(xb, dstElem), dst, {row, bd});
+              return SmallVector<Value>{};
+            });
 }
 
 /// The tile copy of emitLoadTile without conversion or rotation, as cp.async
@@ -269,8 +268,7 @@ Value emitAsyncLoadTile(Kernel &K, Value src, int64_t heads, Value head,
         ValueRange{E.add(base, col)}, E.b.getIndexAttr(8), srcElems,
         E.b.getUnitAttr()));
   }
-  return nvgpu::DeviceAsyncCreateGroupOp::create(E.b, E.loc, tokenType,
-                                                 tokens);
+  return nvgpu::DeviceAsyncCreateGroupOp::create(E.b, E.loc, tokenType, tokens);
 }
 
 void waitAsync(Kernel &K, Value group) {
@@ -302,9 +300,8 @@ Value laneMax(Kernel &K, Value x, int64_t lanes) {
 Value logWeight(Kernel &K, Value s, Value gi, Value col, Value cgTile,
                 Value masked) {
   Emitter &E = K.E;
-  Value lw =
-      E.mul(E.f32(static_cast<double>(K.spec.p)),
-            fastLog(K, E.abs(E.mul(s, E.f32(K.spec.effectiveScale())))));
+  Value lw = E.mul(E.f32(static_cast<double>(K.spec.p)),
+                   fastLog(K, E.abs(E.mul(s, E.f32(K.spec.effectiveScale())))));
   if (K.hasGates())
     lw = E.add(lw, E.sub(gi, gatePrime(K, col, cgTile)));
   if (masked)
@@ -422,8 +419,7 @@ void emitScalarBody(Kernel &K) {
   }
   if (relative)
     for (int64_t sl = 0; sl < rotSlots; ++sl)
-      slotTheta.push_back(
-          E.load(K.theta, {E.add(E.idx(sl * tpr), part)}));
+      slotTheta.push_back(E.load(K.theta, {E.add(E.idx(sl * tpr), part)}));
   gpu::BarrierOp::create(E.b, E.loc);
 
   auto loadKV = [&](Value k0, Value ccTile) {
@@ -438,20 +434,17 @@ void emitScalarBody(Kernel &K) {
     if (s.schedule == ScheduleKind::Warped)
       return E.div(E.mul(L, age), E.add(age, L));
     Value compressed = E.add(L, E.div(E.mul(L, E.sub(age, L)), age));
-    return E.select(E.cmpf(arith::CmpFPredicate::OLT, age, L), age,
-                    compressed);
+    return E.select(E.cmpf(arith::CmpFPredicate::OLT, age, L), age, compressed);
   };
 
   // State: m, den, acc[outSlots].
   auto processTile = [&](Value k0, Value cgTile, ValueRange state,
                          bool diagonal) {
     return E.forLoop(
-        E.idx(0), E.idx(K.bt), E.idx(1), state,
-        [&](Value j, ValueRange st) {
+        E.idx(0), E.idx(K.bt), E.idx(1), state, [&](Value j, ValueRange st) {
           Value count;
           if (relative) {
-            Value age = E.indexToF64(
-                E.sub(E.add(K.q0, row), E.add(k0, j)));
+            Value age = E.indexToF64(E.sub(E.add(K.q0, row), E.add(k0, j)));
             count = relativeCount(E.max(age, E.f64(0.0)));
           }
           Value dot = E.f32(0.0);
@@ -543,8 +536,8 @@ void emitMmaBody(Kernel &K) {
   };
   auto ldmatrix = [&](Value mem, Value r, Value c, VectorType type,
                       bool trans) -> Value {
-    return nvgpu::LdMatrixOp::create(b, loc, type, mem, ValueRange{r, c},
-                                     trans, type.getDimSize(0));
+    return nvgpu::LdMatrixOp::create(b, loc, type, mem, ValueRange{r, c}, trans,
+                                     type.getDimSize(0));
   };
 
   // Diagonal tile: prefixes, Q through the K tile into A fragments.
@@ -643,8 +636,8 @@ void emitMmaBody(Kernel &K) {
         elems.push_back(E.convert(pv[ps * 8 + i], K.elem));
       Value pa = vector::FromElementsOp::create(b, loc, fragA, elems);
       for (int64_t ot = 0; ot < oTiles; ++ot) {
-        Value bf = ldmatrix(vTile, E.add(E.idx(ps * 16), lane16),
-                            E.idx(ot * 8), fragB, true);
+        Value bf = ldmatrix(vTile, E.add(E.idx(ps * 16), lane16), E.idx(ot * 8),
+                            fragB, true);
         next[4 + ot] = mma(pa, bf, next[4 + ot]);
       }
     }
@@ -684,8 +677,7 @@ void emitMmaBody(Kernel &K) {
 
 } // namespace
 
-gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder,
-                                    gpu::GPUModuleOp module,
+gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
                                     const AttentionKernelSpec &spec,
                                     StringRef name) {
   OpBuilder::InsertionGuard guard(builder);
@@ -696,7 +688,9 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder,
   Type elem = elementType(ctx, spec.dtype);
   Type f32 = builder.getF32Type(), f64 = builder.getF64Type();
   Type i64 = builder.getI64Type();
-  auto buffer = [](Type t) { return MemRefType::get({ShapedType::kDynamic}, t); };
+  auto buffer = [](Type t) {
+    return MemRefType::get({ShapedType::kDynamic}, t);
+  };
   SmallVector<Type> args{buffer(elem), buffer(elem), buffer(elem)};
   if (spec.hasLogG())
     args.push_back(buffer(f32));
@@ -713,9 +707,8 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder,
   int64_t r = spec.effectiveRotaryDims();
   Type tileElem = mmaPath ? elem : f32;
   int64_t pad = mmaPath ? 8 : 0; // keeps ldmatrix rows off one bank
-  SmallVector<Type> workgroup{
-      workgroupMemRef({bt, spec.d + pad}, tileElem),
-      workgroupMemRef({bt, spec.e + pad}, tileElem)};
+  SmallVector<Type> workgroup{workgroupMemRef({bt, spec.d + pad}, tileElem),
+                              workgroupMemRef({bt, spec.e + pad}, tileElem)};
   if (spec.gate != GateKind::None)
     workgroup.push_back(workgroupMemRef({bt}, f32));
   if (spec.hasBeta())
@@ -723,26 +716,25 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder,
   if (r)
     workgroup.push_back(workgroupMemRef({r / 2}, f64));
 
-  auto fn = gpu::GPUFuncOp::create(builder, loc, name,
-                                   builder.getFunctionType(args, {}),
-                                   workgroup);
+  auto fn = gpu::GPUFuncOp::create(
+      builder, loc, name, builder.getFunctionType(args, {}), workgroup);
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   int32_t threads = static_cast<int32_t>(spec.threadsPerBlock());
   fn.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr({threads, 1, 1}));
   // An occupancy floor for ptxas (.minnctapersm): without it ptxas may aim
   // at a register count low enough to spill for 256-thread blocks.
   fn->setAttr("nvvm.minctasm", builder.getI32IntegerAttr(2));
-  fn->setAttr("sympow.launch",
-              builder.getDictionaryAttr({
-                  builder.getNamedAttr(
-                      "block", builder.getDenseI32ArrayAttr({threads, 1, 1})),
-                  builder.getNamedAttr("tokens_per_block",
-                                       builder.getI64IntegerAttr(bt)),
-                  builder.getNamedAttr("grid_y",
-                                       builder.getI64IntegerAttr(spec.hq)),
-                  builder.getNamedAttr("dynamic_shared_bytes",
-                                       builder.getI64IntegerAttr(0)),
-              }));
+  fn->setAttr(
+      "sympow.launch",
+      builder.getDictionaryAttr({
+          builder.getNamedAttr("block",
+                               builder.getDenseI32ArrayAttr({threads, 1, 1})),
+          builder.getNamedAttr("tokens_per_block",
+                               builder.getI64IntegerAttr(bt)),
+          builder.getNamedAttr("grid_y", builder.getI64IntegerAttr(spec.hq)),
+          builder.getNamedAttr("dynamic_shared_bytes",
+                               builder.getI64IntegerAttr(0)),
+      }));
 
   builder.setInsertionPointToStart(&fn.getBody().front());
   Emitter E(builder, loc);

@@ -71,11 +71,11 @@ int64_t attentionSharedBytes(const AttentionKernelSpec &s) {
 }
 
 std::string AttentionKernelSpec::variantName() const {
-  std::string name = formatv("p{0}_d{1}_e{2}_hq{3}_h{4}_{5}_g{6}_{7}", p, d, e,
-                             hq, h, stringifyElementKind(dtype),
-                             stringifyGateKind(gate),
-                             stringifyScheduleKind(schedule))
-                         .str();
+  std::string name =
+      formatv("p{0}_d{1}_e{2}_hq{3}_h{4}_{5}_g{6}_{7}", p, d, e, hq, h,
+              stringifyElementKind(dtype), stringifyGateKind(gate),
+              stringifyScheduleKind(schedule))
+          .str();
   if (rotates())
     name += formatv("_r{0}{1}", effectiveRotaryDims(),
                     layout == RotaryLayout::Half ? "h" : "i")
@@ -162,8 +162,8 @@ Expected<AttentionKernelSpec> parseAttentionVariant(StringRef text) {
     };
     auto real = [&](double &out) -> Error {
       if (value.getAsDouble(out))
-        return fail(formatv("variant key '{0}' needs a number, got '{1}'",
-                            key, value));
+        return fail(
+            formatv("variant key '{0}' needs a number, got '{1}'", key, value));
       return Error::success();
     };
     auto enumeration = [&](auto symbolize, auto &out,
@@ -200,14 +200,17 @@ Expected<AttentionKernelSpec> parseAttentionVariant(StringRef text) {
     else if (key == "scale")
       err = real(s.scale);
     else if (key == "dtype")
-      err = enumeration([](StringRef v) { return symbolizeElementKind(v); }, s.dtype, "bf16, f16, f32");
+      err = enumeration([](StringRef v) { return symbolizeElementKind(v); },
+                        s.dtype, "bf16, f16, f32");
     else if (key == "gate")
-      err = enumeration([](StringRef v) { return symbolizeGateKind(v); }, s.gate, "none, head, data, both");
+      err = enumeration([](StringRef v) { return symbolizeGateKind(v); },
+                        s.gate, "none, head, data, both");
     else if (key == "rope")
-      err = enumeration([](StringRef v) { return symbolizeScheduleKind(v); }, s.schedule,
-                        "none, uniform, learned, warped, blend");
+      err = enumeration([](StringRef v) { return symbolizeScheduleKind(v); },
+                        s.schedule, "none, uniform, learned, warped, blend");
     else if (key == "layout")
-      err = enumeration([](StringRef v) { return symbolizeRotaryLayout(v); }, s.layout, "interleaved, half");
+      err = enumeration([](StringRef v) { return symbolizeRotaryLayout(v); },
+                        s.layout, "interleaved, half");
     else if (key == "path") {
       std::optional<AttentionPath> p =
           StringSwitch<std::optional<AttentionPath>>(value)

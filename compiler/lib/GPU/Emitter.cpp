@@ -12,7 +12,9 @@ static bool isFloat(Value v) {
   return isa<FloatType>(getElementTypeOrSelf(v.getType()));
 }
 
-Value Emitter::idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+Value Emitter::idx(int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
 
 Value Emitter::i32(int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
@@ -132,8 +134,8 @@ SmallVector<Value> Emitter::forLoop(Value lb, Value ub, Value step,
   if (!block->empty())
     block->back().erase();
   b.setInsertionPointToEnd(block);
-  SmallVector<Value> yielded = body(loop.getInductionVar(),
-                                    loop.getRegionIterArgs());
+  SmallVector<Value> yielded =
+      body(loop.getInductionVar(), loop.getRegionIterArgs());
   scf::YieldOp::create(b, loc, yielded);
   return SmallVector<Value>(loop.getResults());
 }

@@ -1,4 +1,5 @@
-//===- Emitter.h - Small IR-building helpers for kernel generators -*- C++ -*-===//
+//===- Emitter.h - Small IR-building helpers for kernel generators -*- C++
+//-*-===//
 //
 // Kernels are written as straight C++ over these helpers: constants,
 // arithmetic that picks the integer or float op from the type, loops with
@@ -71,8 +72,7 @@ public:
   /// scf.for; `body` returns the values yielded (as many as `inits`).
   llvm::SmallVector<mlir::Value> forLoop(mlir::Value lb, mlir::Value ub,
                                          mlir::Value step,
-                                         mlir::ValueRange inits,
-                                         LoopBody body);
+                                         mlir::ValueRange inits, LoopBody body);
   /// scf.if with no results.
   void ifThen(mlir::Value cond, llvm::function_ref<void()> thenBody);
 };

@@ -1,7 +1,7 @@
 //===- Passes.cpp - Kernel building, bf16 mma lowering, binary checks -----===//
 
-#include "sympow/Compiler/GPU/AttentionKernel.h"
 #include "sympow/Compiler/Passes.h"
+#include "sympow/Compiler/GPU/AttentionKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -69,12 +69,11 @@ struct BuildAttentionKernel
                                      symbolizeElementKind, "bf16, f16, f32");
     auto gt = parseEnum<GateKind>(module, "gate", gate, symbolizeGateKind,
                                   "none, head, data, both");
-    auto sc = parseEnum<ScheduleKind>(
-        module, "schedule", schedule, symbolizeScheduleKind,
-        "none, uniform, learned, warped, blend");
-    auto ly = parseEnum<RotaryLayout>(module, "layout", layout,
-                                      symbolizeRotaryLayout,
-                                      "interleaved, half");
+    auto sc = parseEnum<ScheduleKind>(module, "schedule", schedule,
+                                      symbolizeScheduleKind,
+                                      "none, uniform, learned, warped, blend");
+    auto ly = parseEnum<RotaryLayout>(
+        module, "layout", layout, symbolizeRotaryLayout, "interleaved, half");
     auto ph = parseEnum<AttentionPath>(module, "path", path, symbolizePath,
                                        "auto, scalar, mma");
     if (failed(dt) || failed(gt) || failed(sc) || failed(ly) || failed(ph))
@@ -112,8 +111,7 @@ SmallVector<Value> packBF16Pairs(OpBuilder &b, Location loc, Value v) {
   return regs;
 }
 
-struct LowerBF16MmaSync
-    : impl::SympowLowerBF16MmaSyncBase<LowerBF16MmaSync> {
+struct LowerBF16MmaSync : impl::SympowLowerBF16MmaSyncBase<LowerBF16MmaSync> {
   void runOnOperation() override {
     SmallVector<nvgpu::MmaSyncOp> ops;
     getOperation()->walk([&](nvgpu::MmaSyncOp op) {
@@ -141,8 +139,8 @@ struct LowerBF16MmaSync
           c.push_back(vector::ExtractOp::create(b, loc, op.getMatrixC(),
                                                 ArrayRef<int64_t>{i, j}));
       Type f32 = b.getF32Type();
-      auto resType = LLVM::LLVMStructType::getLiteral(
-          &getContext(), {f32, f32, f32, f32});
+      auto resType =
+          LLVM::LLVMStructType::getLiteral(&getContext(), {f32, f32, f32, f32});
       auto mma = NVVM::MmaOp::create(
           b, loc, resType, a, bm, c, shape, std::nullopt, std::nullopt,
           std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
@@ -159,8 +157,7 @@ struct LowerBF16MmaSync
   }
 };
 
-struct CheckGpuBinaries
-    : impl::SympowCheckGpuBinariesBase<CheckGpuBinaries> {
+struct CheckGpuBinaries : impl::SympowCheckGpuBinariesBase<CheckGpuBinaries> {
   using Base::Base;
 
   void runOnOperation() override {

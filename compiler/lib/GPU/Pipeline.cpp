@@ -67,8 +67,8 @@ void buildGpuToNVVMPipeline(OpPassManager &pm,
 }
 
 void buildGpuToBinaryPipeline(OpPassManager &pm,
-                              const GpuTargetOptions &options,
-                              StringRef format, StringRef toolkit) {
+                              const GpuTargetOptions &options, StringRef format,
+                              StringRef toolkit) {
   buildGpuToNVVMPipeline(pm, options);
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = format.str();

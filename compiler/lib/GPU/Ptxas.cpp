@@ -50,9 +50,8 @@ std::vector<PtxasUsage> parsePtxasLog(StringRef log) {
   return out;
 }
 
-Expected<std::vector<PtxasUsage>> runPtxas(StringRef ptx, StringRef arch,
-                                           StringRef cubinPath,
-                                           StringRef ptxas) {
+Expected<std::vector<PtxasUsage>>
+runPtxas(StringRef ptx, StringRef arch, StringRef cubinPath, StringRef ptxas) {
   SmallString<128> ptxPath, logPath;
   int fd;
   if (std::error_code ec =
@@ -70,17 +69,17 @@ Expected<std::vector<PtxasUsage>> runPtxas(StringRef ptx, StringRef arch,
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
                                           StringRef(logPath)};
   std::string err;
-  int rc = sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
-                               &err);
+  int rc =
+      sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &err);
   std::string log;
   if (auto buf = MemoryBuffer::getFile(logPath))
     log = (*buf)->getBuffer().str();
   sys::fs::remove(ptxPath);
   sys::fs::remove(logPath);
   if (rc != 0)
-    return createStringError(inconvertibleErrorCode(),
-                             formatv("ptxas failed for {0} (exit {1}): {2}{3}",
-                                     arch, rc, err, log));
+    return createStringError(
+        inconvertibleErrorCode(),
+        formatv("ptxas failed for {0} (exit {1}): {2}{3}", arch, rc, err, log));
   return parsePtxasLog(log);
 }
 

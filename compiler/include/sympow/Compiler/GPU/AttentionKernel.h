@@ -32,11 +32,11 @@ enum class AttentionPath {
 /// compile-time constant of the generated code; B and T are run-time
 /// arguments.
 struct AttentionKernelSpec {
-  int64_t p = 2;      // even power >= 2
-  int64_t d = 64;     // head dim of q and k
-  int64_t e = 64;     // head dim of v and y
-  int64_t hq = 1;     // query heads
-  int64_t h = 1;      // key/value heads (hq % h == 0, GQA group hq / h)
+  int64_t p = 2;  // even power >= 2
+  int64_t d = 64; // head dim of q and k
+  int64_t e = 64; // head dim of v and y
+  int64_t hq = 1; // query heads
+  int64_t h = 1;  // key/value heads (hq % h == 0, GQA group hq / h)
   ElementKind dtype = ElementKind::BF16;
   GateKind gate = GateKind::None;
   ScheduleKind schedule = ScheduleKind::None;

@@ -36,8 +36,7 @@ void buildGpuToNVVMPipeline(mlir::OpPassManager &pm,
 /// fatbin) and a check that every gpu.module became a non-empty binary.
 void buildGpuToBinaryPipeline(mlir::OpPassManager &pm,
                               const GpuTargetOptions &options,
-                              llvm::StringRef format,
-                              llvm::StringRef toolkit);
+                              llvm::StringRef format, llvm::StringRef toolkit);
 
 /// Registers `sympow-gpu-to-nvvm` and `sympow-gpu-to-binary` (pipelines).
 void registerGPUPipelines();

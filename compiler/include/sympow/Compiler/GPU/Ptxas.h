@@ -1,4 +1,5 @@
-//===- Ptxas.h - Compile PTX with ptxas and read its resource usage -*- C++ -*-===//
+//===- Ptxas.h - Compile PTX with ptxas and read its resource usage -*- C++
+//-*-===//
 
 #ifndef SYMPOW_COMPILER_GPU_PTXAS_H
 #define SYMPOW_COMPILER_GPU_PTXAS_H
