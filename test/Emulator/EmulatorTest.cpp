@@ -11,6 +11,8 @@
 #include "sympow/Emulator/Half.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
@@ -290,6 +292,37 @@ TEST(Emulator, InvalidLaunchIsAReport) {
   const emu::Report *r = find(result, ReportKind::InvalidLaunch);
   ASSERT_TRUE(r);
   EXPECT_NE(r->message.find("more than 1024 threads"), std::string::npos);
+}
+
+TEST(Emulator, SharedObjectLoadsWithoutLLVM) {
+  mlir::MLIRContext context;
+  mlir::DialectRegistry registry;
+  EmulatorJIT::registerDialects(registry);
+  context.appendDialectRegistry(registry);
+  std::string path = std::string(SYMPOW_EMULATOR_TEST_DIR) + "/reduce.mlir";
+  auto file = llvm::MemoryBuffer::getFile(path);
+  ASSERT_TRUE(static_cast<bool>(file));
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(
+      (*file)->getBuffer(), mlir::ParserConfig(&context));
+  ASSERT_TRUE(module);
+  llvm::SmallString<128> so;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("reduce", "so", so));
+  llvm::Error e = emitSharedObject(*module, so);
+  ASSERT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
+  std::string error;
+  auto loaded = emu::Module::loadSharedObject(so.str().str(), error);
+  llvm::sys::fs::remove(so);
+  ASSERT_TRUE(loaded) << error;
+  const emu::Kernel *kernel = loaded->getKernel("kernels::reduce");
+  ASSERT_TRUE(kernel);
+  std::vector<float> in(128, 2), out(2);
+  Args args;
+  args.buffer(in);
+  args.buffer(out);
+  auto result = emu::launch(*kernel, {2, 1, 1}, {64, 1, 1}, 0, args.data());
+  ASSERT_TRUE(result.ok()) << result.message();
+  EXPECT_EQ(out[0], 128);
+  EXPECT_EQ(out[1], 128);
 }
 
 TEST(Emulator, KernelLookupByQualifiedName) {

@@ -7,6 +7,9 @@
 //   sympow-emulate k.mlir --kernel reduce --grid 4 --block 64 \
 //       --arg f32:256=iota --arg f32:4 --print
 //
+// Ahead of time: --emit-shared-object k.so compiles the kernels into a
+// shared object, --shared-object k.so runs one of them without compiling.
+//
 // Buffers: TYPE:COUNT[=INIT], TYPE in f16 bf16 f32 f64 i32 i64, INIT iota
 // (0, 1, 2, ...), a number (every element), or nothing (zeros). Scalars:
 // i64=VALUE. Arguments go to the kernel in the order given, buffers as
@@ -20,6 +23,7 @@
 #include "sympow/Emulator/Half.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
@@ -33,9 +37,16 @@ using namespace llvm;
 namespace emu = sympow::emu;
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
-                                      cl::Required);
-static cl::opt<std::string> kernelName("kernel", cl::desc("Kernel to run"),
-                                       cl::Required);
+                                      cl::init("-"));
+static cl::opt<std::string> kernelName("kernel", cl::desc("Kernel to run"));
+static cl::opt<std::string>
+    emitSharedObject("emit-shared-object",
+                     cl::desc("Compile the kernels into this shared object "
+                              "and exit (no launch)"));
+static cl::opt<std::string>
+    sharedObject("shared-object",
+                 cl::desc("Run a kernel of this shared object (from "
+                          "--emit-shared-object) instead of compiling"));
 static cl::opt<std::string> gridOpt("grid", cl::desc("Blocks: X[,Y[,Z]]"),
                                     cl::init("1"));
 static cl::opt<std::string> blockOpt("block", cl::desc("Threads: X[,Y[,Z]]"),
@@ -198,22 +209,54 @@ int main(int argc, char **argv) {
     }
   }
 
-  auto file = MemoryBuffer::getFileOrSTDIN(inputFile);
-  if (!file) {
-    errs() << "sympow-emulate: cannot read " << inputFile << "\n";
-    return 2;
-  }
   mlir::MLIRContext context;
   sympow::EmulatorPipelineOptions options;
   options.checkAccesses = !noChecks;
-  auto jit = sympow::EmulatorJIT::compileSource(
-      (*file)->getBuffer(), context, options, inputFile,
-      dumpLowered ? &outs() : nullptr);
-  if (!jit) {
-    errs() << "sympow-emulate: " << toString(jit.takeError()) << "\n";
-    return 2;
+  std::unique_ptr<sympow::EmulatorJIT> jit;
+  std::unique_ptr<emu::Module> loaded;
+  const emu::Module *module = nullptr;
+  if (!sharedObject.empty()) {
+    std::string error;
+    loaded = emu::Module::loadSharedObject(sharedObject, error);
+    if (!loaded) {
+      errs() << "sympow-emulate: cannot load " << sharedObject << ": " << error
+             << "\n";
+      return 2;
+    }
+    module = loaded.get();
+  } else {
+    auto file = MemoryBuffer::getFileOrSTDIN(inputFile);
+    if (!file) {
+      errs() << "sympow-emulate: cannot read " << inputFile << "\n";
+      return 2;
+    }
+    if (!emitSharedObject.empty()) {
+      mlir::DialectRegistry registry;
+      sympow::EmulatorJIT::registerDialects(registry);
+      context.appendDialectRegistry(registry);
+      mlir::ParserConfig config(&context);
+      auto parsed = mlir::parseSourceString<mlir::ModuleOp>(
+          (*file)->getBuffer(), config, inputFile);
+      if (!parsed)
+        return 2;
+      if (auto e = sympow::emitSharedObject(*parsed, emitSharedObject,
+                                            options)) {
+        errs() << "sympow-emulate: " << toString(std::move(e)) << "\n";
+        return 2;
+      }
+      return 0;
+    }
+    auto compiled = sympow::EmulatorJIT::compileSource(
+        (*file)->getBuffer(), context, options, inputFile,
+        dumpLowered ? &outs() : nullptr);
+    if (!compiled) {
+      errs() << "sympow-emulate: " << toString(compiled.takeError()) << "\n";
+      return 2;
+    }
+    jit = std::move(*compiled);
+    module = &jit->module();
   }
-  const emu::Kernel *kernel = (*jit)->kernel(kernelName);
+  const emu::Kernel *kernel = module->getKernel(kernelName);
   if (!kernel) {
     errs() << "sympow-emulate: no kernel '" << kernelName << "'\n";
     return 2;

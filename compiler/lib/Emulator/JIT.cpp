@@ -48,17 +48,13 @@ void EmulatorJIT::registerDialects(DialectRegistry &registry) {
 
 EmulatorJIT::~EmulatorJIT() = default;
 
-namespace {
-
-llvm::Error error(const llvm::Twine &message) {
+static llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-} // namespace
-
-llvm::Expected<std::unique_ptr<EmulatorJIT>>
-EmulatorJIT::compile(ModuleOp module, const EmulatorPipelineOptions &options,
-                     llvm::raw_ostream *lowered) {
+llvm::Expected<OwningOpRef<ModuleOp>>
+sympow::lowerToHostLLVM(ModuleOp module, const EmulatorPipelineOptions &options,
+                        llvm::raw_ostream *lowered) {
   static bool targetReady = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
@@ -68,7 +64,7 @@ EmulatorJIT::compile(ModuleOp module, const EmulatorPipelineOptions &options,
 
   MLIRContext *ctx = module.getContext();
   DialectRegistry registry;
-  registerDialects(registry);
+  EmulatorJIT::registerDialects(registry);
   ctx->appendDialectRegistry(registry);
 
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
@@ -103,17 +99,29 @@ EmulatorJIT::compile(ModuleOp module, const EmulatorPipelineOptions &options,
           "lowering has no pattern for this form of it)";
     return error(text);
   }
+  return copy;
+}
+
+llvm::Expected<std::unique_ptr<EmulatorJIT>>
+EmulatorJIT::compile(ModuleOp module, const EmulatorPipelineOptions &options,
+                     llvm::raw_ostream *lowered) {
+  auto copy = lowerToHostLLVM(module, options, lowered);
+  if (!copy)
+    return copy.takeError();
 
   ExecutionEngineOptions engineOptions;
   auto transformer = makeOptimizingTransformer(2, 0, nullptr);
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
-  auto engine = ExecutionEngine::create(*copy, engineOptions);
+  auto engine = ExecutionEngine::create(**copy, engineOptions);
   if (!engine)
     return engine.takeError();
 
   std::unique_ptr<EmulatorJIT> jit(new EmulatorJIT());
   jit->engine = std::move(*engine);
+  // The runtime's entry points are bound through the module's table; these
+  // symbols are for the bf16 helpers (and anything else lowered code might
+  // name directly).
   jit->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
     for (auto [name, address] : emu::runtimeSymbols())

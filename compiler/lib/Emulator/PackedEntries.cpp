@@ -24,6 +24,94 @@ namespace abi = sympow::emu::abi;
 
 namespace {
 
+/// Calls to the runtime's functions go through the table the runtime fills
+/// at load time (abi::kRuntimeTable): a loaded shared object then needs no
+/// symbol of the program that loads it.
+LogicalResult bindRuntimeTable(ModuleOp top) {
+  MLIRContext *ctx = top.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto tableType = LLVM::LLVMArrayType::get(ptr, abi::kNumRuntimeFunctions);
+  OpBuilder b(ctx);
+  b.setInsertionPointToStart(top.getBody());
+  auto table = LLVM::GlobalOp::create(b, top.getLoc(), tableType,
+                                      /*isConstant=*/false,
+                                      LLVM::Linkage::External,
+                                      abi::kRuntimeTable, Attribute());
+  Block *init = b.createBlock(&table.getInitializerRegion());
+  b.setInsertionPointToStart(init);
+  LLVM::ReturnOp::create(
+      b, top.getLoc(),
+      LLVM::ZeroOp::create(b, top.getLoc(), tableType).getResult());
+
+  for (int i = 0; i < abi::kNumRuntimeFunctions; ++i) {
+    auto decl = top.lookupSymbol<LLVM::LLVMFuncOp>(abi::kRuntimeFunctions[i]);
+    if (!decl)
+      continue;
+    SmallVector<LLVM::CallOp> calls;
+    top.walk([&](LLVM::CallOp call) {
+      if (call.getCallee() == decl.getName())
+        calls.push_back(call);
+    });
+    for (LLVM::CallOp call : calls) {
+      b.setInsertionPoint(call);
+      Location loc = call.getLoc();
+      Value base = LLVM::AddressOfOp::create(b, loc, ptr, abi::kRuntimeTable);
+      Value slot = LLVM::GEPOp::create(b, loc, ptr, tableType, base,
+                                       ArrayRef<LLVM::GEPArg>{0, i});
+      Value fn = LLVM::LoadOp::create(b, loc, ptr, slot);
+      SmallVector<Value> operands{fn};
+      llvm::append_range(operands, call.getArgOperands());
+      auto indirect = LLVM::CallOp::create(b, loc, decl.getFunctionType(),
+                                           operands);
+      call.replaceAllUsesWith(indirect.getResults());
+      call.erase();
+    }
+    decl.erase();
+  }
+  return success();
+}
+
+/// `bfloat __truncsfbf2(float)`, which LLVM calls to round f32 to bf16 on
+/// hosts without bf16 instructions and which libgcc before GCC 13 lacks:
+/// defined (weak) in the module itself so a shared object loads anywhere.
+void addTruncSFtoBF(ModuleOp top) {
+  if (top.lookupSymbol("__truncsfbf2"))
+    return;
+  MLIRContext *ctx = top.getContext();
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(top.getBody());
+  Location loc = top.getLoc();
+  auto f32 = Float32Type::get(ctx);
+  auto bf16 = BFloat16Type::get(ctx);
+  auto i32 = IntegerType::get(ctx, 32);
+  auto i16 = IntegerType::get(ctx, 16);
+  auto fn = LLVM::LLVMFuncOp::create(
+      b, loc, "__truncsfbf2", LLVM::LLVMFunctionType::get(bf16, {f32}),
+      LLVM::Linkage::Weak);
+  Block *body = fn.addEntryBlock(b);
+  b.setInsertionPointToStart(body);
+  auto c = [&](int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(v))
+        .getResult();
+  };
+  Value x = LLVM::BitcastOp::create(b, loc, i32, body->getArgument(0));
+  // Round to nearest even: x + 0x7fff + ((x >> 16) & 1), then the top half;
+  // a NaN keeps its top half with the quiet bit set.
+  Value lsb = LLVM::AndOp::create(b, loc, LLVM::LShrOp::create(b, loc, x, c(16)),
+                                  c(1));
+  Value rounded = LLVM::AddOp::create(
+      b, loc, x, LLVM::AddOp::create(b, loc, lsb, c(0x7fff)));
+  Value quiet = LLVM::OrOp::create(b, loc, x, c(0x400000));
+  Value magnitude = LLVM::AndOp::create(b, loc, x, c(0x7fffffff));
+  Value isNan = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ugt,
+                                     magnitude, c(0x7f800000));
+  Value bits = LLVM::SelectOp::create(b, loc, isNan, quiet, rounded);
+  Value top16 = LLVM::TruncOp::create(
+      b, loc, i16, LLVM::LShrOp::create(b, loc, bits, c(16)));
+  LLVM::ReturnOp::create(b, loc,
+                         LLVM::BitcastOp::create(b, loc, bf16, top16).getResult());
+}
+
 struct PackedEntries
     : public sympow::impl::SympowEmulatorPackedEntriesBase<PackedEntries> {
   void runOnOperation() override {
@@ -77,6 +165,9 @@ struct PackedEntries
                    Twine(params.size() - extra) + "\n")
                       .str();
     }
+    if (failed(bindRuntimeTable(top)))
+      return signalPassFailure();
+    addTruncSFtoBF(top);
     b.setInsertionPointToStart(top.getBody());
     std::string value = manifest + '\0';
     auto type = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), value.size());

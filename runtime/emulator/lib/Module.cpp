@@ -3,6 +3,7 @@
 #include "sympow/Emulator/ABI.h"
 #include "sympow/Emulator/Emulator.h"
 
+#include <algorithm>
 #include <dlfcn.h>
 #include <sstream>
 
@@ -16,6 +17,19 @@ std::unique_ptr<Module> Module::fromSymbols(
     error = std::string("no '") + abi::kManifest +
             "' symbol: the module was not lowered by sympow-gpu-to-emulator";
     return nullptr;
+  }
+  // Bind the module's calls into the runtime.
+  auto **table = static_cast<void **>(lookup(abi::kRuntimeTable));
+  if (!table) {
+    error = std::string("no '") + abi::kRuntimeTable + "' symbol in the module";
+    return nullptr;
+  }
+  std::vector<std::pair<const char *, void *>> symbols = runtimeSymbols();
+  for (int i = 0; i < abi::kNumRuntimeFunctions; ++i) {
+    std::string name = abi::kRuntimeFunctions[i];
+    auto it = std::find_if(symbols.begin(), symbols.end(),
+                           [&](const auto &s) { return name == s.first; });
+    table[i] = it->second;
   }
   std::unique_ptr<Module> module(new Module());
   std::istringstream lines(manifest);

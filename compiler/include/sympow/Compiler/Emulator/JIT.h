@@ -13,6 +13,7 @@
 #include "sympow/Emulator/Emulator.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/Support/Error.h"
 
@@ -23,6 +24,18 @@ class ExecutionEngine;
 } // namespace mlir
 
 namespace sympow {
+
+/// The emulator pipeline on a copy of `module`: the host LLVM-dialect
+/// module (printed to `lowered` if given), or an error naming what failed.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+lowerToHostLLVM(mlir::ModuleOp module, const EmulatorPipelineOptions &options,
+                llvm::raw_ostream *lowered = nullptr);
+
+/// Ahead of time: compiles the kernels of `module` into a shared object at
+/// `path` (position-independent object, linked with the system's `cc
+/// -shared`), which `emu::Module::loadSharedObject` loads with no LLVM.
+llvm::Error emitSharedObject(mlir::ModuleOp module, llvm::StringRef path,
+                             const EmulatorPipelineOptions &options = {});
 
 class EmulatorJIT {
 public:

@@ -30,6 +30,18 @@ inline constexpr const char *kAsyncCopy = "__sympow_emu_async_copy";
 inline constexpr const char *kAsyncCommit = "__sympow_emu_async_commit";
 inline constexpr const char *kAsyncWait = "__sympow_emu_async_wait";
 
+/// Lowered code calls the runtime through this table of function pointers,
+/// a global of the compiled module that the runtime fills when it loads the
+/// module (so a shared object needs no symbol from the loading program).
+/// Entry i is the function named kRuntimeFunctions[i].
+inline constexpr const char *kRuntimeTable = "__sympow_emu_runtime";
+inline constexpr const char *kRuntimeFunctions[] = {
+    kQuery,     kAccess,    kBarrier,  kShuffle,     kShuffleValid,
+    kLdMatrix,  kMma,       kAsyncCopy, kAsyncCommit, kAsyncWait,
+};
+inline constexpr int kNumRuntimeFunctions =
+    sizeof(kRuntimeFunctions) / sizeof(kRuntimeFunctions[0]);
+
 /// The module manifest: a global NUL-terminated string, one line per kernel:
 /// "<kernel> <entry symbol> <static shared bytes> <packed argument count>\n".
 /// The entry is the packed wrapper `void entry(void **args)`; the argument
