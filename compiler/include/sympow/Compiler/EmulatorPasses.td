@@ -62,8 +62,11 @@ def SympowEmulatorPackedEntries
     parameter through `args[i]` (one pointer per LLVM parameter, memref
     descriptors expanded as cuLaunchKernel takes them) and calls the kernel,
     and the global string `__sympow_emu_manifest` the runtime reads to find
-    the kernels. The same object then works JIT-compiled or as a shared
-    library.
+    the kernels. Calls into the runtime become indirect calls through
+    `__sympow_emu_runtime`, a table the runtime fills when it loads the
+    module, and `__truncsfbf2` is defined (weak) for hosts whose libgcc
+    lacks it. The same object then works JIT-compiled or as a shared
+    library with no symbol from the loading program.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
