@@ -66,9 +66,11 @@
 // LEARNED: math.sin %{{.*}} : f32
 // LEARNED: nvgpu.mma.sync
 
-// warped: a per-pair relative angle w(i - j) = L*a/(a + L) on the scalar path.
+// warped: a relative angle w(i - j) = L*a/(a + L) on the scalar path.
 // WARPED: gpu.module @sympow_p2_d64_e64_hq1_h1_bf16_gnone_warped_r32h_L4096_fma
 // WARPED-SAME: {
+// cos and sin of w(age) * theta per (age, pair) of a tile pair: 2*32 - 1 ages.
+// WARPED: memref<63x17xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<63x17xf32, #gpu.address_space<workgroup>>)
 // WARPED-NOT: nvgpu.mma.sync
 // WARPED: arith.constant 4.096000e+03 : f64
 // WARPED: arith.divf %{{.*}} : f64

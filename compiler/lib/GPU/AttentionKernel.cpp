@@ -59,6 +59,7 @@ struct Kernel {
   Value T, bIdx, hq, h, q0, qt, tid;
   Value pg, pc, theta;
   Value gammaH; // log_gamma[h], f32
+  unsigned relativeTableIndex = 0; // workgroup attribution of the cos table
 
   bool hasGates() const { return spec.gate != GateKind::None; }
   bool absoluteRotation() const {
@@ -388,7 +389,7 @@ void emitScalarBody(Kernel &K) {
 
   // Slot s holds pair m = s*TPR + part; relative schedules pair dims by the
   // rotary layout, the others may use any pairing (no rotation in the dot).
-  SmallVector<Value> dimA, dimB, slotTheta;
+  SmallVector<Value> dimA, dimB;
   for (int64_t sl = 0; sl < slots; ++sl) {
     Value m = E.add(E.idx(sl * tpr), part);
     if (relative && sl < rotSlots && s.layout == RotaryLayout::Half) {
@@ -417,16 +418,7 @@ void emitScalarBody(Kernel &K) {
     qa.push_back(E.load(kTile, {row, dimA[sl]}));
     qb.push_back(E.load(kTile, {row, dimB[sl]}));
   }
-  if (relative)
-    for (int64_t sl = 0; sl < rotSlots; ++sl)
-      slotTheta.push_back(E.load(K.theta, {E.add(E.idx(sl * tpr), part)}));
   gpu::BarrierOp::create(E.b, E.loc);
-
-  auto loadKV = [&](Value k0, Value ccTile) {
-    emitLoadTile(K, K.k, s.h, K.h, s.d, k0, kTile, K.absoluteRotation(),
-                 ccTile);
-    emitLoadTile(K, K.v, s.h, K.h, s.e, k0, vTile, false, Value());
-  };
 
   // Warped/blend angle count of age a = i - j (a >= 0), in f64.
   auto relativeCount = [&](Value age) -> Value {
@@ -437,23 +429,56 @@ void emitScalarBody(Kernel &K) {
     return E.select(E.cmpf(arith::CmpFPredicate::OLT, age, L), age, compressed);
   };
 
+  // Warped/blend: a (query tile, key tile) pair sees only 2*BT - 1 ages,
+  // (q0 - k0) + idx - (BT - 1) for idx = row - j + BT - 1, so cos and sin of
+  // w(age) * theta_m are tabulated once per key tile instead of per
+  // (query, key, pair). Masked (negative) ages use age 0.
+  Value cosTable, sinTable;
+  if (relative) {
+    cosTable = fn.getWorkgroupAttributions()[K.relativeTableIndex];
+    sinTable = fn.getWorkgroupAttributions()[K.relativeTableIndex + 1];
+  }
+  auto emitRelativeTable = [&](Value k0) {
+    int64_t half = K.r / 2, ages = 2 * K.bt - 1;
+    E.forLoop(K.tid, E.idx(ages * half), E.idx(K.nt), {},
+              [&](Value item, ValueRange) {
+                Value idx = E.div(item, E.idx(half));
+                Value m = E.rem(item, E.idx(half));
+                Value age = E.indexToF64(E.sub(E.add(K.q0, idx),
+                                               E.add(k0, E.idx(K.bt - 1))));
+                Value count = relativeCount(E.max(age, E.f64(0.0)));
+                auto [cs, sn] = rotation(K, count, E.load(K.theta, {m}));
+                E.store(cs, cosTable, {idx, m});
+                E.store(sn, sinTable, {idx, m});
+                return SmallVector<Value>{};
+              });
+  };
+
+  auto loadKV = [&](Value k0, Value ccTile) {
+    emitLoadTile(K, K.k, s.h, K.h, s.d, k0, kTile, K.absoluteRotation(),
+                 ccTile);
+    emitLoadTile(K, K.v, s.h, K.h, s.e, k0, vTile, false, Value());
+    if (relative)
+      emitRelativeTable(k0);
+  };
+
   // State: m, den, acc[outSlots].
   auto processTile = [&](Value k0, Value cgTile, ValueRange state,
                          bool diagonal) {
     return E.forLoop(
         E.idx(0), E.idx(K.bt), E.idx(1), state, [&](Value j, ValueRange st) {
-          Value count;
-          if (relative) {
-            Value age = E.indexToF64(E.sub(E.add(K.q0, row), E.add(k0, j)));
-            count = relativeCount(E.max(age, E.f64(0.0)));
-          }
+          Value ageIdx;
+          if (relative)
+            ageIdx = E.sub(E.add(row, E.idx(K.bt - 1)), j);
           Value dot = E.f32(0.0);
           for (int64_t sl = 0; sl < slots; ++sl) {
             Value ka = E.load(kTile, {j, dimA[sl]});
             Value kb = E.load(kTile, {j, dimB[sl]});
             if (relative && sl < rotSlots) {
               // (R(w) q).k = cos(qa ka + qb kb) + sin(qa kb - qb ka)
-              auto [cs, sn] = rotation(K, count, slotTheta[sl]);
+              Value m = E.add(E.idx(sl * tpr), part);
+              Value cs = E.load(cosTable, {ageIdx, m});
+              Value sn = E.load(sinTable, {ageIdx, m});
               Value same = E.fma(qa[sl], ka, E.mul(qb[sl], kb));
               Value cross = E.fma(qa[sl], kb, E.neg(E.mul(qb[sl], ka)));
               dot = E.fma(cs, same, E.fma(sn, cross, dot));
@@ -715,6 +740,9 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
     workgroup.push_back(workgroupMemRef({bt}, f64));
   if (r)
     workgroup.push_back(workgroupMemRef({r / 2}, f64));
+  if (spec.relativeSchedule()) // cos, sin tables; +1 keeps rows off one bank
+    for (int i = 0; i < 2; ++i)
+      workgroup.push_back(workgroupMemRef({2 * bt - 1, r / 2 + 1}, f32));
 
   auto fn = gpu::GPUFuncOp::create(
       builder, loc, name, builder.getFunctionType(args, {}), workgroup);
@@ -760,6 +788,7 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
     K.pc = fn.getWorkgroupAttributions()[w++];
   if (r)
     K.theta = fn.getWorkgroupAttributions()[w++];
+  K.relativeTableIndex = w;
 
   K.tid = gpu::ThreadIdOp::create(builder, loc, gpu::Dimension::x);
   K.qt = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::x);

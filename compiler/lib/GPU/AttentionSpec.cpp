@@ -36,11 +36,19 @@ static int64_t scalarThreadsPerRow(const AttentionKernelSpec &s) {
   return tpr;
 }
 
+static int64_t sharedBytes(const AttentionKernelSpec &s, int64_t bt);
+
 int64_t AttentionKernelSpec::resolvedBlockTokens() const {
   if (blockTokens)
     return blockTokens;
   if (resolvedPath() == AttentionPath::Mma)
     return 64;
+  if (relativeSchedule()) // the largest tile whose age tables fit
+    for (int64_t bt : {64, 32})
+      if (sharedBytes(*this, bt) <= 40 * 1024)
+        return bt;
+  if (relativeSchedule())
+    return 16;
   return d + e <= 160 ? 64 : 32;
 }
 
@@ -56,7 +64,10 @@ int64_t attentionThreadsPerRow(const AttentionKernelSpec &spec) {
 
 /// Static workgroup memory of the kernel (see AttentionKernel.cpp).
 int64_t attentionSharedBytes(const AttentionKernelSpec &s) {
-  int64_t bt = s.resolvedBlockTokens();
+  return sharedBytes(s, s.resolvedBlockTokens());
+}
+
+static int64_t sharedBytes(const AttentionKernelSpec &s, int64_t bt) {
   int64_t bytes = 0;
   if (s.resolvedPath() == AttentionPath::Mma)
     bytes += bt * ((s.d + 8) + (s.e + 8)) * 2;
@@ -66,7 +77,10 @@ int64_t attentionSharedBytes(const AttentionKernelSpec &s) {
     bytes += bt * 4;
   if (s.hasBeta())
     bytes += bt * 8;
-  bytes += s.effectiveRotaryDims() / 2 * 8;
+  int64_t half = s.effectiveRotaryDims() / 2;
+  bytes += half * 8;
+  if (s.relativeSchedule()) // cos and sin per age and pair
+    bytes += 2 * (2 * bt - 1) * (half + 1) * 4;
   return bytes;
 }
 
