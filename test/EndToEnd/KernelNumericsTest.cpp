@@ -70,7 +70,8 @@ TEST_P(RecurrentNumerics, MatchesTheReference) {
   ASSERT_FALSE(verifyRecurrentKernelSpec(spec));
   LayerCase layer = randomLayer(spec, c.B, c.T, /*seed=*/c.p * 131 + c.d,
                                 /*withState=*/true);
-  KernelResult got = runRecurrent(spec, layer);
+  KernelResult got =
+      runLayer(spec, runtime::Formulation::Recurrent, 0, layer);
   ASSERT_TRUE(got.error.empty()) << got.error;
   ReferenceResult want = runReference(spec, layer);
   ASSERT_TRUE(want.error.empty()) << want.error;
@@ -120,7 +121,8 @@ TEST_P(ChunkedNumerics, MatchesTheReference) {
       continue;
     LayerCase layer = randomLayer(spec, c.B, T, /*seed=*/unsigned(T * 31 + C),
                                   /*withState=*/true);
-    KernelResult got = runChunked(spec, C, layer);
+    KernelResult got =
+        runLayer(spec, runtime::Formulation::Chunked, C, layer);
     ASSERT_TRUE(got.error.empty()) << got.error;
     ReferenceResult want = runReference(spec, layer);
     ASSERT_TRUE(want.error.empty()) << want.error;
@@ -161,7 +163,8 @@ TEST_P(AttentionNumerics, MatchesTheReference) {
   ASSERT_FALSE(verifyAttentionKernelSpec(spec));
   LayerCase layer = randomLayer(spec, c.B, c.T, /*seed=*/c.p * 7 + c.e,
                                 /*withState=*/false);
-  KernelResult got = runAttention(spec, layer);
+  KernelResult got =
+      runLayer(spec, runtime::Formulation::Attention, 0, layer);
   ASSERT_TRUE(got.error.empty()) << got.error;
   ReferenceResult want = runReference(spec, layer);
   ASSERT_TRUE(want.error.empty()) << want.error;

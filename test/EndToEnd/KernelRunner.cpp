@@ -7,6 +7,8 @@
 #include "sympow/Compiler/GPU/RecurrentKernel.h"
 #include "sympow/Emulator/Emulator.h"
 #include "sympow/Emulator/Half.h"
+#include "sympow/Runtime/EmulatorBackend.h"
+#include "sympow/Runtime/Layer.h"
 #include "sympow/Reference/Forward.h"
 #include "sympow/Reference/Rounding.h"
 
@@ -135,7 +137,7 @@ public:
   enum Kind { F32, BF16, F16, F64 };
   Buffer(Kind kind, const std::vector<double> &values)
       : kind(kind), count(values.size()) {
-    bytes.resize(count * width());
+    storage.resize(count * width());
     for (size_t i = 0; i < count; ++i)
       set(i, values[i]);
   }
@@ -150,13 +152,13 @@ public:
       out[i] = get(i);
     return out;
   }
-  void *data() { return bytes.data(); }
-  int64_t size() const { return static_cast<int64_t>(count); }
+  void *data() { return storage.data(); }
+  size_t bytes() const { return storage.size(); }
 
 private:
   size_t width() const { return kind == F64 ? 8 : kind == F32 ? 4 : 2; }
   void set(size_t i, double x) {
-    uint8_t *at = bytes.data() + i * width();
+    uint8_t *at = storage.data() + i * width();
     if (kind == F64) {
       std::memcpy(at, &x, 8);
     } else if (kind == F32) {
@@ -169,7 +171,7 @@ private:
     }
   }
   double get(size_t i) const {
-    const uint8_t *at = bytes.data() + i * width();
+    const uint8_t *at = storage.data() + i * width();
     if (kind == F64) {
       double x;
       std::memcpy(&x, at, 8);
@@ -187,34 +189,7 @@ private:
 
   Kind kind;
   size_t count;
-  std::vector<uint8_t> bytes;
-};
-
-/// Packed kernel arguments (docs/KernelABI.md): buffers as memref
-/// descriptors expanded into five fields, then i64 scalars.
-class PackedArgs {
-public:
-  void buffer(Buffer &b) {
-    Descriptor &d = descriptors.emplace_back();
-    d.allocated = d.aligned = b.data();
-    d.size = b.size();
-    for (void *field :
-         {static_cast<void *>(&d.allocated), static_cast<void *>(&d.aligned),
-          static_cast<void *>(&d.offset), static_cast<void *>(&d.size),
-          static_cast<void *>(&d.stride)})
-      packed.push_back(field);
-  }
-  void scalar(int64_t value) { packed.push_back(&scalars.emplace_back(value)); }
-  void **data() { return packed.data(); }
-
-private:
-  struct Descriptor {
-    void *allocated = nullptr, *aligned = nullptr;
-    int64_t offset = 0, size = 0, stride = 1;
-  };
-  std::deque<Descriptor> descriptors; // stable addresses
-  std::deque<int64_t> scalars;
-  std::vector<void *> packed;
+  std::vector<uint8_t> storage;
 };
 
 /// A module of generated kernels, JIT-compiled for the emulator, launched
@@ -242,41 +217,28 @@ public:
       jit = std::move(*compiled);
   }
 
-  /// Launches kernel `name` on `buffers` (then B, T); "" or the problem.
-  std::string launch(const char *name, const std::vector<Buffer *> &buffers,
-                     int64_t B, int64_t T) {
-    if (!error.empty())
-      return error;
-    gpu::GPUFuncOp fn;
+  const std::string &problem() const { return error; }
+  const emu::Module *emulatorModule() const {
+    return jit ? &jit->module() : nullptr;
+  }
+
+  /// The launch metadata of kernel `name` (docs/KernelABI.md).
+  runtime::KernelInfo info(const std::string &name) {
+    runtime::KernelInfo info{name, {}};
     module->walk([&](gpu::GPUFuncOp f) {
-      if (f.getName() == name)
-        fn = f;
+      if (f.getName() != name)
+        return;
+      auto meta = f->getAttrOfType<DictionaryAttr>("sympow.launch");
+      auto block = cast<DenseI32ArrayAttr>(meta.get("block")).asArrayRef();
+      info.launch.block = {uint32_t(block[0]), uint32_t(block[1]),
+                           uint32_t(block[2])};
+      info.launch.tokensPerBlock =
+          cast<IntegerAttr>(meta.get("tokens_per_block")).getInt();
+      info.launch.gridY = cast<IntegerAttr>(meta.get("grid_y")).getInt();
+      info.launch.dynamicSharedBytes = static_cast<uint32_t>(
+          cast<IntegerAttr>(meta.get("dynamic_shared_bytes")).getInt());
     });
-    const emu::Kernel *kernel = jit->kernel(name);
-    if (!fn || !kernel)
-      return std::string("no kernel ") + name + " in the compiled module";
-    auto meta = fn->getAttrOfType<DictionaryAttr>("sympow.launch");
-    if (!meta)
-      return std::string(name) + " has no sympow.launch metadata";
-    auto block = cast<DenseI32ArrayAttr>(meta.get("block")).asArrayRef();
-    int64_t tokens = cast<IntegerAttr>(meta.get("tokens_per_block")).getInt();
-    int64_t gridY = cast<IntegerAttr>(meta.get("grid_y")).getInt();
-    int64_t dynamicShared =
-        cast<IntegerAttr>(meta.get("dynamic_shared_bytes")).getInt();
-    PackedArgs args;
-    for (Buffer *buffer : buffers)
-      args.buffer(*buffer);
-    args.scalar(B);
-    args.scalar(T);
-    emu::Dim3 grid{
-        static_cast<uint32_t>(tokens ? (T + tokens - 1) / tokens : 1),
-        static_cast<uint32_t>(gridY), static_cast<uint32_t>(B)};
-    emu::Dim3 threads{static_cast<uint32_t>(block[0]),
-                      static_cast<uint32_t>(block[1]),
-                      static_cast<uint32_t>(block[2])};
-    emu::LaunchResult result =
-        emu::launch(*kernel, grid, threads, dynamicShared, args.data());
-    return result.ok() ? "" : std::string(name) + ": " + result.message();
+    return info;
   }
 
 private:
@@ -339,143 +301,134 @@ ReferenceResult runReference(const AttentionKernelSpec &spec,
 }
 
 namespace {
-/// The optional f32 side inputs, in kernel argument order.
-void sideInputs(const AttentionKernelSpec &spec, const LayerCase &layer,
-                std::deque<Buffer> &store, std::vector<Buffer *> &buffers) {
-  auto add = [&](Buffer::Kind kind, const std::vector<double> &values) {
-    buffers.push_back(&store.emplace_back(kind, values));
-  };
-  if (spec.hasLogG())
-    add(Buffer::F32, layer.logG);
-  if (spec.hasLogGamma())
-    add(Buffer::F32, layer.logGamma);
-  if (spec.hasBeta())
-    add(Buffer::F32, layer.beta);
+
+runtime::LayerVariant variantOf(const AttentionKernelSpec &s,
+                                runtime::Formulation formulation,
+                                int64_t chunk) {
+  runtime::LayerVariant v;
+  v.p = s.p;
+  v.d = s.d;
+  v.e = s.e;
+  v.hq = s.hq;
+  v.h = s.h;
+  v.dtype = s.dtype == ElementKind::BF16  ? runtime::DType::BF16
+            : s.dtype == ElementKind::F16 ? runtime::DType::F16
+                                          : runtime::DType::F32;
+  v.gate = static_cast<runtime::Gate>(s.gate);
+  v.schedule = static_cast<runtime::Schedule>(s.schedule);
+  v.formulation = formulation;
+  v.chunk = chunk;
+  return v;
 }
+
+/// Host data staged into emulator "device" memory and back.
+class DeviceBuffers {
+public:
+  explicit DeviceBuffers(runtime::Backend &backend) : backend(backend) {}
+  ~DeviceBuffers() {
+    for (runtime::DevicePtr ptr : owned)
+      (void)backend.release(ptr);
+  }
+  runtime::DevicePtr upload(Buffer::Kind kind,
+                            const std::vector<double> &values) {
+    Buffer host(kind, values);
+    runtime::DevicePtr ptr = allocate(host.bytes());
+    (void)backend.copyToDevice(ptr, host.data(), host.bytes());
+    return ptr;
+  }
+  runtime::DevicePtr allocate(size_t bytes) {
+    runtime::DevicePtr ptr = backend.allocate(std::max<size_t>(bytes, 1)).value();
+    owned.push_back(ptr);
+    return ptr;
+  }
+  std::vector<double> download(Buffer::Kind kind, runtime::DevicePtr ptr,
+                               size_t count) {
+    Buffer host(kind, std::vector<double>(count, 0.0));
+    (void)backend.copyToHost(host.data(), ptr, host.bytes());
+    return host.read();
+  }
+
+private:
+  runtime::Backend &backend;
+  std::vector<runtime::DevicePtr> owned;
+};
+
 } // namespace
 
-KernelResult runAttention(const AttentionKernelSpec &spec,
-                          const LayerCase &layer) {
-  Buffer::Kind elem = Buffer::of(spec.dtype);
-  std::deque<Buffer> store;
-  std::vector<Buffer *> buffers;
-  for (const std::vector<double> *x : {&layer.q, &layer.k, &layer.v})
-    buffers.push_back(&store.emplace_back(elem, *x));
-  sideInputs(spec, layer, store, buffers);
-  Buffer &y = store.emplace_back(
-      elem, std::vector<double>(layer.B * layer.T * spec.hq * spec.e, 0.0));
-  buffers.push_back(&y);
+KernelResult runLayer(const AttentionKernelSpec &spec,
+                      runtime::Formulation formulation, int64_t chunk,
+                      const LayerCase &layer) {
   KernelResult result;
+  runtime::LayerVariant variant = variantOf(spec, formulation, chunk);
   CompiledKernels kernels([&](OpBuilder &b, gpu::GPUModuleOp m) {
-    buildAttentionKernel(b, m, spec);
+    switch (formulation) {
+    case runtime::Formulation::Attention:
+      buildAttentionKernel(b, m, spec);
+      break;
+    case runtime::Formulation::Recurrent:
+      buildRecurrentKernel(b, m, spec);
+      break;
+    case runtime::Formulation::Chunked:
+      buildChunkedKernels(b, m, spec, chunk);
+      break;
+    }
   });
-  result.error = kernels.launch("attention", buffers, layer.B, layer.T);
-  result.y = y.read();
-  return result;
-}
+  if (!kernels.problem().empty()) {
+    result.error = kernels.problem();
+    return result;
+  }
+  std::vector<runtime::KernelInfo> infos;
+  for (const std::string &name : runtime::layerKernelNames(variant))
+    infos.push_back(kernels.info(name));
+  std::unique_ptr<runtime::Backend> backend = runtime::createEmulatorBackend();
+  runtime::KernelLibrary library(
+      *backend,
+      {{"emulator", runtime::ImageFormat::EmulatorModule,
+        kernels.emulatorModule(), sizeof(emu::Module)}},
+      infos);
 
-KernelResult runRecurrent(const AttentionKernelSpec &spec,
-                          const LayerCase &layer) {
   Buffer::Kind elem = Buffer::of(spec.dtype);
-  std::deque<Buffer> store;
-  std::vector<Buffer *> buffers;
-  for (const std::vector<double> *x : {&layer.q, &layer.k, &layer.v})
-    buffers.push_back(&store.emplace_back(elem, *x));
-  sideInputs(spec, layer, store, buffers);
-  int64_t dim = stateDim(spec);
-  auto orZeros = [](const std::vector<double> &x, int64_t n) {
+  int64_t B = layer.B, T = layer.T, dim = stateDim(spec);
+  auto orZeros = [](const std::vector<double> &x, size_t n) {
     return x.empty() ? std::vector<double>(n, 0.0) : x;
   };
-  Buffer &y = store.emplace_back(
-      elem, std::vector<double>(layer.B * layer.T * spec.hq * spec.e, 0.0));
-  Buffer &s = store.emplace_back(
-      Buffer::F32, orZeros(layer.s0, layer.B * spec.h * dim * spec.e));
-  Buffer &z =
-      store.emplace_back(Buffer::F32, orZeros(layer.z0, layer.B * spec.h * dim));
-  Buffer &c = store.emplace_back(Buffer::F64,
-                                 orZeros(layer.c0, layer.B * spec.h));
-  buffers.insert(buffers.end(), {&y, &s, &z, &c});
-  KernelResult result;
-  CompiledKernels kernels([&](OpBuilder &b, gpu::GPUModuleOp m) {
-    buildRecurrentKernel(b, m, spec);
-  });
-  result.error = kernels.launch("recurrent", buffers, layer.B, layer.T);
-  result.y = y.read();
-  result.s = s.read();
-  result.z = z.read();
-  result.c = c.read();
-  return result;
-}
-
-KernelResult runChunked(const AttentionKernelSpec &spec, int64_t chunk,
-                        const LayerCase &layer) {
-  Buffer::Kind elem = Buffer::of(spec.dtype);
-  int64_t dim = stateDim(spec), B = layer.B, T = layer.T;
-  int64_t N = (T + chunk - 1) / chunk, H = spec.h;
-  std::deque<Buffer> store;
-  auto buffer = [&](Buffer::Kind kind, std::vector<double> values) {
-    return &store.emplace_back(kind, values);
-  };
-  auto zeros = [](int64_t n) { return std::vector<double>(n, 0.0); };
-  auto orZeros = [&](const std::vector<double> &x, int64_t n) {
-    return x.empty() ? zeros(n) : x;
-  };
-  Buffer *q = buffer(elem, layer.q), *k = buffer(elem, layer.k),
-         *v = buffer(elem, layer.v);
-  Buffer *logG = buffer(Buffer::F32, layer.logG),
-         *logGamma = buffer(Buffer::F32, layer.logGamma),
-         *beta = buffer(Buffer::F32, layer.beta);
-  Buffer *y = buffer(elem, zeros(B * T * spec.hq * spec.e));
-  Buffer *s = buffer(Buffer::F32, orZeros(layer.s0, B * H * dim * spec.e));
-  Buffer *z = buffer(Buffer::F32, orZeros(layer.z0, B * H * dim));
-  Buffer *c = buffer(Buffer::F64, orZeros(layer.c0, B * H));
-  Buffer *counts = buffer(Buffer::F64, zeros(B * T * H));
-  Buffer *dS = buffer(Buffer::F32, zeros(B * N * H * dim * spec.e));
-  Buffer *dZ = buffer(Buffer::F32, zeros(B * N * H * dim));
-  Buffer *decay = buffer(Buffer::F32, zeros(B * N * H));
-
-  auto gates = [&](std::vector<Buffer *> list) {
-    if (spec.hasLogG())
-      list.push_back(logG);
-    if (spec.hasLogGamma())
-      list.push_back(logGamma);
-    return list;
-  };
-  auto withCounts = [&](std::vector<Buffer *> list) {
-    if (spec.rotates())
-      list.push_back(counts);
-    return list;
-  };
-  auto append = [](std::vector<Buffer *> list,
-                   std::initializer_list<Buffer *> more) {
-    list.insert(list.end(), more);
-    return list;
-  };
-
-  CompiledKernels kernels([&](OpBuilder &b, gpu::GPUModuleOp m) {
-    buildChunkedKernels(b, m, spec, chunk);
-  });
-  KernelResult result;
-  std::vector<std::pair<const char *, std::vector<Buffer *>>> launches;
-  if (spec.rotates())
-    launches.push_back(
-        {"chunk_counts", spec.hasBeta() ? std::vector<Buffer *>{beta, counts, c}
-                                        : std::vector<Buffer *>{counts, c}});
-  launches.push_back(
-      {"chunk_states", append(withCounts(gates({k, v})), {dS, dZ, decay})});
-  launches.push_back(
-      {"chunk_scan", append(withCounts({s, z, c}), {dS, dZ, decay})});
-  launches.push_back(
-      {"chunk_output", append(withCounts(gates({q, k, v})), {dS, dZ, y})});
-  for (auto &[name, buffers] : launches) {
-    result.error = kernels.launch(name, buffers, B, T);
-    if (!result.error.empty())
-      return result;
+  DeviceBuffers device(*backend);
+  runtime::LayerBuffers buffers;
+  buffers.q = device.upload(elem, layer.q);
+  buffers.k = device.upload(elem, layer.k);
+  buffers.v = device.upload(elem, layer.v);
+  if (spec.hasLogG())
+    buffers.logG = device.upload(Buffer::F32, layer.logG);
+  if (spec.hasLogGamma())
+    buffers.logGamma = device.upload(Buffer::F32, layer.logGamma);
+  if (spec.hasBeta())
+    buffers.beta = device.upload(Buffer::F32, layer.beta);
+  size_t ySize = B * T * spec.hq * spec.e, sSize = B * spec.h * dim * spec.e,
+         zSize = B * spec.h * dim, cSize = B * spec.h;
+  buffers.y = device.upload(elem, std::vector<double>(ySize, 0.0));
+  bool state = formulation != runtime::Formulation::Attention;
+  if (state) {
+    buffers.s = device.upload(Buffer::F32, orZeros(layer.s0, sSize));
+    buffers.z = device.upload(Buffer::F32, orZeros(layer.z0, zSize));
+    buffers.c = device.upload(Buffer::F64, orZeros(layer.c0, cSize));
   }
-  result.y = y->read();
-  result.s = s->read();
-  result.z = z->read();
-  result.c = c->read();
+  size_t workspaceBytes = runtime::layerWorkspaceBytes(variant, B, T);
+  runtime::DevicePtr workspace =
+      workspaceBytes ? device.allocate(workspaceBytes) : 0;
+
+  Status launched = runtime::launchLayer(*backend, library, variant, buffers,
+                                         B, T, workspace, workspaceBytes,
+                                         /*stream=*/nullptr);
+  if (launched.isError()) {
+    result.error = launched.message();
+    return result;
+  }
+  result.y = device.download(elem, buffers.y, ySize);
+  if (state) {
+    result.s = device.download(Buffer::F32, buffers.s, sSize);
+    result.z = device.download(Buffer::F32, buffers.z, zSize);
+    result.c = device.download(Buffer::F64, buffers.c, cSize);
+  }
   return result;
 }
 

@@ -10,6 +10,7 @@
 #define SYMPOW_TEST_ENDTOEND_KERNELRUNNER_H
 
 #include "sympow/Compiler/GPU/AttentionKernel.h"
+#include "sympow/Runtime/Layer.h"
 
 #include <string>
 #include <vector>
@@ -41,13 +42,12 @@ struct ReferenceResult {
 LayerCase randomLayer(const AttentionKernelSpec &spec, int64_t B, int64_t T,
                       unsigned seed, bool withState);
 
-KernelResult runAttention(const AttentionKernelSpec &spec,
-                          const LayerCase &layer);
-KernelResult runRecurrent(const AttentionKernelSpec &spec,
-                          const LayerCase &layer);
-/// The chunked formulation's kernels in launch order, chunks of `chunk`.
-KernelResult runChunked(const AttentionKernelSpec &spec, int64_t chunk,
-                        const LayerCase &layer);
+/// The layer's kernels for `formulation` (chunks of `chunk` tokens when
+/// chunked), run through the runtime (runtime::launchLayer) on the emulator
+/// backend.
+KernelResult runLayer(const AttentionKernelSpec &spec,
+                      runtime::Formulation formulation, int64_t chunk,
+                      const LayerCase &layer);
 ReferenceResult runReference(const AttentionKernelSpec &spec,
                              const LayerCase &layer);
 

@@ -106,7 +106,7 @@ TEST(FakeDriver, LibraryPicksTheDeviceCubinOverPtx) {
                          {"sm_80", ImageFormat::Ptx, kPtx, sizeof(kPtx)},
                          {"sm_90a", ImageFormat::Cubin, kCubin,
                           sizeof(kCubin)}},
-                        {"add_one"});
+                        {{"add_one", {}}});
   const KernelImage *image = library.selectImage();
   ASSERT_NE(image, nullptr);
   EXPECT_EQ(image->arch, "sm_90a");
@@ -125,7 +125,7 @@ TEST(FakeDriver, LibraryFallsBackToPtxAndLoadsOnceAcrossThreads) {
       *backend,
       {{"sm_100", ImageFormat::Ptx, newerPtx, sizeof(newerPtx)},
        {"sm_80", ImageFormat::Ptx, kPtx, sizeof(kPtx) - 1 /* no NUL */}},
-      {"add_one"});
+      {{"add_one", {}}});
   ASSERT_NE(library.selectImage(), nullptr);
   EXPECT_EQ(library.selectImage()->arch, "sm_80");
   KernelHandle seen[8] = {};
@@ -142,7 +142,7 @@ TEST(FakeDriver, LibraryWithoutAFittingImageSaysWhatWasBuilt) {
   std::unique_ptr<Backend> backend = std::move(createCudaBackend().value());
   KernelLibrary library(
       *backend, {{"sm_80", ImageFormat::Cubin, kCubin, sizeof(kCubin)}},
-      {"add_one"});
+      {{"add_one", {}}});
   Result<KernelHandle> kernel = library.kernel(0);
   ASSERT_TRUE(kernel.isError());
   EXPECT_EQ(kernel.message(), "no kernel image for sm_90 (built for: sm_80); "

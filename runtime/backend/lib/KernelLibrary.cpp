@@ -8,9 +8,23 @@ using namespace sympow;
 using namespace sympow::runtime;
 
 KernelLibrary::KernelLibrary(Backend &backend, std::vector<KernelImage> images,
-                             std::vector<std::string> kernelNames)
-    : backend(backend), images(std::move(images)),
-      names(std::move(kernelNames)) {}
+                             std::vector<KernelInfo> kernels)
+    : backend(backend), images(std::move(images)), infos(std::move(kernels)) {
+}
+
+LaunchConfig KernelLibrary::launchConfig(size_t index, int64_t B, int64_t T,
+                                         void *stream) const {
+  const KernelLaunch &l = infos[index].launch;
+  LaunchConfig config;
+  int64_t x = l.tokensPerBlock ? (T + l.tokensPerBlock - 1) / l.tokensPerBlock
+                               : 1;
+  config.grid = {static_cast<uint32_t>(x), static_cast<uint32_t>(l.gridY),
+                 static_cast<uint32_t>(B)};
+  config.block = l.block;
+  config.dynamicSharedBytes = l.dynamicSharedBytes;
+  config.stream = stream;
+  return config;
+}
 
 KernelLibrary::~KernelLibrary() {
   if (module)
@@ -61,9 +75,9 @@ Status KernelLibrary::load() {
   if (loaded.isError())
     return loaded.status();
   module = loaded.value();
-  handles.reserve(names.size());
-  for (const std::string &name : names) {
-    Result<KernelHandle> handle = backend.getKernel(module, name.c_str());
+  handles.reserve(infos.size());
+  for (const KernelInfo &info : infos) {
+    Result<KernelHandle> handle = backend.getKernel(module, info.name.c_str());
     if (handle.isError())
       return handle.status();
     handles.push_back(handle.value());

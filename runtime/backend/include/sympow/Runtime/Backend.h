@@ -18,8 +18,10 @@
 
 namespace sympow::runtime {
 
-/// What a kernel image holds.
-enum class ImageFormat { Cubin, Fatbin, Ptx };
+/// What a kernel image holds. The emulator's images are host code: a shared
+/// object built from the lowered kernels, or (in process) a pointer to an
+/// already loaded sympow::emu::Module, e.g. a JIT's.
+enum class ImageFormat { Cubin, Fatbin, Ptx, HostSharedObject, EmulatorModule };
 
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;

@@ -18,6 +18,20 @@
 
 namespace sympow::runtime {
 
+/// How a kernel is launched, from its `sympow.launch` metadata
+/// (docs/KernelABI.md): grid (ceil(T / tokensPerBlock) or 1, gridY, B).
+struct KernelLaunch {
+  Dim3 block;
+  int64_t tokensPerBlock = 0;
+  int64_t gridY = 1;
+  uint32_t dynamicSharedBytes = 0;
+};
+
+struct KernelInfo {
+  std::string name;
+  KernelLaunch launch;
+};
+
 struct KernelImage {
   std::string arch; // "sm_80", "sm_90a"; for PTX the oldest it runs on
   ImageFormat format;
@@ -28,14 +42,22 @@ struct KernelImage {
 class KernelLibrary {
 public:
   KernelLibrary(Backend &backend, std::vector<KernelImage> images,
-                std::vector<std::string> kernelNames);
+                std::vector<KernelInfo> kernels);
   ~KernelLibrary();
   KernelLibrary(const KernelLibrary &) = delete;
   KernelLibrary &operator=(const KernelLibrary &) = delete;
 
-  /// The handle of kernel `index` (in `kernelNames` order), loading the
-  /// module on first use. Thread-safe.
+  /// The handle of kernel `index` (in `kernels` order), loading the module
+  /// on first use. Thread-safe.
   Result<KernelHandle> kernel(size_t index);
+
+  size_t size() const { return infos.size(); }
+  const KernelInfo &info(size_t index) const { return infos[index]; }
+  /// Grid and block of kernel `index` for B sequences of T tokens.
+  LaunchConfig launchConfig(size_t index, int64_t B, int64_t T,
+                            void *stream) const;
+
+  Backend &getBackend() { return backend; }
 
   /// The image the backend's architecture runs: its own cubin (sm_90 runs
   /// sm_90a), else PTX; null if none fits.
@@ -46,7 +68,7 @@ private:
 
   Backend &backend;
   std::vector<KernelImage> images;
-  std::vector<std::string> names;
+  std::vector<KernelInfo> infos;
   std::once_flag once;
   Status loadStatus;
   ModuleHandle module = nullptr;

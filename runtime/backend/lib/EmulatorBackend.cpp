@@ -1,0 +1,120 @@
+//===- EmulatorBackend.cpp - Kernels on the CPU emulator ------------------===//
+
+#include "sympow/Runtime/EmulatorBackend.h"
+
+#include "sympow/Emulator/Emulator.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <unistd.h>
+#include <vector>
+
+using namespace sympow;
+using namespace sympow::runtime;
+
+namespace {
+
+class EmulatorBackend final : public Backend {
+public:
+  const char *name() const override { return "emulator"; }
+  const std::string &arch() const override { return archName; }
+
+  Result<ModuleHandle> loadModule(const void *image, size_t size,
+                                  ImageFormat format) override {
+    if (!image)
+      return Status::error("cannot load a kernel module from a null image");
+    if (format == ImageFormat::EmulatorModule)
+      return const_cast<void *>(image);
+    if (format != ImageFormat::HostSharedObject)
+      return Status::error("the emulator runs host code: cubin, fatbin and "
+                           "PTX images are for the cuda backend");
+    // dlopen needs a file.
+    char path[] = "/tmp/sympow-emulator-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+      return Status::error("cannot create a temporary file for the kernels");
+    bool written =
+        write(fd, image, size) == static_cast<ssize_t>(size) && close(fd) == 0;
+    std::string error;
+    std::unique_ptr<emu::Module> module =
+        written ? emu::Module::loadSharedObject(path, error) : nullptr;
+    unlink(path);
+    if (!module)
+      return Status::error("cannot load the emulator kernels: " +
+                           (written ? error : std::string("write failed")));
+    std::lock_guard<std::mutex> lock(mutex);
+    owned.push_back(std::move(module));
+    return static_cast<ModuleHandle>(owned.back().get());
+  }
+
+  Status unloadModule(ModuleHandle module) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto it = owned.begin(); it != owned.end(); ++it)
+      if (it->get() == module) {
+        owned.erase(it);
+        break;
+      }
+    return Status::success();
+  }
+
+  Result<KernelHandle> getKernel(ModuleHandle module,
+                                 const char *kernelName) override {
+    if (!module || !kernelName)
+      return Status::error("getKernel needs a module and a kernel name");
+    const emu::Kernel *kernel =
+        static_cast<const emu::Module *>(module)->getKernel(kernelName);
+    if (!kernel)
+      return Status::error(std::string("no kernel '") + kernelName +
+                           "' in the emulator module");
+    return const_cast<KernelHandle>(static_cast<const void *>(kernel));
+  }
+
+  Status launch(KernelHandle kernel, const LaunchConfig &c,
+                void **args) override {
+    if (!kernel)
+      return Status::error("launch of a null kernel");
+    emu::LaunchResult result = emu::launch(
+        *static_cast<const emu::Kernel *>(kernel),
+        {c.grid.x, c.grid.y, c.grid.z}, {c.block.x, c.block.y, c.block.z},
+        c.dynamicSharedBytes, args);
+    if (!result.ok())
+      return Status::error(result.message());
+    return Status::success();
+  }
+
+  Result<DevicePtr> allocate(size_t bytes) override {
+    void *ptr = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+    if (!ptr)
+      return Status::error("out of host memory allocating " +
+                           std::to_string(bytes) + " bytes");
+    return reinterpret_cast<DevicePtr>(ptr);
+  }
+  Status release(DevicePtr ptr) override {
+    std::free(reinterpret_cast<void *>(ptr));
+    return Status::success();
+  }
+  Status copyToDevice(DevicePtr dst, const void *src, size_t bytes) override {
+    std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
+    return Status::success();
+  }
+  Status copyToHost(void *dst, DevicePtr src, size_t bytes) override {
+    std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
+    return Status::success();
+  }
+  /// Launches finish before they return.
+  Status synchronize(void *) override { return Status::success(); }
+
+private:
+  std::string archName = "emulator";
+  std::mutex mutex;
+  std::vector<std::unique_ptr<emu::Module>> owned;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> sympow::runtime::createEmulatorBackend() {
+  return std::make_unique<EmulatorBackend>();
+}

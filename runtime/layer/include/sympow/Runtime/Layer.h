@@ -1,0 +1,68 @@
+//===- Layer.h - Running a layer's generated kernels ------------*- C++ -*-===//
+//
+// A layer call is a fixed sequence of kernels per formulation (see
+// docs/KernelABI.md and docs/GPU.md): attention: `attention`; recurrent:
+// `recurrent`; chunked: [`chunk_counts`], `chunk_states`, `chunk_scan`,
+// `chunk_output`. This launches them on any backend with the right buffers,
+// after checking what it is given. The kernels' launch shapes come from the
+// compiler with the images (KernelLibrary), not from here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_RUNTIME_LAYER_H
+#define SYMPOW_RUNTIME_LAYER_H
+
+#include "sympow/Runtime/KernelLibrary.h"
+
+#include <vector>
+
+namespace sympow::runtime {
+
+enum class Formulation { Attention, Chunked, Recurrent };
+enum class DType { BF16, F16, F32 };
+enum class Gate { None, Head, Data, Both };
+enum class Schedule { None, Uniform, Learned, Warped, Blend };
+
+/// The compile-time parameters of a layer's kernels.
+struct LayerVariant {
+  int64_t p = 2, d = 64, e = 64, hq = 1, h = 1;
+  DType dtype = DType::BF16;
+  Gate gate = Gate::None;
+  Schedule schedule = Schedule::None;
+  Formulation formulation = Formulation::Attention;
+  int64_t chunk = 0; // chunked only
+
+  bool hasLogG() const { return gate == Gate::Data || gate == Gate::Both; }
+  bool hasLogGamma() const { return gate == Gate::Head || gate == Gate::Both; }
+  bool hasBeta() const { return schedule == Schedule::Learned; }
+  bool rotates() const { return schedule != Schedule::None; }
+  /// D = C(d + p - 1, p).
+  int64_t stateDim() const;
+};
+
+/// Device buffers of one call (docs/KernelABI.md shapes); the inputs the
+/// variant does not have stay 0. S, Z (f32) and c (f64) are updated in
+/// place for the chunked and recurrent formulations: they hold the initial
+/// state (zeros for none) and receive the final one.
+struct LayerBuffers {
+  DevicePtr q = 0, k = 0, v = 0, logG = 0, logGamma = 0, beta = 0, y = 0;
+  DevicePtr s = 0, z = 0, c = 0;
+};
+
+/// The kernels of the variant's formulation, in launch order.
+std::vector<std::string> layerKernelNames(const LayerVariant &variant);
+
+/// Workspace bytes a call with B sequences of T tokens needs.
+size_t layerWorkspaceBytes(const LayerVariant &variant, int64_t B, int64_t T);
+
+/// Launches the layer's kernels on `stream`. `library` holds the kernels in
+/// layerKernelNames order. Checks the variant, sizes and buffers first and
+/// launches nothing when they are wrong; allocates nothing.
+Status launchLayer(Backend &backend, KernelLibrary &library,
+                   const LayerVariant &variant, const LayerBuffers &buffers,
+                   int64_t B, int64_t T, DevicePtr workspace,
+                   size_t workspaceBytes, void *stream);
+
+} // namespace sympow::runtime
+
+#endif // SYMPOW_RUNTIME_LAYER_H

@@ -1,0 +1,249 @@
+//===- Layer.cpp - Running a layer's generated kernels --------------------===//
+//
+// The argument lists here mirror the kernel generators in compiler/lib/GPU;
+// test/EndToEnd runs both against the reference, so a mismatch fails there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sympow/Runtime/Layer.h"
+
+#include <array>
+
+using namespace sympow;
+using namespace sympow::runtime;
+
+int64_t LayerVariant::stateDim() const {
+  // C(d + p - 1, p); each partial product is an integer.
+  int64_t dim = 1;
+  for (int64_t i = 1; i <= p; ++i)
+    dim = dim * (d - 1 + i) / i;
+  return dim;
+}
+
+std::vector<std::string>
+sympow::runtime::layerKernelNames(const LayerVariant &v) {
+  switch (v.formulation) {
+  case Formulation::Attention:
+    return {"attention"};
+  case Formulation::Recurrent:
+    return {"recurrent"};
+  case Formulation::Chunked:
+    if (v.rotates())
+      return {"chunk_counts", "chunk_states", "chunk_scan", "chunk_output"};
+    return {"chunk_states", "chunk_scan", "chunk_output"};
+  }
+  return {};
+}
+
+namespace {
+
+constexpr size_t kAlign = 256;
+
+size_t alignUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
+/// Where the chunked formulation's scratch lives in the workspace.
+struct ChunkedWorkspace {
+  size_t counts = 0, states = 0, norms = 0, decays = 0, total = 0;
+};
+
+ChunkedWorkspace chunkedWorkspace(const LayerVariant &v, int64_t B,
+                                  int64_t T) {
+  ChunkedWorkspace w;
+  if (v.formulation != Formulation::Chunked)
+    return w;
+  int64_t n = (T + v.chunk - 1) / v.chunk, dim = v.stateDim();
+  size_t at = 0;
+  auto take = [&](size_t bytes) {
+    size_t start = at;
+    at += alignUp(bytes);
+    return start;
+  };
+  w.counts = take(v.rotates() ? sizeof(double) * B * T * v.h : 0);
+  w.states = take(sizeof(float) * B * n * v.h * dim * v.e);
+  w.norms = take(sizeof(float) * B * n * v.h * dim);
+  w.decays = take(sizeof(float) * B * n * v.h);
+  w.total = at;
+  return w;
+}
+
+Status checkVariant(const LayerVariant &v) {
+  if (v.p < 2 || v.p % 2)
+    return Status::error("power p = " + std::to_string(v.p) +
+                         " is not supported: p must be an even integer >= 2");
+  if (v.d < 1 || v.e < 1)
+    return Status::error("head dims must be positive");
+  if (v.h < 1 || v.hq < 1 || v.hq % v.h)
+    return Status::error("query heads Hq = " + std::to_string(v.hq) +
+                         " must be a positive multiple of the key/value "
+                         "heads H = " +
+                         std::to_string(v.h));
+  bool relative =
+      v.schedule == Schedule::Warped || v.schedule == Schedule::Blend;
+  if (relative && v.formulation != Formulation::Attention)
+    return Status::error("the warped and blend schedules have no recurrent "
+                         "form: only the attention formulation runs them");
+  if (v.formulation == Formulation::Chunked && v.chunk < 1)
+    return Status::error("the chunked formulation needs a chunk size >= 1");
+  return Status::success();
+}
+
+/// One kernel's packed parameters: buffers as memref descriptors, then B, T.
+class Params {
+public:
+  void buffer(DevicePtr ptr, int64_t elements) {
+    Descriptor &d = descriptors[buffers++];
+    d = {ptr, ptr, 0, elements, 1};
+    for (void *field : {static_cast<void *>(&d.allocated),
+                        static_cast<void *>(&d.aligned),
+                        static_cast<void *>(&d.offset),
+                        static_cast<void *>(&d.size),
+                        static_cast<void *>(&d.stride)})
+      params[count++] = field;
+  }
+  void **finish(int64_t *B, int64_t *T) {
+    params[count++] = B;
+    params[count++] = T;
+    return params.data();
+  }
+
+private:
+  struct Descriptor {
+    uint64_t allocated, aligned;
+    int64_t offset, size, stride;
+  };
+  static constexpr size_t kMaxBuffers = 12;
+  std::array<Descriptor, kMaxBuffers> descriptors;
+  std::array<void *, kMaxBuffers * 5 + 2> params;
+  size_t buffers = 0, count = 0;
+};
+
+} // namespace
+
+size_t sympow::runtime::layerWorkspaceBytes(const LayerVariant &variant,
+                                            int64_t B, int64_t T) {
+  return chunkedWorkspace(variant, B, T).total;
+}
+
+Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
+                                    const LayerVariant &v,
+                                    const LayerBuffers &buf, int64_t B,
+                                    int64_t T, DevicePtr workspace,
+                                    size_t workspaceBytes, void *stream) {
+  if (Status s = checkVariant(v); s.isError())
+    return s;
+  if (B < 1 || T < 0)
+    return Status::error("B must be >= 1 and T >= 0, got B = " +
+                         std::to_string(B) + ", T = " + std::to_string(T));
+  std::vector<std::string> names = layerKernelNames(v);
+  if (library.size() != names.size())
+    return Status::error("the kernel library holds " +
+                         std::to_string(library.size()) + " kernels, the " +
+                         "formulation needs " + std::to_string(names.size()));
+  for (size_t i = 0; i < names.size(); ++i)
+    if (library.info(i).name != names[i])
+      return Status::error("kernel " + std::to_string(i) + " of the library "
+                           "is '" + library.info(i).name + "', expected '" +
+                           names[i] + "'");
+
+  // Every buffer the variant reads or writes must be there.
+  bool state = v.formulation != Formulation::Attention;
+  struct Required {
+    const char *name;
+    DevicePtr ptr;
+    bool needed;
+  } required[] = {
+      {"q", buf.q, true},         {"k", buf.k, true},
+      {"v", buf.v, true},         {"y", buf.y, true},
+      {"log_g", buf.logG, v.hasLogG()},
+      {"log_gamma", buf.logGamma, v.hasLogGamma()},
+      {"beta", buf.beta, v.hasBeta()},
+      {"S", buf.s, state},        {"Z", buf.z, state},
+      {"c", buf.c, state}};
+  for (const Required &r : required)
+    if (r.needed && !r.ptr)
+      return Status::error(std::string("buffer '") + r.name +
+                           "' is null; the variant needs it");
+  ChunkedWorkspace w = chunkedWorkspace(v, B, T);
+  if (w.total && (!workspace || workspaceBytes < w.total))
+    return Status::error("the workspace has " + std::to_string(workspaceBytes) +
+                         " bytes; this call needs " + std::to_string(w.total) +
+                         " (layerWorkspaceBytes)");
+  if (T == 0)
+    return Status::success(); // nothing to compute, the state stays
+
+  int64_t n = v.chunk ? (T + v.chunk - 1) / v.chunk : 0, dim = v.stateDim();
+  int64_t tokens = B * T;
+  DevicePtr counts = workspace + w.counts, dS = workspace + w.states,
+            dZ = workspace + w.norms, decay = workspace + w.decays;
+
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string &name = names[i];
+    Params p;
+    auto gates = [&] {
+      if (v.hasLogG())
+        p.buffer(buf.logG, tokens * v.h);
+      if (v.hasLogGamma())
+        p.buffer(buf.logGamma, v.h);
+    };
+    auto qkv = [&](bool withQ) {
+      if (withQ)
+        p.buffer(buf.q, tokens * v.hq * v.d);
+      p.buffer(buf.k, tokens * v.h * v.d);
+      p.buffer(buf.v, tokens * v.h * v.e);
+    };
+    auto countsBuffer = [&] {
+      if (v.rotates())
+        p.buffer(counts, tokens * v.h);
+    };
+    auto chunkStates = [&] {
+      p.buffer(dS, B * n * v.h * dim * v.e);
+      p.buffer(dZ, B * n * v.h * dim);
+    };
+    if (name == "attention" || name == "recurrent") {
+      qkv(true);
+      gates();
+      if (v.hasBeta())
+        p.buffer(buf.beta, tokens * v.h);
+      p.buffer(buf.y, tokens * v.hq * v.e);
+      if (name == "recurrent") {
+        p.buffer(buf.s, B * v.h * dim * v.e);
+        p.buffer(buf.z, B * v.h * dim);
+        p.buffer(buf.c, B * v.h);
+      }
+    } else if (name == "chunk_counts") {
+      if (v.hasBeta())
+        p.buffer(buf.beta, tokens * v.h);
+      countsBuffer();
+      p.buffer(buf.c, B * v.h);
+    } else if (name == "chunk_states") {
+      qkv(false);
+      gates();
+      countsBuffer();
+      chunkStates();
+      p.buffer(decay, B * n * v.h);
+    } else if (name == "chunk_scan") {
+      p.buffer(buf.s, B * v.h * dim * v.e);
+      p.buffer(buf.z, B * v.h * dim);
+      p.buffer(buf.c, B * v.h);
+      countsBuffer();
+      chunkStates();
+      p.buffer(decay, B * n * v.h);
+    } else { // chunk_output
+      qkv(true);
+      gates();
+      countsBuffer();
+      chunkStates();
+      p.buffer(buf.y, tokens * v.hq * v.e);
+    }
+    Result<KernelHandle> kernel = library.kernel(i);
+    if (kernel.isError())
+      return kernel.status();
+    int64_t batch = B, length = T;
+    Status s = backend.launch(kernel.value(),
+                              library.launchConfig(i, B, T, stream),
+                              p.finish(&batch, &length));
+    if (s.isError())
+      return Status::error(name + ": " + s.message());
+  }
+  return Status::success();
+}

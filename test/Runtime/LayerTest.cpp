@@ -1,0 +1,193 @@
+//===- LayerTest.cpp - launchLayer's sequences, arguments and checks ------===//
+//
+// A recording backend stands in for a device: it keeps every launch's
+// kernel, grid and packed parameters, so the tests see exactly what
+// launchLayer would hand the driver. (The numbers the kernels compute are
+// checked in test/EndToEnd.)
+//
+//===----------------------------------------------------------------------===//
+
+#include "sympow/Runtime/Layer.h"
+
+#include <gtest/gtest.h>
+
+using namespace sympow;
+using namespace sympow::runtime;
+
+namespace {
+
+struct Launch {
+  std::string kernel;
+  LaunchConfig config;
+  std::vector<int64_t> sizes; // descriptor sizes, in argument order
+  int64_t B = 0, T = 0;
+};
+
+class RecordingBackend final : public Backend {
+public:
+  explicit RecordingBackend(std::vector<std::string> kernelNames)
+      : kernelNames(std::move(kernelNames)) {}
+  const char *name() const override { return "recording"; }
+  const std::string &arch() const override { return archName; }
+  Result<ModuleHandle> loadModule(const void *, size_t, ImageFormat) override {
+    return static_cast<ModuleHandle>(this);
+  }
+  Status unloadModule(ModuleHandle) override { return Status::success(); }
+  Result<KernelHandle> getKernel(ModuleHandle, const char *name) override {
+    for (std::string &k : kernelNames)
+      if (k == name)
+        return static_cast<KernelHandle>(&k);
+    return Status::error(std::string("no kernel ") + name);
+  }
+  Status launch(KernelHandle kernel, const LaunchConfig &config,
+                void **args) override {
+    Launch l{*static_cast<std::string *>(kernel), config, {}};
+    // Buffers: five fields each, the fourth the size; then B and T. The
+    // number of buffers is given per kernel by the test.
+    size_t buffers = expectedBuffers.at(l.kernel);
+    for (size_t i = 0; i < buffers; ++i)
+      l.sizes.push_back(*static_cast<int64_t *>(args[i * 5 + 3]));
+    l.B = *static_cast<int64_t *>(args[buffers * 5]);
+    l.T = *static_cast<int64_t *>(args[buffers * 5 + 1]);
+    launches.push_back(l);
+    return Status::success();
+  }
+  Result<DevicePtr> allocate(size_t) override { return DevicePtr(0x1000); }
+  Status release(DevicePtr) override { return Status::success(); }
+  Status copyToDevice(DevicePtr, const void *, size_t) override {
+    return Status::success();
+  }
+  Status copyToHost(void *, DevicePtr, size_t) override {
+    return Status::success();
+  }
+  Status synchronize(void *) override { return Status::success(); }
+
+  std::map<std::string, size_t> expectedBuffers;
+  std::vector<Launch> launches;
+
+private:
+  std::vector<std::string> kernelNames;
+  std::string archName = "recording";
+};
+
+LayerVariant chunkedVariant() {
+  LayerVariant v;
+  v.p = 2;
+  v.d = 16; // D = 136
+  v.e = 8;
+  v.hq = 4;
+  v.h = 2;
+  v.gate = Gate::Data;
+  v.schedule = Schedule::Learned;
+  v.formulation = Formulation::Chunked;
+  v.chunk = 16;
+  return v;
+}
+
+std::vector<KernelInfo> infos(const LayerVariant &v) {
+  std::vector<KernelInfo> list;
+  for (const std::string &name : layerKernelNames(v)) {
+    KernelInfo info{name, {}};
+    info.launch.block = {128, 1, 1};
+    info.launch.tokensPerBlock = name == "chunk_states" ||
+                                         name == "chunk_output"
+                                     ? v.chunk
+                                     : 0;
+    info.launch.gridY = name == "chunk_output" ? v.hq : v.h;
+    list.push_back(info);
+  }
+  return list;
+}
+
+const char kImage[] = "image";
+
+LayerBuffers allBuffers() {
+  LayerBuffers b;
+  b.q = 1, b.k = 2, b.v = 3, b.logG = 4, b.logGamma = 5, b.beta = 6, b.y = 7;
+  b.s = 8, b.z = 9, b.c = 10;
+  return b;
+}
+
+TEST(Layer, ChunkedLaunchesItsKernelsInOrderWithTheirBuffers) {
+  LayerVariant v = chunkedVariant();
+  std::vector<std::string> names = layerKernelNames(v);
+  ASSERT_EQ(names, (std::vector<std::string>{"chunk_counts", "chunk_states",
+                                             "chunk_scan", "chunk_output"}));
+  RecordingBackend backend(names);
+  backend.expectedBuffers = {{"chunk_counts", 3},
+                             {"chunk_states", 7},
+                             {"chunk_scan", 7},
+                             {"chunk_output", 8}};
+  KernelLibrary library(backend,
+                        {{"recording", ImageFormat::Cubin, kImage, 6}},
+                        infos(v));
+  int64_t B = 3, T = 37, N = 3, D = 136;
+  size_t bytes = layerWorkspaceBytes(v, B, T);
+  // counts (f64: 1776 bytes), chunk states (f32: 78336), norms (9792) and
+  // decays (72), each rounded up to 256 bytes.
+  EXPECT_EQ(bytes, 1792u + 78336u + 9984u + 256u);
+  Status s = launchLayer(backend, library, v, allBuffers(), B, T, 0x10000,
+                         bytes, nullptr);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_EQ(backend.launches.size(), 4u);
+  const Launch &counts = backend.launches[0], &states = backend.launches[1],
+               &scan = backend.launches[2], &output = backend.launches[3];
+  EXPECT_EQ(counts.sizes, (std::vector<int64_t>{B * T * 2, B * T * 2, B * 2}));
+  EXPECT_EQ(states.sizes,
+            (std::vector<int64_t>{B * T * 2 * 16, B * T * 2 * 8, B * T * 2,
+                                  B * T * 2, B * N * 2 * D * 8, B * N * 2 * D,
+                                  B * N * 2}));
+  EXPECT_EQ(scan.sizes, (std::vector<int64_t>{B * 2 * D * 8, B * 2 * D, B * 2,
+                                              B * T * 2, B * N * 2 * D * 8,
+                                              B * N * 2 * D, B * N * 2}));
+  EXPECT_EQ(output.sizes.back(), B * T * 4 * 8);
+  EXPECT_EQ(output.config.grid.x, 3u);
+  EXPECT_EQ(output.config.grid.y, 4u);
+  EXPECT_EQ(output.config.grid.z, 3u);
+  EXPECT_EQ(scan.config.grid.x, 1u);
+  EXPECT_EQ(output.B, B);
+  EXPECT_EQ(output.T, T);
+}
+
+TEST(Layer, RefusesBadCallsAndLaunchesNothing) {
+  LayerVariant v = chunkedVariant();
+  RecordingBackend backend(layerKernelNames(v));
+  KernelLibrary library(backend,
+                        {{"recording", ImageFormat::Cubin, kImage, 6}},
+                        infos(v));
+  size_t bytes = layerWorkspaceBytes(v, 1, 40);
+  LayerBuffers missingBeta = allBuffers();
+  missingBeta.beta = 0;
+  Status s = launchLayer(backend, library, v, missingBeta, 1, 40, 0x10000,
+                         bytes, nullptr);
+  EXPECT_EQ(s.message(), "buffer 'beta' is null; the variant needs it");
+  s = launchLayer(backend, library, v, allBuffers(), 1, 40, 0x10000, bytes - 1,
+                  nullptr);
+  EXPECT_EQ(s.message(), "the workspace has " + std::to_string(bytes - 1) +
+                             " bytes; this call needs " +
+                             std::to_string(bytes) + " (layerWorkspaceBytes)");
+  LayerVariant odd = v;
+  odd.p = 3;
+  s = launchLayer(backend, library, odd, allBuffers(), 1, 40, 0x10000, bytes,
+                  nullptr);
+  EXPECT_EQ(s.message(), "power p = 3 is not supported: p must be an even "
+                         "integer >= 2");
+  LayerVariant warped = v;
+  warped.schedule = Schedule::Warped;
+  s = launchLayer(backend, library, warped, allBuffers(), 1, 40, 0x10000,
+                  bytes, nullptr);
+  EXPECT_EQ(s.message(), "the warped and blend schedules have no recurrent "
+                         "form: only the attention formulation runs them");
+  LayerVariant attention = v;
+  attention.formulation = Formulation::Attention;
+  s = launchLayer(backend, library, attention, allBuffers(), 1, 40, 0x10000,
+                  bytes, nullptr);
+  EXPECT_EQ(s.message(),
+            "the kernel library holds 4 kernels, the formulation needs 1");
+  s = launchLayer(backend, library, v, allBuffers(), 0, 40, 0x10000, bytes,
+                  nullptr);
+  EXPECT_EQ(s.message(), "B must be >= 1 and T >= 0, got B = 0, T = 40");
+  EXPECT_TRUE(backend.launches.empty());
+}
+
+} // namespace
