@@ -14,6 +14,12 @@
 // RUN:       --arg i64=1 --arg i64=128 --print | FileCheck %s --check-prefix=MMA
 // MMA: emulator: ok
 // MMA: arg5 = [1, 1, 1, 1, 1, 1,
+// A block size other than the one the kernel was built for is refused.
+// RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=16 dtype=f32 path=scalar" \
+// RUN:   | not sympow-emulate - --kernel attention --grid 2,1,1 --block 32 \
+// RUN:       --arg f32:1024 --arg f32:1024 --arg f32:1024 --arg f32:1024 \
+// RUN:       --arg i64=1 --arg i64=64 | FileCheck %s --check-prefix=BLOCK
+// BLOCK: emulator: invalid launch of kernel 'attention': block (32, 1, 1) differs from the (64, 1, 1) the kernel was built for (known_block_size)
 
 module {
 }

@@ -320,15 +320,20 @@ struct GPUToEmulator
         if (failed(lowerGpuOps(fn, calls)))
           return signalPassFailure();
       }
-      llvm::StringMap<int64_t> staticSizes;
+      // Per kernel: static workgroup bytes and the block size it was built
+      // for (known_block_size; 0 0 0 when it has none).
+      llvm::StringMap<std::pair<int64_t, std::array<int32_t, 3>>> kernelInfo;
       for (auto f : llvm::to_vector(gm.getOps<gpu::GPUFuncOp>())) {
         bool kernel = f.isKernel();
         std::string name = f.getName().str();
+        std::array<int32_t, 3> block = {0, 0, 0};
+        if (auto known = f.getKnownBlockSize(); known && known->size() == 3)
+          block = {(*known)[0], (*known)[1], (*known)[2]};
         FailureOr<int64_t> bytes = convertFunc(f, *layout, calls);
         if (failed(bytes))
           return signalPassFailure();
         if (kernel)
-          staticSizes[name] = *bytes;
+          kernelInfo[name] = {*bytes, block};
       }
       // Move everything but workgroup globals out, renamed.
       for (Operation &op : llvm::make_early_inc_range(gm.getBody()->getOperations())) {
@@ -345,12 +350,15 @@ struct GPUToEmulator
                 &op, StringAttr::get(ctx, newName), gm)))
           return signalPassFailure();
         symbol.setName(StringAttr::get(ctx, newName));
-        auto it = staticSizes.find(oldName);
-        if (it != staticSizes.end())
+        auto it = kernelInfo.find(oldName);
+        if (it != kernelInfo.end()) {
+          auto [bytes, block] = it->second;
           kernels.push_back(ArrayAttr::get(
               ctx, {StringAttr::get(ctx, newName),
                     StringAttr::get(ctx, (gm.getName() + "::" + oldName).str()),
-                    IntegerAttr::get(IntegerType::get(ctx, 64), it->second)}));
+                    IntegerAttr::get(IntegerType::get(ctx, 64), bytes),
+                    DenseI32ArrayAttr::get(ctx, block)}));
+        }
       }
       for (Operation &op : llvm::make_early_inc_range(gm.getBody()->getOperations()))
         if (!op.hasTrait<OpTrait::IsTerminator>())

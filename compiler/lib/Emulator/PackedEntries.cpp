@@ -131,6 +131,7 @@ struct PackedEntries
       StringRef symbol = cast<StringAttr>(fields[0]).getValue();
       StringRef qualified = cast<StringAttr>(fields[1]).getValue();
       int64_t staticBytes = cast<IntegerAttr>(fields[2]).getInt();
+      ArrayRef<int32_t> block = cast<DenseI32ArrayAttr>(fields[3]).asArrayRef();
       auto fn = top.lookupSymbol<LLVM::LLVMFuncOp>(symbol);
       if (!fn) {
         top.emitError("kernel '") << symbol << "' is not an llvm.func yet: "
@@ -162,7 +163,8 @@ struct PackedEntries
       LLVM::CallOp::create(b, loc, fn, args);
       LLVM::ReturnOp::create(b, loc, ValueRange{});
       manifest += (qualified + " " + name + " " + Twine(staticBytes) + " " +
-                   Twine(params.size() - extra) + "\n")
+                   Twine(params.size() - extra) + " " + Twine(block[0]) + " " +
+                   Twine(block[1]) + " " + Twine(block[2]) + "\n")
                       .str();
     }
     if (failed(bindRuntimeTable(top)))

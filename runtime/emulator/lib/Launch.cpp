@@ -75,6 +75,10 @@ LaunchResult sympow::emu::launch(const Kernel &kernel, Dim3 grid, Dim3 block,
   if (block.count() > 1024 || block.z > 64)
     return invalid(kernel, "block " + block.str() +
                                " has more than 1024 threads or z > 64");
+  if (kernel.requiredBlock.x && !(kernel.requiredBlock == block))
+    return invalid(kernel, "block " + block.str() + " differs from the " +
+                               kernel.requiredBlock.str() +
+                               " the kernel was built for (known_block_size)");
   if (grid.y > 65535 || grid.z > 65535)
     return invalid(kernel, "grid " + grid.str() + " has y or z > 65535");
   if (kernel.numArgs && !args)

@@ -40,8 +40,9 @@ std::unique_ptr<Module> Module::fromSymbols(
     std::istringstream fields(line);
     std::string qualified, symbol;
     Kernel kernel;
+    Dim3 &block = kernel.requiredBlock;
     if (!(fields >> qualified >> symbol >> kernel.staticSharedBytes >>
-          kernel.numArgs)) {
+          kernel.numArgs >> block.x >> block.y >> block.z)) {
       error = "malformed manifest line '" + line + "'";
       return nullptr;
     }

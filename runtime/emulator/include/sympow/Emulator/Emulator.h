@@ -90,6 +90,9 @@ struct Kernel {
   void (*entry)(void **args) = nullptr;
   uint64_t staticSharedBytes = 0;
   unsigned numArgs = 0; // packed arguments, without the appended workgroup ones
+  /// The block size the kernel was built for (gpu.func known_block_size);
+  /// x == 0 when it takes any. A launch with another block is refused.
+  Dim3 requiredBlock{0, 0, 0};
 };
 
 /// The kernels of one compiled module (JIT or shared object).
