@@ -11,15 +11,22 @@
 // BF16: module attributes {gpu.container_module}
 // BF16: gpu.module @sympow_p2_d64_e64_hq1_h1_bf16_gnone_none_mma
 // BF16: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: i64, %{{.*}}: i64)
-// BF16-SAME: workgroup(%{{.*}} : memref<64x72xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<64x72xbf16, #gpu.address_space<workgroup>>)
+// Two buffers of K and V tiles (the next tile is copied during this one).
+// BF16-SAME: workgroup(%{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>)
 // BF16-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 2 : i32, sympow.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_bytes = 0 : i64, grid_y = 1 : i64, tokens_per_block = 64 : i64}}
 // Tiles with no rotation arrive by cp.async, zero-filled past T.
-// BF16: nvgpu.device_async_copy %{{.*}}, 8, %{{.*}} {bypassL1} : memref<?xbf16> to memref<64x72xbf16, #gpu.address_space<workgroup>>
+// BF16: nvgpu.device_async_copy %{{.*}}, 8, %{{.*}} {bypassL1} : memref<?xbf16> to memref<2x64x72xbf16, #gpu.address_space<workgroup>>
 // BF16: nvgpu.device_async_create_group
 // BF16: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
 // BF16: gpu.barrier
-// BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
-// BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = false} : memref<64x72xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
+// BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// After the loads of the diagonal tile, the first off-diagonal tile's copy
+// starts into buffer 1 while the diagonal tile computes.
+// BF16: nvgpu.device_async_wait
+// BF16: gpu.barrier
+// BF16: scf.if
+// BF16: nvgpu.device_async_copy
+// BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = false} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
 // BF16: nvgpu.mma.sync(%{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // The log-space weight p*log|scale*s| with the running maximum.
 // BF16: math.log

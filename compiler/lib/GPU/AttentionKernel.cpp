@@ -58,7 +58,7 @@ struct Kernel {
   Value q, k, v, logG, logGamma, beta, y;
   Value T, bIdx, hq, h, q0, qt, tid;
   Value pg, pc, theta;
-  Value gammaH; // log_gamma[h], f32
+  Value gammaH;                    // log_gamma[h], f32
   unsigned relativeTableIndex = 0; // workgroup attribution of the cos table
 
   bool hasGates() const { return spec.gate != GateKind::None; }
@@ -202,7 +202,8 @@ void emitThetaTable(Kernel &K) {
 /// zero past T. With `rotate`, pair m of row r is turned by c'(r) * theta_m
 /// (the absolute schedules); the pairs follow the rotary layout.
 void emitLoadTile(Kernel &K, Value src, int64_t heads, Value head, int64_t dim,
-                  Value t0, Value dst, bool rotate, Value ccTile) {
+                  Value t0, Value dst, bool rotate, Value ccTile,
+                  Value buf = {}) {
   Emitter &E = K.E;
   Type dstElem = cast<MemRefType>(dst.getType()).getElementType();
   Type f32 = E.b.getF32Type();
@@ -239,8 +240,12 @@ void emitLoadTile(Kernel &K, Value src, int64_t heads, Value head, int64_t dim,
                 xa = ya;
                 xb = yb;
               }
-              E.store(E.convert(xa, dstElem), dst, {row, a});
-              E.store(E.convert(xb, dstElem), dst, {row, bd});
+              auto at = [&](Value col) {
+                return buf ? SmallVector<Value>{buf, row, col}
+                           : SmallVector<Value>{row, col};
+              };
+              E.store(E.convert(xa, dstElem), dst, at(a));
+              E.store(E.convert(xb, dstElem), dst, at(bd));
               return SmallVector<Value>{};
             });
 }
@@ -250,7 +255,7 @@ void emitLoadTile(Kernel &K, Value src, int64_t heads, Value head, int64_t dim,
 /// the group token to wait on. Rows start 16-byte aligned because dim is a
 /// multiple of 8 elements (buffers must be 16-byte aligned, docs/KernelABI.md).
 Value emitAsyncLoadTile(Kernel &K, Value src, int64_t heads, Value head,
-                        int64_t dim, Value t0, Value dst) {
+                        int64_t dim, Value t0, Value dst, Value buf) {
   Emitter &E = K.E;
   int64_t chunks = dim / 8, items = K.bt * chunks;
   assert(items % K.nt == 0 && "every thread copies the same number of chunks");
@@ -265,14 +270,19 @@ Value emitAsyncLoadTile(Kernel &K, Value src, int64_t heads, Value head,
     Value base = rowOffset(K, clampToken(K, t), heads, head, dim);
     Value srcElems = E.select(E.ult(t, K.T), E.idx(8), E.idx(0));
     tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-        E.b, E.loc, tokenType, dst, ValueRange{row, col}, src,
+        E.b, E.loc, tokenType, dst, ValueRange{buf, row, col}, src,
         ValueRange{E.add(base, col)}, E.b.getIndexAttr(8), srcElems,
         E.b.getUnitAttr()));
   }
   return nvgpu::DeviceAsyncCreateGroupOp::create(E.b, E.loc, tokenType, tokens);
 }
 
-void waitAsync(Kernel &K, Value group) {
+/// Waits for every cp.async this thread issued (an empty group carries the
+/// token the wait op needs; wait_group 0 waits for all groups).
+void waitAllAsync(Kernel &K) {
+  MLIRContext *ctx = K.E.b.getContext();
+  Value group = nvgpu::DeviceAsyncCreateGroupOp::create(
+      K.E.b, K.E.loc, nvgpu::DeviceAsyncTokenType::get(ctx), ValueRange{});
   nvgpu::DeviceAsyncWaitOp::create(K.E.b, K.E.loc, group,
                                    K.E.b.getI32IntegerAttr(0));
 }
@@ -331,9 +341,9 @@ struct Carries {
 /// returns the new state.
 SmallVector<Value> emitOffDiagonalTiles(
     Kernel &K, SmallVector<Value> state,
-    llvm::function_ref<void(Value k0, Value ccTile)> load,
+    llvm::function_ref<void(Value k0, Value ccTile, Value it)> load,
     llvm::function_ref<SmallVector<Value>(Value k0, Value cgTile,
-                                          ValueRange state)>
+                                          ValueRange state, Value it)>
         tileBody) {
   Emitter &E = K.E;
   Carries cr{K.hasGates(), K.spec.hasBeta()};
@@ -361,9 +371,9 @@ SmallVector<Value> emitOffDiagonalTiles(
           ccTile = E.add(args[i++], tileTotal(K, K.pc));
           next.push_back(ccTile);
         }
-        load(k0, ccTile);
+        load(k0, ccTile, it);
         gpu::BarrierOp::create(E.b, E.loc);
-        llvm::append_range(next, tileBody(k0, cgTile, args.drop_front(i)));
+        llvm::append_range(next, tileBody(k0, cgTile, args.drop_front(i), it));
         return next;
       });
   return SmallVector<Value>(results.begin() + cr.count(), results.end());
@@ -444,8 +454,8 @@ void emitScalarBody(Kernel &K) {
               [&](Value item, ValueRange) {
                 Value idx = E.div(item, E.idx(half));
                 Value m = E.rem(item, E.idx(half));
-                Value age = E.indexToF64(E.sub(E.add(K.q0, idx),
-                                               E.add(k0, E.idx(K.bt - 1))));
+                Value age = E.indexToF64(
+                    E.sub(E.add(K.q0, idx), E.add(k0, E.idx(K.bt - 1))));
                 Value count = relativeCount(E.max(age, E.f64(0.0)));
                 auto [cs, sn] = rotation(K, count, E.load(K.theta, {m}));
                 E.store(cs, cosTable, {idx, m});
@@ -454,7 +464,7 @@ void emitScalarBody(Kernel &K) {
               });
   };
 
-  auto loadKV = [&](Value k0, Value ccTile) {
+  auto loadKV = [&](Value k0, Value ccTile, Value) {
     emitLoadTile(K, K.k, s.h, K.h, s.d, k0, kTile, K.absoluteRotation(),
                  ccTile);
     emitLoadTile(K, K.v, s.h, K.h, s.e, k0, vTile, false, Value());
@@ -504,14 +514,14 @@ void emitScalarBody(Kernel &K) {
         });
   };
 
-  loadKV(K.q0, zeroCc);
+  loadKV(K.q0, zeroCc, Value());
   gpu::BarrierOp::create(E.b, E.loc);
   SmallVector<Value> state{E.f32(-INFINITY), E.f32(0.0)};
   for (int64_t sl = 0; sl < outSlots; ++sl)
     state.push_back(E.f32(0.0));
   state = processTile(K.q0, Value(), state, /*diagonal=*/true);
   state = emitOffDiagonalTiles(
-      K, state, loadKV, [&](Value k0, Value cgTile, ValueRange st) {
+      K, state, loadKV, [&](Value k0, Value cgTile, ValueRange st, Value) {
         return processTile(k0, cgTile, st, /*diagonal=*/false);
       });
 
@@ -559,11 +569,16 @@ void emitMmaBody(Kernel &K) {
     return nvgpu::MmaSyncOp::create(b, loc, a, bm, c,
                                     ArrayRef<int64_t>{16, 8, 16});
   };
-  auto ldmatrix = [&](Value mem, Value r, Value c, VectorType type,
+  auto ldmatrix = [&](Value mem, Value buf, Value r, Value c, VectorType type,
                       bool trans) -> Value {
-    return nvgpu::LdMatrixOp::create(b, loc, type, mem, ValueRange{r, c}, trans,
-                                     type.getDimSize(0));
+    return nvgpu::LdMatrixOp::create(b, loc, type, mem, ValueRange{buf, r, c},
+                                     trans, type.getDimSize(0));
   };
+  // With two buffers, the cp.async copies of key tile kt-1 run while tile kt
+  // is computed (FlashAttention-2's pipelining); the diagonal tile and
+  // Q use buffer 0.
+  bool twoBuffers = attentionTileBuffers(s) == 2;
+  Value buf0 = E.idx(0);
 
   // Diagonal tile: prefixes, Q through the K tile into A fragments.
   emitTilePrefix(K, K.q0);
@@ -574,29 +589,49 @@ void emitMmaBody(Kernel &K) {
   Value zeroCc = s.hasBeta() ? E.f64(0.0) : Value();
   // Tiles that need no rotation go through cp.async (no register staging).
   bool asyncQK = !K.absoluteRotation();
-  if (asyncQK)
-    waitAsync(K, emitAsyncLoadTile(K, K.q, s.hq, K.hq, s.d, K.q0, kTile));
-  else
+  if (asyncQK) {
+    emitAsyncLoadTile(K, K.q, s.hq, K.hq, s.d, K.q0, kTile, buf0);
+    waitAllAsync(K);
+  } else {
     emitLoadTile(K, K.q, s.hq, K.hq, s.d, K.q0, kTile, K.absoluteRotation(),
-                 zeroCc);
+                 zeroCc, buf0);
+  }
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> qFrag;
   Value aRow = E.add(warpRow, lane16);
   Value aCol = E.mul(E.div(lane, E.idx(16)), E.idx(8));
   for (int64_t ks = 0; ks < kSteps; ++ks)
     qFrag.push_back(
-        ldmatrix(kTile, aRow, E.add(E.idx(ks * 16), aCol), fragA, false));
+        ldmatrix(kTile, buf0, aRow, E.add(E.idx(ks * 16), aCol), fragA, false));
   gpu::BarrierOp::create(b, loc);
 
-  auto loadKV = [&](Value k0, Value ccTile) {
-    // V's copy is in flight while K is rotated.
-    Value vGroup = emitAsyncLoadTile(K, K.v, s.h, K.h, s.e, k0, vTile);
-    Value kGroup;
+  // The cp.async part of a key tile: V, and K when it needs no rotation.
+  auto issueAsyncKV = [&](Value k0, Value buf) {
+    emitAsyncLoadTile(K, K.v, s.h, K.h, s.e, k0, vTile, buf);
     if (asyncQK)
-      kGroup = emitAsyncLoadTile(K, K.k, s.h, K.h, s.d, k0, kTile);
-    else
-      emitLoadTile(K, K.k, s.h, K.h, s.d, k0, kTile, true, ccTile);
-    waitAsync(K, kGroup ? kGroup : vGroup);
+      emitAsyncLoadTile(K, K.k, s.h, K.h, s.d, k0, kTile, buf);
+  };
+  // Buffer of off-diagonal iteration `it` (the diagonal tile used 0).
+  auto bufferOf = [&](Value it) {
+    return twoBuffers ? E.rem(E.add(it, E.idx(1)), E.idx(2)) : buf0;
+  };
+  auto loadKV = [&](Value k0, Value ccTile, Value it) {
+    Value buf = it ? bufferOf(it) : buf0;
+    if (!twoBuffers || !it) // else issued while the previous tile computed
+      issueAsyncKV(k0, buf);
+    // V's copy is in flight while K is rotated.
+    if (!asyncQK)
+      emitLoadTile(K, K.k, s.h, K.h, s.d, k0, kTile, true, ccTile, buf);
+    waitAllAsync(K);
+  };
+  // After the barrier that ends tile kt's loads: copy tile kt-1 into the
+  // other buffer, whose last readers finished before that barrier.
+  auto prefetchPrevious = [&](Value k0, Value buf) {
+    if (!twoBuffers)
+      return;
+    E.ifThen(E.cmpi(arith::CmpIPredicate::ugt, k0, E.idx(0)), [&] {
+      issueAsyncKV(E.sub(k0, E.idx(K.bt)), E.sub(E.idx(1), buf));
+    });
   };
 
   Value bRow = E.rem(lane, E.idx(8));
@@ -605,12 +640,13 @@ void emitMmaBody(Kernel &K) {
       b, loc, DenseElementsAttr::get(fragC, b.getF32FloatAttr(0.0)));
 
   // State: m[2], den[2] (this thread's part of the row sums), O[oTiles].
-  auto processTile = [&](Value cgTile, ValueRange st, bool diagonal) {
+  auto processTile = [&](Value buf, Value cgTile, ValueRange st,
+                         bool diagonal) {
     SmallVector<Value> sAcc;
     for (int64_t nt = 0; nt < sTiles; ++nt) {
       Value acc = zeroC;
       for (int64_t ks = 0; ks < kSteps; ++ks) {
-        Value bf = ldmatrix(kTile, E.add(E.idx(nt * 8), bRow),
+        Value bf = ldmatrix(kTile, buf, E.add(E.idx(nt * 8), bRow),
                             E.add(E.idx(ks * 16), bCol), fragB, false);
         acc = mma(qFrag[ks], bf, acc);
       }
@@ -661,24 +697,27 @@ void emitMmaBody(Kernel &K) {
         elems.push_back(E.convert(pv[ps * 8 + i], K.elem));
       Value pa = vector::FromElementsOp::create(b, loc, fragA, elems);
       for (int64_t ot = 0; ot < oTiles; ++ot) {
-        Value bf = ldmatrix(vTile, E.add(E.idx(ps * 16), lane16), E.idx(ot * 8),
-                            fragB, true);
+        Value bf = ldmatrix(vTile, buf, E.add(E.idx(ps * 16), lane16),
+                            E.idx(ot * 8), fragB, true);
         next[4 + ot] = mma(pa, bf, next[4 + ot]);
       }
     }
     return next;
   };
 
-  loadKV(K.q0, zeroCc);
+  loadKV(K.q0, zeroCc, Value());
   gpu::BarrierOp::create(b, loc);
+  prefetchPrevious(K.q0, buf0);
   SmallVector<Value> state{E.f32(-INFINITY), E.f32(-INFINITY), E.f32(0.0),
                            E.f32(0.0)};
   for (int64_t ot = 0; ot < oTiles; ++ot)
     state.push_back(zeroC);
-  state = processTile(Value(), state, /*diagonal=*/true);
+  state = processTile(buf0, Value(), state, /*diagonal=*/true);
   state = emitOffDiagonalTiles(
-      K, state, loadKV, [&](Value, Value cgTile, ValueRange st) {
-        return processTile(cgTile, st, /*diagonal=*/false);
+      K, state, loadKV, [&](Value k0, Value cgTile, ValueRange st, Value it) {
+        Value buf = bufferOf(it);
+        prefetchPrevious(k0, buf);
+        return processTile(buf, cgTile, st, /*diagonal=*/false);
       });
 
   // y = O / den with den summed over the 4 lanes of each row.
@@ -732,8 +771,15 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   int64_t r = spec.effectiveRotaryDims();
   Type tileElem = mmaPath ? elem : f32;
   int64_t pad = mmaPath ? 8 : 0; // keeps ldmatrix rows off one bank
-  SmallVector<Type> workgroup{workgroupMemRef({bt, spec.d + pad}, tileElem),
-                              workgroupMemRef({bt, spec.e + pad}, tileElem)};
+  SmallVector<Type> workgroup;
+  if (mmaPath) { // [buffers][BT][dim + pad]
+    int64_t nb = attentionTileBuffers(spec);
+    workgroup.push_back(workgroupMemRef({nb, bt, spec.d + pad}, tileElem));
+    workgroup.push_back(workgroupMemRef({nb, bt, spec.e + pad}, tileElem));
+  } else {
+    workgroup.push_back(workgroupMemRef({bt, spec.d}, tileElem));
+    workgroup.push_back(workgroupMemRef({bt, spec.e}, tileElem));
+  }
   if (spec.gate != GateKind::None)
     workgroup.push_back(workgroupMemRef({bt}, f32));
   if (spec.hasBeta())

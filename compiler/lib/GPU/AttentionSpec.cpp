@@ -62,17 +62,38 @@ int64_t attentionThreadsPerRow(const AttentionKernelSpec &spec) {
   return scalarThreadsPerRow(spec);
 }
 
+/// One K tile and one V tile of the tensor-core path (rows padded by 8).
+static int64_t mmaTileBytes(const AttentionKernelSpec &s, int64_t bt) {
+  return bt * ((s.d + 8) + (s.e + 8)) * 2;
+}
+
+static int64_t sharedBytesBesidesTiles(const AttentionKernelSpec &s,
+                                       int64_t bt);
+
+int64_t attentionTileBuffers(const AttentionKernelSpec &s) {
+  if (s.resolvedPath() != AttentionPath::Mma)
+    return 1;
+  int64_t bt = s.resolvedBlockTokens();
+  return 2 * mmaTileBytes(s, bt) + sharedBytesBesidesTiles(s, bt) <= 48 * 1024
+             ? 2
+             : 1;
+}
+
 /// Static workgroup memory of the kernel (see AttentionKernel.cpp).
 int64_t attentionSharedBytes(const AttentionKernelSpec &s) {
   return sharedBytes(s, s.resolvedBlockTokens());
 }
 
 static int64_t sharedBytes(const AttentionKernelSpec &s, int64_t bt) {
-  int64_t bytes = 0;
   if (s.resolvedPath() == AttentionPath::Mma)
-    bytes += bt * ((s.d + 8) + (s.e + 8)) * 2;
-  else
-    bytes += bt * (s.d + s.e) * 4;
+    return attentionTileBuffers(s) * mmaTileBytes(s, bt) +
+           sharedBytesBesidesTiles(s, bt);
+  return bt * (s.d + s.e) * 4 + sharedBytesBesidesTiles(s, bt);
+}
+
+static int64_t sharedBytesBesidesTiles(const AttentionKernelSpec &s,
+                                       int64_t bt) {
+  int64_t bytes = 0;
   if (s.gate != GateKind::None)
     bytes += bt * 4;
   if (s.hasBeta())

@@ -77,6 +77,9 @@ struct AttentionKernelSpec {
 
 /// Threads that share one query row on the scalar path.
 int64_t attentionThreadsPerRow(const AttentionKernelSpec &spec);
+/// K/V tile buffers: 2 on the tensor-core path when they fit (the next key
+/// tile is copied while this one is computed), else 1.
+int64_t attentionTileBuffers(const AttentionKernelSpec &spec);
 /// Static workgroup memory per block, in bytes.
 int64_t attentionSharedBytes(const AttentionKernelSpec &spec);
 
