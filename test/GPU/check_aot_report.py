@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks a sympow-aot report.json: every kernel of every requested arch has
-a cubin (an ELF file), kernels with d <= 64 do not spill, bf16/f16 kernels on
+a cubin (an ELF file) and PTX, launch metadata and the argument list,
+kernels with d <= 64 do not spill, bf16/f16 kernels on
 the tensor-core path contain tensor-core instructions and f32 kernels none.
 Prints one line per kernel (the registers and spills it found)."""
 
@@ -26,6 +27,13 @@ def main():
         with open(os.path.join(out_dir, k["cubin"]), "rb") as c:
             if c.read(4) != b"\x7fELF":
                 failures.append("%s: cubin is not an ELF file" % k["cubin"])
+                with open(os.path.join(out_dir, k["ptx"])) as p:
+            if ".entry " + k["kernel"] not in p.read():
+                failures.append("%s: PTX without the entry" % k["ptx"])
+        if k["launch"]["block"] != [k["threads_per_block"], 1, 1]:
+            failures.append("%s: launch block disagrees" % k["name"])
+        if k["args"][:3] != ["q", "k", "v"] or k["args"][-3:] != ["y", "B", "T"]:
+            failures.append("%s: unexpected argument list %s" % (k["name"], k["args"]))
         if v["d"] <= 64 and (k["spill_store_bytes"] or k["spill_load_bytes"]):
             failures.append("%s %s spills (d = %d)" % (k["name"], k["arch"], v["d"]))
         if k["path"] == "mma" and k["tensor_core_instructions"] == 0:

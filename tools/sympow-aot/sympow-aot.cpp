@@ -118,7 +118,8 @@ bool compileForArch(ModuleOp module, llvm::StringRef name, llvm::StringRef arch,
     llvm::errs() << "sympow-aot: no PTX for " << stem << "\n";
     return false;
   }
-  if (dumpStages && !writeFile(path(stem + ".ptx"), ptx))
+  // The PTX is an image too: the runtime JIT-compiles it on newer GPUs.
+  if (!writeFile(path(stem + ".ptx"), ptx))
     return false;
 
   std::string cubin = stem + ".cubin";
@@ -152,6 +153,24 @@ bool compileForArch(ModuleOp module, llvm::StringRef name, llvm::StringRef arch,
   entry["tensor_core_instructions"] = sympow::countTensorCoreInstructions(ptx);
   entry["compile_ms"] = static_cast<int64_t>(ms);
   entry["cubin"] = cubin;
+  entry["ptx"] = stem + ".ptx";
+  // What the runtime needs to launch it (docs/KernelABI.md).
+  llvm::json::Array args{"q", "k", "v"};
+  if (spec.hasLogG())
+    args.push_back("log_g");
+  if (spec.hasLogGamma())
+    args.push_back("log_gamma");
+  if (spec.hasBeta())
+    args.push_back("beta");
+  for (const char *a : {"y", "B", "T"})
+    args.push_back(a);
+  entry["args"] = std::move(args);
+  entry["launch"] = llvm::json::Object{
+      {"block", llvm::json::Array{spec.threadsPerBlock(), 1, 1}},
+      {"tokens_per_block", spec.resolvedBlockTokens()},
+      {"grid_y", spec.hq},
+      {"dynamic_shared_bytes", 0},
+  };
   entry["variant"] = llvm::json::Object{
       {"p", spec.p},
       {"d", spec.d},
