@@ -27,7 +27,7 @@ def main():
         with open(os.path.join(out_dir, k["cubin"]), "rb") as c:
             if c.read(4) != b"\x7fELF":
                 failures.append("%s: cubin is not an ELF file" % k["cubin"])
-                with open(os.path.join(out_dir, k["ptx"])) as p:
+        with open(os.path.join(out_dir, k["ptx"])) as p:
             if ".entry " + k["kernel"] not in p.read():
                 failures.append("%s: PTX without the entry" % k["ptx"])
         if k["launch"]["block"] != [k["threads_per_block"], 1, 1]:
