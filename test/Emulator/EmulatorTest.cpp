@@ -36,8 +36,8 @@ std::unique_ptr<EmulatorJIT> compileFile(mlir::MLIRContext &context,
     ADD_FAILURE() << "cannot read " << path;
     return nullptr;
   }
-  auto jit = EmulatorJIT::compileSource((*file)->getBuffer(), context, {},
-                                        name);
+  auto jit =
+      EmulatorJIT::compileSource((*file)->getBuffer(), context, {}, name);
   if (!jit) {
     ADD_FAILURE() << llvm::toString(jit.takeError());
     return nullptr;
@@ -52,11 +52,10 @@ public:
     Descriptor &d = descriptors.emplace_back();
     d.allocated = d.aligned = data.data();
     d.size = static_cast<int64_t>(data.size());
-    for (void *field : {static_cast<void *>(&d.allocated),
-                        static_cast<void *>(&d.aligned),
-                        static_cast<void *>(&d.offset),
-                        static_cast<void *>(&d.size),
-                        static_cast<void *>(&d.stride)})
+    for (void *field :
+         {static_cast<void *>(&d.allocated), static_cast<void *>(&d.aligned),
+          static_cast<void *>(&d.offset), static_cast<void *>(&d.size),
+          static_cast<void *>(&d.stride)})
       packed.push_back(field);
   }
   void **data() { return packed.data(); }
@@ -93,8 +92,8 @@ TEST(Emulator, BlockReductionThroughWorkgroupMemory) {
     args.buffer(out);
     emu::LaunchOptions options;
     options.workers = workers;
-    auto result = emu::launch(*kernel, {16, 1, 1}, {64, 1, 1}, 0, args.data(),
-                              options);
+    auto result =
+        emu::launch(*kernel, {16, 1, 1}, {64, 1, 1}, 0, args.data(), options);
     EXPECT_TRUE(result.ok()) << result.message();
     for (int b = 0; b < 16; ++b) {
       float expected = 0;
@@ -160,8 +159,8 @@ TEST(Emulator, OutOfBoundsWorkgroupWrite) {
   std::vector<float> out(33);
   Args args;
   args.buffer(out);
-  auto result = emu::launch(*jit->kernel("tile"), {1, 1, 1}, {33, 1, 1}, 0,
-                            args.data());
+  auto result =
+      emu::launch(*jit->kernel("tile"), {1, 1, 1}, {33, 1, 1}, 0, args.data());
   const emu::Report *r = find(result, ReportKind::OutOfBounds);
   ASSERT_TRUE(r) << result.message();
   EXPECT_EQ(r->thread, (Dim3{32, 0, 0}));
@@ -205,11 +204,11 @@ TEST(Emulator, ShuffleModes) {
   for (int l = 0; l < 32; ++l) {
     // {source lane, in range} per the gpu.shuffle semantics (PTX shfl.sync).
     std::pair<int, bool> expected[5] = {
-        {l ^ 1, true},                                  // xor 1
-        {l + 3 < 32 ? l + 3 : l, l + 3 < 32},           // down 3
-        {l - 2 >= 0 ? l - 2 : l, l - 2 >= 0},           // up 2
-        {5, true},                                      // idx 5
-        {l + 3 < 16 ? l + 3 : l, l + 3 < 16},           // down 3, width 16
+        {l ^ 1, true},                        // xor 1
+        {l + 3 < 32 ? l + 3 : l, l + 3 < 32}, // down 3
+        {l - 2 >= 0 ? l - 2 : l, l - 2 >= 0}, // up 2
+        {5, true},                            // idx 5
+        {l + 3 < 16 ? l + 3 : l, l + 3 < 16}, // down 3, width 16
     };
     for (int k = 0; k < 5; ++k) {
       if (k == 4 && l >= 16)
@@ -272,8 +271,8 @@ TEST(Emulator, AsyncCopyGroupsAndWait) {
   Args args;
   args.buffer(in);
   args.buffer(out);
-  auto result = emu::launch(*jit->kernel("copy"), {1, 1, 1}, {32, 1, 1}, 0,
-                            args.data());
+  auto result =
+      emu::launch(*jit->kernel("copy"), {1, 1, 1}, {32, 1, 1}, 0, args.data());
   ASSERT_TRUE(result.ok()) << result.message();
   for (int i = 0; i < 128; ++i)
     EXPECT_EQ(out[i], 2 * in[(i + 4) % 128]) << i;

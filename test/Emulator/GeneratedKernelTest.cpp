@@ -49,8 +49,8 @@ Buffer makeBuffer(Dtype type, const std::vector<double> &wanted) {
       std::memcpy(&b.bytes[4 * i], &f, 4);
       b.values[i] = f;
     } else {
-      uint16_t h = type == Dtype::BF16 ? emu::floatToBf16(f)
-                                       : emu::floatToHalf(f);
+      uint16_t h =
+          type == Dtype::BF16 ? emu::floatToBf16(f) : emu::floatToHalf(f);
       std::memcpy(&b.bytes[2 * i], &h, 2);
       b.values[i] =
           type == Dtype::BF16 ? emu::bf16ToFloat(h) : emu::halfToFloat(h);
@@ -127,8 +127,8 @@ void runCase(const Case &c) {
           return std::log(0.9 + 0.1 * unit(rng)); // gates in (0.9, 1)
         })));
   if (spec->hasLogGamma())
-    logGamma = &buffers.emplace_back(makeBuffer(
-        Dtype::F32, random(H, [&] { return -0.05 * unit(rng); })));
+    logGamma = &buffers.emplace_back(
+        makeBuffer(Dtype::F32, random(H, [&] { return -0.05 * unit(rng); })));
   if (spec->hasBeta())
     beta = &buffers.emplace_back(makeBuffer(
         Dtype::F32, random(B * T * H, [&] { return 0.5 + unit(rng); })));
@@ -139,11 +139,10 @@ void runCase(const Case &c) {
   for (Buffer *buf : {&q, &k, &v, logG, logGamma, beta, &y}) {
     if (!buf)
       continue;
-    for (void *field : {static_cast<void *>(&buf->allocated),
-                        static_cast<void *>(&buf->aligned),
-                        static_cast<void *>(&buf->offset),
-                        static_cast<void *>(&buf->size),
-                        static_cast<void *>(&buf->stride)})
+    for (void *field :
+         {static_cast<void *>(&buf->allocated),
+          static_cast<void *>(&buf->aligned), static_cast<void *>(&buf->offset),
+          static_cast<void *>(&buf->size), static_cast<void *>(&buf->stride)})
       args.push_back(field);
   }
   args.push_back(&B);
@@ -154,8 +153,7 @@ void runCase(const Case &c) {
   emu::Dim3 grid{static_cast<uint32_t>((T + tokens - 1) / tokens),
                  static_cast<uint32_t>(Hq), static_cast<uint32_t>(B)};
   emu::Dim3 block{static_cast<uint32_t>(spec->threadsPerBlock()), 1, 1};
-  emu::LaunchResult result =
-      emu::launch(*kernel, grid, block, 0, args.data());
+  emu::LaunchResult result = emu::launch(*kernel, grid, block, 0, args.data());
   ASSERT_TRUE(result.ok()) << result.message();
 
   // The reference on exactly the values the kernel saw.
@@ -199,13 +197,13 @@ void runCase(const Case &c) {
 }
 
 TEST(GeneratedKernel, ScalarF32DataGateGQA) {
-  runCase({"p=2,d=16,hq=2,h=1,dtype=f32,gate=data,path=scalar", Dtype::F32,
-           2, 100});
+  runCase({"p=2,d=16,hq=2,h=1,dtype=f32,gate=data,path=scalar", Dtype::F32, 2,
+           100});
 }
 
 TEST(GeneratedKernel, ScalarF32LearnedRotation) {
-  runCase({"p=2,d=16,dtype=f32,gate=both,rope=learned,path=scalar",
-           Dtype::F32, 1, 70});
+  runCase({"p=2,d=16,dtype=f32,gate=both,rope=learned,path=scalar", Dtype::F32,
+           1, 70});
 }
 
 TEST(GeneratedKernel, MmaBF16DataGate) {
@@ -213,8 +211,8 @@ TEST(GeneratedKernel, MmaBF16DataGate) {
 }
 
 TEST(GeneratedKernel, MmaF16LearnedRotationP4) {
-  runCase({"p=4,d=32,dtype=f16,gate=data,rope=learned,path=mma", Dtype::F16,
-           1, 96});
+  runCase({"p=4,d=32,dtype=f16,gate=data,rope=learned,path=mma", Dtype::F16, 1,
+           96});
 }
 
 } // namespace

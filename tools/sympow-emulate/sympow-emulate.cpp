@@ -58,8 +58,9 @@ static cl::list<std::string> argSpecs("arg", cl::desc("A kernel argument"));
 static cl::opt<bool> printArgs("print", cl::desc("Print buffers afterwards"));
 static cl::opt<unsigned> workers("workers", cl::desc("Worker threads (0: all)"),
                                  cl::init(0));
-static cl::opt<bool> dumpLowered(
-    "dump-lowered", cl::desc("Print the kernels lowered to the LLVM dialect"));
+static cl::opt<bool>
+    dumpLowered("dump-lowered",
+                cl::desc("Print the kernels lowered to the LLVM dialect"));
 static cl::opt<bool> noChecks("no-checks",
                               cl::desc("Do not instrument memory accesses"));
 
@@ -198,11 +199,10 @@ int main(int argc, char **argv) {
       return 2;
     }
     if (a.isBuffer) {
-      for (void *field : {static_cast<void *>(&a.allocated),
-                          static_cast<void *>(&a.aligned),
-                          static_cast<void *>(&a.offset),
-                          static_cast<void *>(&a.size),
-                          static_cast<void *>(&a.stride)})
+      for (void *field :
+           {static_cast<void *>(&a.allocated), static_cast<void *>(&a.aligned),
+            static_cast<void *>(&a.offset), static_cast<void *>(&a.size),
+            static_cast<void *>(&a.stride)})
         packed.push_back(field);
     } else {
       packed.push_back(&a.scalar);
@@ -239,8 +239,8 @@ int main(int argc, char **argv) {
           (*file)->getBuffer(), config, inputFile);
       if (!parsed)
         return 2;
-      if (auto e = sympow::emitSharedObject(*parsed, emitSharedObject,
-                                            options)) {
+      if (auto e =
+              sympow::emitSharedObject(*parsed, emitSharedObject, options)) {
         errs() << "sympow-emulate: " << toString(std::move(e)) << "\n";
         return 2;
       }

@@ -51,8 +51,8 @@ llvm::Error sympow::emitSharedObject(ModuleOp module, llvm::StringRef path,
     return error("cannot create a target machine for " + triple.str());
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
-  if (llvm::Error e = makeOptimizingTransformer(2, 0, machine.get())(
-          llvmModule.get()))
+  if (llvm::Error e =
+          makeOptimizingTransformer(2, 0, machine.get())(llvmModule.get()))
     return e;
 
   llvm::SmallString<128> object;
@@ -78,8 +78,8 @@ llvm::Error sympow::emitSharedObject(ModuleOp module, llvm::StringRef path,
   }
   llvm::StringRef args[] = {*cc, "-shared", "-o", path, object, "-lm"};
   std::string linkError;
-  int status = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0,
-                                         &linkError);
+  int status =
+      llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &linkError);
   llvm::sys::fs::remove(object);
   if (status != 0)
     return error("linking " + path + " failed" +

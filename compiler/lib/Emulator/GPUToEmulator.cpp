@@ -71,9 +71,8 @@ bool isSupportedDeviceOp(Operation *op) {
 LogicalResult checkSupported(gpu::GPUModuleOp gm) {
   WalkResult r = gm.walk([&](Operation *op) {
     StringRef dialect = op->getName().getDialectNamespace();
-    bool device = dialect == "gpu" || dialect == "nvgpu" ||
-                  dialect == "nvvm" || dialect == "rocdl" ||
-                  dialect == "amdgpu";
+    bool device = dialect == "gpu" || dialect == "nvgpu" || dialect == "nvvm" ||
+                  dialect == "rocdl" || dialect == "amdgpu";
     if (op == gm.getOperation())
       return WalkResult::advance();
     if (device && !isSupportedDeviceOp(op)) {
@@ -143,8 +142,8 @@ FailureOr<int64_t> convertFunc(gpu::GPUFuncOp f, const WorkgroupLayout &layout,
   SmallVector<Type> inputs(ft.getInputs());
   if (kernel)
     inputs.append({wgType, wgType});
-  auto fn = func::FuncOp::create(b, loc, f.getName(),
-                                 FunctionType::get(ctx, inputs, ft.getResults()));
+  auto fn = func::FuncOp::create(
+      b, loc, f.getName(), FunctionType::get(ctx, inputs, ft.getResults()));
   // Counted before the body moves: the private count derives from it.
   unsigned nIn = ft.getNumInputs();
   unsigned nWg = f.getNumWorkgroupAttributions();
@@ -336,8 +335,10 @@ struct GPUToEmulator
           kernelInfo[name] = {*bytes, block};
       }
       // Move everything but workgroup globals out, renamed.
-      for (Operation &op : llvm::make_early_inc_range(gm.getBody()->getOperations())) {
-        if (auto g = dyn_cast<memref::GlobalOp>(op); g && isWorkgroup(g.getType())) {
+      for (Operation &op :
+           llvm::make_early_inc_range(gm.getBody()->getOperations())) {
+        if (auto g = dyn_cast<memref::GlobalOp>(op);
+            g && isWorkgroup(g.getType())) {
           op.erase();
           continue;
         }
@@ -360,7 +361,8 @@ struct GPUToEmulator
                     DenseI32ArrayAttr::get(ctx, block)}));
         }
       }
-      for (Operation &op : llvm::make_early_inc_range(gm.getBody()->getOperations()))
+      for (Operation &op :
+           llvm::make_early_inc_range(gm.getBody()->getOperations()))
         if (!op.hasTrait<OpTrait::IsTerminator>())
           op.moveBefore(top.getBody(), top.getBody()->end());
       gm.erase();

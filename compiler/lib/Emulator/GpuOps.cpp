@@ -49,7 +49,8 @@ void storeFlat(OpBuilder &b, Location loc, Value v, Value buffer,
   auto type = cast<VectorType>(v.getType());
   auto flat = VectorType::get({type.getNumElements()}, type.getElementType());
   Value f = vector::ShapeCastOp::create(b, loc, flat, v);
-  vector::StoreOp::create(b, loc, f, buffer, ValueRange{calls.index(b, loc, 0)});
+  vector::StoreOp::create(b, loc, f, buffer,
+                          ValueRange{calls.index(b, loc, 0)});
 }
 
 Value loadFlat(OpBuilder &b, Location loc, VectorType type, Value buffer,
@@ -79,8 +80,8 @@ LogicalResult lowerShuffle(gpu::ShuffleOp op, RuntimeCalls &calls) {
                       ? cast<VectorType>(type).getNumElements() *
                             cast<VectorType>(type).getElementTypeBitWidth()
                       : type.getIntOrFloatBitWidth();
-  if (bits > 64 || (isa<VectorType>(type) &&
-                    cast<VectorType>(type).getRank() != 1))
+  if (bits > 64 ||
+      (isa<VectorType>(type) && cast<VectorType>(type).getRank() != 1))
     return op.emitError("the emulator shuffles values of at most 64 bits, "
                         "not ")
            << type;
@@ -275,7 +276,8 @@ LogicalResult sympow::emulator::lowerGpuOps(Operation *fn,
     Location loc = op->getLoc();
     Value replacement;
     if (auto o = dyn_cast<gpu::ThreadIdOp>(op))
-      replacement = query(b, loc, abi::ThreadIdX + dim(o.getDimension()), calls);
+      replacement =
+          query(b, loc, abi::ThreadIdX + dim(o.getDimension()), calls);
     else if (auto o = dyn_cast<gpu::BlockIdOp>(op))
       replacement = query(b, loc, abi::BlockIdX + dim(o.getDimension()), calls);
     else if (auto o = dyn_cast<gpu::BlockDimOp>(op))

@@ -126,14 +126,15 @@ sympow::emulator::emitAddress(OpBuilder &b, Operation *op, Value memref,
   Value elem = meta.getOffset();
   for (auto [i, index] : llvm::enumerate(indices))
     elem = add(elem, mul(index, meta.getStrides()[i]));
-  Value aligned = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value aligned =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
   AccessAddress result;
   result.addr = add(aligned, mul(elem, calls.index(b, loc, eb)));
 
   Root root = traceRoot(memref);
   result.space = root.value ? root.space : spaceOf(type);
-  auto rootType = root.value ? dyn_cast<MemRefType>(root.value.getType())
-                             : MemRefType();
+  auto rootType =
+      root.value ? dyn_cast<MemRefType>(root.value.getType()) : MemRefType();
   if (!rootType || !rootType.getLayout().isIdentity() ||
       elementBytes(rootType.getElementType()) == 0) {
     // Unknown allocation: no bounds check (races are still checked by
@@ -147,8 +148,7 @@ sympow::emulator::emitAddress(OpBuilder &b, Operation *op, Value memref,
   Value rootAligned =
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, root.value);
   Value rootEbValue = calls.index(b, loc, rootEb);
-  result.rootBase =
-      add(rootAligned, mul(rootMeta.getOffset(), rootEbValue));
+  result.rootBase = add(rootAligned, mul(rootMeta.getOffset(), rootEbValue));
   Value bytes = rootEbValue;
   for (Value size : rootMeta.getSizes())
     bytes = mul(bytes, size);
@@ -222,8 +222,8 @@ LogicalResult sympow::emulator::instrumentAccesses(Operation *fn,
     LogicalResult ok = success();
     if (auto load = dyn_cast<memref::LoadOp>(op))
       ok = check(op, load.getMemRef(), load.getIndices(),
-                 elementBytes(load.getMemRefType().getElementType()),
-                 abi::Read, calls);
+                 elementBytes(load.getMemRefType().getElementType()), abi::Read,
+                 calls);
     else if (auto store = dyn_cast<memref::StoreOp>(op))
       ok = check(op, store.getMemRef(), store.getIndices(),
                  elementBytes(store.getMemRefType().getElementType()),
@@ -232,8 +232,8 @@ LogicalResult sympow::emulator::instrumentAccesses(Operation *fn,
       if (load.getVectorType().getRank() > 1)
         return op->emitError("the emulator supports 1-D vector.load only");
       ok = check(op, load.getBase(), load.getIndices(),
-                 bytesOf(load.getMemRefType(), load.getVectorType()),
-                 abi::Read, calls);
+                 bytesOf(load.getMemRefType(), load.getVectorType()), abi::Read,
+                 calls);
     } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
       if (store.getVectorType().getRank() > 1)
         return op->emitError("the emulator supports 1-D vector.store only");

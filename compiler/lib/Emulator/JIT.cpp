@@ -141,9 +141,9 @@ EmulatorJIT::compile(ModuleOp module, const EmulatorPipelineOptions &options,
       },
       message);
   if (!jit->kernels)
-    return error(lookupErrors.empty() ? message
-                                      : "JIT compilation failed: " +
-                                            lookupErrors);
+    return error(lookupErrors.empty()
+                     ? message
+                     : "JIT compilation failed: " + lookupErrors);
   return jit;
 }
 

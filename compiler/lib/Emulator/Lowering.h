@@ -40,8 +40,8 @@ private:
 
 /// Where an accessed memref's memory comes from.
 struct Root {
-  mlir::Value value;   // the allocation (null if unknown)
-  int32_t space = 3;   // abi::Space
+  mlir::Value value; // the allocation (null if unknown)
+  int32_t space = 3; // abi::Space
 };
 
 /// Follows view-like ops back to the allocation `memref` derives from.
@@ -56,11 +56,9 @@ struct AccessAddress {
   mlir::Value addr, rootBase, rootBytes;
   int32_t space;
 };
-mlir::FailureOr<AccessAddress> emitAddress(mlir::OpBuilder &b,
-                                           mlir::Operation *op,
-                                           mlir::Value memref,
-                                           mlir::ValueRange indices,
-                                           RuntimeCalls &calls);
+mlir::FailureOr<AccessAddress>
+emitAddress(mlir::OpBuilder &b, mlir::Operation *op, mlir::Value memref,
+            mlir::ValueRange indices, RuntimeCalls &calls);
 
 /// Inserts a bounds/race check before each memory access of `fn`.
 mlir::LogicalResult instrumentAccesses(mlir::Operation *fn,

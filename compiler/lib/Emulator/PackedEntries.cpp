@@ -33,10 +33,10 @@ LogicalResult bindRuntimeTable(ModuleOp top) {
   auto tableType = LLVM::LLVMArrayType::get(ptr, abi::kNumRuntimeFunctions);
   OpBuilder b(ctx);
   b.setInsertionPointToStart(top.getBody());
-  auto table = LLVM::GlobalOp::create(b, top.getLoc(), tableType,
-                                      /*isConstant=*/false,
-                                      LLVM::Linkage::External,
-                                      abi::kRuntimeTable, Attribute());
+  auto table =
+      LLVM::GlobalOp::create(b, top.getLoc(), tableType,
+                             /*isConstant=*/false, LLVM::Linkage::External,
+                             abi::kRuntimeTable, Attribute());
   Block *init = b.createBlock(&table.getInitializerRegion());
   b.setInsertionPointToStart(init);
   LLVM::ReturnOp::create(
@@ -61,8 +61,8 @@ LogicalResult bindRuntimeTable(ModuleOp top) {
       Value fn = LLVM::LoadOp::create(b, loc, ptr, slot);
       SmallVector<Value> operands{fn};
       llvm::append_range(operands, call.getArgOperands());
-      auto indirect = LLVM::CallOp::create(b, loc, decl.getFunctionType(),
-                                           operands);
+      auto indirect =
+          LLVM::CallOp::create(b, loc, decl.getFunctionType(), operands);
       call.replaceAllUsesWith(indirect.getResults());
       call.erase();
     }
@@ -85,9 +85,9 @@ void addTruncSFtoBF(ModuleOp top) {
   auto bf16 = BFloat16Type::get(ctx);
   auto i32 = IntegerType::get(ctx, 32);
   auto i16 = IntegerType::get(ctx, 16);
-  auto fn = LLVM::LLVMFuncOp::create(
-      b, loc, "__truncsfbf2", LLVM::LLVMFunctionType::get(bf16, {f32}),
-      LLVM::Linkage::Weak);
+  auto fn = LLVM::LLVMFuncOp::create(b, loc, "__truncsfbf2",
+                                     LLVM::LLVMFunctionType::get(bf16, {f32}),
+                                     LLVM::Linkage::Weak);
   Block *body = fn.addEntryBlock(b);
   b.setInsertionPointToStart(body);
   auto c = [&](int64_t v) {
@@ -97,8 +97,8 @@ void addTruncSFtoBF(ModuleOp top) {
   Value x = LLVM::BitcastOp::create(b, loc, i32, body->getArgument(0));
   // Round to nearest even: x + 0x7fff + ((x >> 16) & 1), then the top half;
   // a NaN keeps its top half with the quiet bit set.
-  Value lsb = LLVM::AndOp::create(b, loc, LLVM::LShrOp::create(b, loc, x, c(16)),
-                                  c(1));
+  Value lsb =
+      LLVM::AndOp::create(b, loc, LLVM::LShrOp::create(b, loc, x, c(16)), c(1));
   Value rounded = LLVM::AddOp::create(
       b, loc, x, LLVM::AddOp::create(b, loc, lsb, c(0x7fff)));
   Value quiet = LLVM::OrOp::create(b, loc, x, c(0x400000));
@@ -108,8 +108,8 @@ void addTruncSFtoBF(ModuleOp top) {
   Value bits = LLVM::SelectOp::create(b, loc, isNan, quiet, rounded);
   Value top16 = LLVM::TruncOp::create(
       b, loc, i16, LLVM::LShrOp::create(b, loc, bits, c(16)));
-  LLVM::ReturnOp::create(b, loc,
-                         LLVM::BitcastOp::create(b, loc, bf16, top16).getResult());
+  LLVM::ReturnOp::create(
+      b, loc, LLVM::BitcastOp::create(b, loc, bf16, top16).getResult());
 }
 
 struct PackedEntries
@@ -172,7 +172,8 @@ struct PackedEntries
     addTruncSFtoBF(top);
     b.setInsertionPointToStart(top.getBody());
     std::string value = manifest + '\0';
-    auto type = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), value.size());
+    auto type =
+        LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), value.size());
     LLVM::GlobalOp::create(b, top.getLoc(), type, /*isConstant=*/true,
                            LLVM::Linkage::External, abi::kManifest,
                            b.getStringAttr(value));

@@ -52,7 +52,8 @@ Value RuntimeCalls::site(OpBuilder &b, Operation *op) {
   auto ptrType = LLVM::LLVMPointerType::get(top.getContext());
   auto it = siteGlobals.find(text);
   if (it == siteGlobals.end()) {
-    std::string name = "__sympow_emu_site_" + std::to_string(siteGlobals.size());
+    std::string name =
+        "__sympow_emu_site_" + std::to_string(siteGlobals.size());
     OpBuilder decl(top.getBodyRegion());
     decl.setInsertionPointToStart(top.getBody());
     std::string value = text + '\0';

@@ -28,9 +28,7 @@ const char *spaceName(int space) {
   }
 }
 
-std::string siteText(const char *site) {
-  return site ? site : "<unknown op>";
-}
+std::string siteText(const char *site) { return site ? site : "<unknown op>"; }
 
 /// The entry every fiber starts at.
 void fiberMain() {
@@ -73,8 +71,8 @@ bool BlockRunner::init() {
 
   unsigned n = launch.kernel.numArgs;
   args.assign(launch.args, launch.args + n);
-  workgroup[0] = {sharedBase, sharedBase, 0,
-                  static_cast<int64_t>(staticBytes), 1};
+  workgroup[0] = {sharedBase, sharedBase, 0, static_cast<int64_t>(staticBytes),
+                  1};
   workgroup[1] = {sharedBase + staticBytes, sharedBase + staticBytes, 0,
                   static_cast<int64_t>(launch.dynamicSharedBytes), 1};
   for (Descriptor &d : workgroup) {
@@ -181,8 +179,8 @@ void BlockRunner::run(Dim3 block) {
         continue;
       size_t needed = end - begin;
       if (threads[first].op.kind == WarpOpKind::Shuffle)
-        needed = std::min<size_t>(
-            needed, static_cast<size_t>(std::clamp(threads[first].op.width, 1, 32)));
+        needed = std::min<size_t>(needed, static_cast<size_t>(std::clamp(
+                                              threads[first].op.width, 1, 32)));
       bool all = true;
       for (size_t i = begin; i < begin + needed && all; ++i)
         all = threads[i].status == ThreadStatus::AtWarpOp;
@@ -351,10 +349,10 @@ bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
     if (s.writeEpoch == epoch && s.writer != t.linear) {
       // Storing the bytes another thread stored (all lanes writing one
       // flag) is benign on a GPU.
-      bool sameValue = writes && (flags & abi::HasValue) && bytes <= 8 &&
-                       !(flags & abi::Read) &&
-                       std::memcmp(reinterpret_cast<const void *>(addr),
-                                   &value, bytes) == 0;
+      bool sameValue =
+          writes && (flags & abi::HasValue) && bytes <= 8 &&
+          !(flags & abi::Read) &&
+          std::memcmp(reinterpret_cast<const void *>(addr), &value, bytes) == 0;
       if (sameValue)
         continue;
       reportRace(t, s.writer, s.writeSite, /*otherWrote=*/true, writes,
@@ -364,8 +362,8 @@ bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
     if (writes && s.readEpoch == epoch &&
         (s.reader != t.linear || s.twoReaders)) {
       uint32_t other = s.reader != t.linear ? s.reader : s.reader2;
-      reportRace(t, other, s.readSite, /*otherWrote=*/false, writes,
-                 offset + i, site);
+      reportRace(t, other, s.readSite, /*otherWrote=*/false, writes, offset + i,
+                 site);
       break;
     }
   }
@@ -563,8 +561,8 @@ void BlockRunner::runWarpOp(unsigned w) {
     int numTiles = first.op.numTiles;
     for (int r = 0; r < 8 * numTiles; ++r) {
       WarpOp &op = threads[begin + r].op;
-      if (!access(threads[begin + r], op.rowAddr, 16, op.rootBase,
-                  op.rootBytes, op.flags | abi::Read, op.site)) {
+      if (!access(threads[begin + r], op.rowAddr, 16, op.rootBase, op.rootBytes,
+                  op.flags | abi::Read, op.site)) {
         blockFailed = true;
         return;
       }
@@ -575,8 +573,8 @@ void BlockRunner::runWarpOp(unsigned w) {
     warp::ldmatrix(rows, numTiles, first.op.transpose != 0, out);
   } else if (kind == WarpOpKind::Mma) {
     const WarpOp &op = first.op;
-    std::string why = warp::mmaUnsupported(op.m, op.n, op.k, op.abType,
-                                           op.cType);
+    std::string why =
+        warp::mmaUnsupported(op.m, op.n, op.k, op.abType, op.cType);
     if (!why.empty()) {
       report(ReportKind::Unsupported, &first,
              "unsupported mma.sync in " + where(&first) + ": " + why + ": " +

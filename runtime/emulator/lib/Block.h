@@ -158,7 +158,7 @@ private:
   uint8_t *sharedBase = nullptr;
   uint64_t staticBytes = 0, sharedBytes = 0;
   std::vector<Shadow> shadow;
-  uint64_t epoch = 0; // grows across blocks, so shadow is never cleared
+  uint64_t epoch = 0;      // grows across blocks, so shadow is never cleared
   uint64_t blockEpoch = 0; // the epoch the current block started in
 
   // Packed arguments plus the two workgroup descriptors.

@@ -52,9 +52,9 @@ int32_t __sympow_emu_shuffle_valid() {
   return currentThread->lastShuffleValid ? 1 : 0;
 }
 
-void __sympow_emu_ldmatrix(int64_t rowAddr, int64_t rootBase,
-                           int64_t rootBytes, int32_t flags, int32_t numTiles,
-                           int32_t transpose, int32_t elementBytes, int64_t out,
+void __sympow_emu_ldmatrix(int64_t rowAddr, int64_t rootBase, int64_t rootBytes,
+                           int32_t flags, int32_t numTiles, int32_t transpose,
+                           int32_t elementBytes, int64_t out,
                            const char *site) {
   ThreadState &t = *currentThread;
   t.op = WarpOp();
@@ -72,8 +72,8 @@ void __sympow_emu_ldmatrix(int64_t rowAddr, int64_t rootBase,
 }
 
 void __sympow_emu_mma(int32_t m, int32_t n, int32_t k, int32_t abType,
-                      int32_t cType, int64_t a, int64_t b, int64_t c,
-                      int64_t d, const char *site) {
+                      int32_t cType, int64_t a, int64_t b, int64_t c, int64_t d,
+                      const char *site) {
   ThreadState &t = *currentThread;
   t.op = WarpOp();
   t.op.kind = WarpOpKind::Mma;
@@ -138,8 +138,7 @@ std::vector<std::pair<const char *, void *>> sympow::emu::runtimeSymbols() {
       {abi::kLdMatrix, reinterpret_cast<void *>(&__sympow_emu_ldmatrix)},
       {abi::kMma, reinterpret_cast<void *>(&__sympow_emu_mma)},
       {abi::kAsyncCopy, reinterpret_cast<void *>(&__sympow_emu_async_copy)},
-      {abi::kAsyncCommit,
-       reinterpret_cast<void *>(&__sympow_emu_async_commit)},
+      {abi::kAsyncCommit, reinterpret_cast<void *>(&__sympow_emu_async_commit)},
       {abi::kAsyncWait, reinterpret_cast<void *>(&__sympow_emu_async_wait)},
       // Compiler helpers for bf16 that older libgcc lacks.
       {"__truncsfbf2", reinterpret_cast<void *>(&truncSFtoBF)},

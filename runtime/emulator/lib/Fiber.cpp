@@ -78,11 +78,11 @@ void Fiber::reset(void (*entry)(), FiberContext *) {
   auto top = reinterpret_cast<uintptr_t>(stack.base()) + stack.size();
   top &= ~uintptr_t(15);
   auto *sp = reinterpret_cast<uint64_t *>(top);
-  *--sp = 0;                                  // entry's return address
+  *--sp = 0;                                 // entry's return address
   *--sp = reinterpret_cast<uint64_t>(entry); // popped by `ret`
   for (int i = 0; i < 6; ++i)
-    *--sp = 0; // rbp, rbx, r12..r15
-  uint32_t control[2] = {0x1f80, 0x037f};   // default MXCSR, x87 control
+    *--sp = 0;                            // rbp, rbx, r12..r15
+  uint32_t control[2] = {0x1f80, 0x037f}; // default MXCSR, x87 control
   --sp;
   std::memcpy(sp, control, 8);
   context.sp = sp;

@@ -70,8 +70,8 @@ LaunchResult sympow::emu::launch(const Kernel &kernel, Dim3 grid, Dim3 block,
   if (!kernel.entry)
     return invalid(kernel, "the kernel has no entry point");
   if (grid.count() == 0 || block.count() == 0)
-    return invalid(kernel, "empty grid " + grid.str() + " or block " +
-                               block.str());
+    return invalid(kernel,
+                   "empty grid " + grid.str() + " or block " + block.str());
   if (block.count() > 1024 || block.z > 64)
     return invalid(kernel, "block " + block.str() +
                                " has more than 1024 threads or z > 64");
@@ -84,11 +84,11 @@ LaunchResult sympow::emu::launch(const Kernel &kernel, Dim3 grid, Dim3 block,
   if (kernel.numArgs && !args)
     return invalid(kernel, "no arguments given");
 
-  LaunchContext context(kernel, grid, block, dynamicSharedBytes, args,
-                        options);
+  LaunchContext context(kernel, grid, block, dynamicSharedBytes, args, options);
   uint64_t numBlocks = grid.count();
-  unsigned workers = options.workers ? options.workers
-                                     : std::max(1u, std::thread::hardware_concurrency());
+  unsigned workers = options.workers
+                         ? options.workers
+                         : std::max(1u, std::thread::hardware_concurrency());
   workers = static_cast<unsigned>(std::min<uint64_t>(workers, numBlocks));
   std::atomic<uint64_t> next{0};
   auto work = [&] {
@@ -97,8 +97,8 @@ LaunchResult sympow::emu::launch(const Kernel &kernel, Dim3 grid, Dim3 block,
       Report r;
       r.kind = ReportKind::InvalidLaunch;
       r.kernel = kernel.name;
-      r.message = "could not allocate fiber stacks for kernel '" +
-                  kernel.name + "'";
+      r.message =
+          "could not allocate fiber stacks for kernel '" + kernel.name + "'";
       context.addReport(std::move(r));
       context.stop = true;
       return;

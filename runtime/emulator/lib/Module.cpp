@@ -9,9 +9,9 @@
 
 using namespace sympow::emu;
 
-std::unique_ptr<Module> Module::fromSymbols(
-    const std::function<void *(const std::string &)> &lookup,
-    std::string &error) {
+std::unique_ptr<Module>
+Module::fromSymbols(const std::function<void *(const std::string &)> &lookup,
+                    std::string &error) {
   auto *manifest = static_cast<const char *>(lookup(abi::kManifest));
   if (!manifest) {
     error = std::string("no '") + abi::kManifest +

@@ -57,8 +57,7 @@ void warp::ldmatrix(const uint8_t *const rows[], int numTiles, bool transpose,
         continue;
       }
       // Transposed: column `group` of rows 2*inGroup and 2*inGroup + 1.
-      std::memcpy(dst + 4 * tile, rows[8 * tile + 2 * inGroup] + 2 * group,
-                  2);
+      std::memcpy(dst + 4 * tile, rows[8 * tile + 2 * inGroup] + 2 * group, 2);
       std::memcpy(dst + 4 * tile + 2,
                   rows[8 * tile + 2 * inGroup + 1] + 2 * group, 2);
     }

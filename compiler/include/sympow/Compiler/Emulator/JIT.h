@@ -1,4 +1,4 @@
-//===- JIT.h - Compile gpu.module kernels for the emulator, in process -*- C++ -*-===//
+//===- JIT.h - Compile kernels for the emulator, in process -----*- C++ -*-===//
 //
 // Lowers a module's gpu.module kernels with the emulator pipeline, JIT
 // compiles the result (mlir::ExecutionEngine) and hands back the runtime's
@@ -13,8 +13,8 @@
 #include "sympow/Emulator/Emulator.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -50,7 +50,8 @@ public:
   static llvm::Expected<std::unique_ptr<EmulatorJIT>>
   compileSource(llvm::StringRef source, mlir::MLIRContext &context,
                 const EmulatorPipelineOptions &options = {},
-                llvm::StringRef name = "", llvm::raw_ostream *lowered = nullptr);
+                llvm::StringRef name = "",
+                llvm::raw_ostream *lowered = nullptr);
   ~EmulatorJIT();
 
   const emu::Module &module() const { return *kernels; }

@@ -1,4 +1,4 @@
-//===- Pipeline.h - gpu.module kernels -> host code for the emulator -*- C++ -*-===//
+//===- Pipeline.h - Kernels to host code for the emulator -------*- C++ -*-===//
 //
 // `sympow-gpu-to-emulator`, then the standard CPU lowering to the LLVM
 // dialect, then the packed entries and manifest the emulator runtime reads.

@@ -36,8 +36,8 @@ inline constexpr const char *kAsyncWait = "__sympow_emu_async_wait";
 /// Entry i is the function named kRuntimeFunctions[i].
 inline constexpr const char *kRuntimeTable = "__sympow_emu_runtime";
 inline constexpr const char *kRuntimeFunctions[] = {
-    kQuery,     kAccess,    kBarrier,  kShuffle,     kShuffleValid,
-    kLdMatrix,  kMma,       kAsyncCopy, kAsyncCommit, kAsyncWait,
+    kQuery,    kAccess, kBarrier,   kShuffle,     kShuffleValid,
+    kLdMatrix, kMma,    kAsyncCopy, kAsyncCommit, kAsyncWait,
 };
 inline constexpr int kNumRuntimeFunctions =
     sizeof(kRuntimeFunctions) / sizeof(kRuntimeFunctions[0]);
@@ -52,11 +52,22 @@ inline constexpr const char *kManifest = "__sympow_emu_manifest";
 
 /// What `__sympow_emu_query(int32_t what) -> int64_t` returns.
 enum Query : int32_t {
-  ThreadIdX = 0, ThreadIdY, ThreadIdZ,
-  BlockIdX, BlockIdY, BlockIdZ,
-  BlockDimX, BlockDimY, BlockDimZ,
-  GridDimX, GridDimY, GridDimZ,
-  LaneId, WarpId, NumWarps, WarpSize,
+  ThreadIdX = 0,
+  ThreadIdY,
+  ThreadIdZ,
+  BlockIdX,
+  BlockIdY,
+  BlockIdZ,
+  BlockDimX,
+  BlockDimY,
+  BlockDimZ,
+  GridDimX,
+  GridDimY,
+  GridDimZ,
+  LaneId,
+  WarpId,
+  NumWarps,
+  WarpSize,
 };
 
 /// Access flags of `__sympow_emu_access`: read/write/atomic bits plus the
@@ -94,13 +105,12 @@ void __sympow_emu_barrier(const char *site);
 int64_t __sympow_emu_shuffle(int64_t value, int32_t offset, int32_t width,
                              int32_t mode, const char *site);
 int32_t __sympow_emu_shuffle_valid();
-void __sympow_emu_ldmatrix(int64_t rowAddr, int64_t rootBase,
-                           int64_t rootBytes, int32_t flags, int32_t numTiles,
-                           int32_t transpose, int32_t elementBytes, int64_t out,
-                           const char *site);
+void __sympow_emu_ldmatrix(int64_t rowAddr, int64_t rootBase, int64_t rootBytes,
+                           int32_t flags, int32_t numTiles, int32_t transpose,
+                           int32_t elementBytes, int64_t out, const char *site);
 void __sympow_emu_mma(int32_t m, int32_t n, int32_t k, int32_t abType,
-                      int32_t cType, int64_t a, int64_t b, int64_t c,
-                      int64_t d, const char *site);
+                      int32_t cType, int64_t a, int64_t b, int64_t c, int64_t d,
+                      const char *site);
 int32_t __sympow_emu_async_copy(int64_t dst, int64_t dstRoot,
                                 int64_t dstRootBytes, int32_t dstFlags,
                                 int64_t src, int64_t srcRoot,

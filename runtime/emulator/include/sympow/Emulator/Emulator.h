@@ -36,13 +36,13 @@ struct Dim3 {
 };
 
 enum class ReportKind {
-  OutOfBounds,      // an access outside its allocation
-  Race,             // two threads, one address, one barrier interval, a write
-  DivergentBarrier, // a barrier not reached by all threads of a block
-  DivergentWarpOp,  // a warp collective not reached by all lanes of a warp
+  OutOfBounds,       // an access outside its allocation
+  Race,              // two threads, one address, one barrier interval, a write
+  DivergentBarrier,  // a barrier not reached by all threads of a block
+  DivergentWarpOp,   // a warp collective not reached by all lanes of a warp
   UninitializedRead, // a workgroup byte read before any thread wrote it
-  InvalidLaunch,    // bad grid, block or arguments
-  Unsupported,      // an operation the emulator cannot run (e.g. mma shape)
+  InvalidLaunch,     // bad grid, block or arguments
+  Unsupported,       // an operation the emulator cannot run (e.g. mma shape)
 };
 const char *toString(ReportKind kind);
 
@@ -72,8 +72,8 @@ struct LaunchResult {
 };
 
 struct LaunchOptions {
-  unsigned workers = 0;              // 0: one per hardware thread
-  uint64_t stackBytes = 256 << 10;   // per emulated thread
+  unsigned workers = 0;            // 0: one per hardware thread
+  uint64_t stackBytes = 256 << 10; // per emulated thread
   unsigned maxReports = 32;
   bool detectRaces = true;
   /// Report reads of workgroup bytes no thread of the block wrote (needs
