@@ -2,9 +2,7 @@
 
 #include "KernelRunner.h"
 
-#include "sympow/Compiler/Emulator/JIT.h"
-#include "sympow/Compiler/GPU/ChunkedKernels.h"
-#include "sympow/Compiler/GPU/RecurrentKernel.h"
+#include "sympow/Compiler/Driver/LayerKernels.h"
 #include "sympow/Emulator/Emulator.h"
 #include "sympow/Emulator/Half.h"
 #include "sympow/Runtime/EmulatorBackend.h"
@@ -12,10 +10,6 @@
 #include "sympow/Reference/Forward.h"
 #include "sympow/Reference/Rounding.h"
 
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
 
 #include <cmath>
 #include <cstring>
@@ -192,62 +186,6 @@ private:
   std::vector<uint8_t> storage;
 };
 
-/// A module of generated kernels, JIT-compiled for the emulator, launched
-/// as their `sympow.launch` metadata says.
-class CompiledKernels {
-public:
-  /// `build` adds the kernels to the gpu.module it is given.
-  explicit CompiledKernels(
-      llvm::function_ref<void(OpBuilder &, gpu::GPUModuleOp)> build) {
-    DialectRegistry registry;
-    EmulatorJIT::registerDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-    OpBuilder b(&context);
-    module = ModuleOp::create(b.getUnknownLoc());
-    (*module)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                       b.getUnitAttr());
-    b.setInsertionPointToEnd(module->getBody());
-    auto gpuModule = gpu::GPUModuleOp::create(b, b.getUnknownLoc(), "kernels");
-    build(b, gpuModule);
-    auto compiled = EmulatorJIT::compile(*module);
-    if (!compiled)
-      error = "JIT: " + llvm::toString(compiled.takeError());
-    else
-      jit = std::move(*compiled);
-  }
-
-  const std::string &problem() const { return error; }
-  const emu::Module *emulatorModule() const {
-    return jit ? &jit->module() : nullptr;
-  }
-
-  /// The launch metadata of kernel `name` (docs/KernelABI.md).
-  runtime::KernelInfo info(const std::string &name) {
-    runtime::KernelInfo info{name, {}};
-    module->walk([&](gpu::GPUFuncOp f) {
-      if (f.getName() != name)
-        return;
-      auto meta = f->getAttrOfType<DictionaryAttr>("sympow.launch");
-      auto block = cast<DenseI32ArrayAttr>(meta.get("block")).asArrayRef();
-      info.launch.block = {uint32_t(block[0]), uint32_t(block[1]),
-                           uint32_t(block[2])};
-      info.launch.tokensPerBlock =
-          cast<IntegerAttr>(meta.get("tokens_per_block")).getInt();
-      info.launch.gridY = cast<IntegerAttr>(meta.get("grid_y")).getInt();
-      info.launch.dynamicSharedBytes = static_cast<uint32_t>(
-          cast<IntegerAttr>(meta.get("dynamic_shared_bytes")).getInt());
-    });
-    return info;
-  }
-
-private:
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-  std::unique_ptr<EmulatorJIT> jit;
-  std::string error;
-};
-
 } // namespace
 
 LayerCase randomLayer(const AttentionKernelSpec &spec, int64_t B, int64_t T,
@@ -302,25 +240,6 @@ ReferenceResult runReference(const AttentionKernelSpec &spec,
 
 namespace {
 
-runtime::LayerVariant variantOf(const AttentionKernelSpec &s,
-                                runtime::Formulation formulation,
-                                int64_t chunk) {
-  runtime::LayerVariant v;
-  v.p = s.p;
-  v.d = s.d;
-  v.e = s.e;
-  v.hq = s.hq;
-  v.h = s.h;
-  v.dtype = s.dtype == ElementKind::BF16  ? runtime::DType::BF16
-            : s.dtype == ElementKind::F16 ? runtime::DType::F16
-                                          : runtime::DType::F32;
-  v.gate = static_cast<runtime::Gate>(s.gate);
-  v.schedule = static_cast<runtime::Schedule>(s.schedule);
-  v.formulation = formulation;
-  v.chunk = chunk;
-  return v;
-}
-
 /// Host data staged into emulator "device" memory and back.
 class DeviceBuffers {
 public:
@@ -357,35 +276,19 @@ private:
 
 KernelResult runLayer(const AttentionKernelSpec &spec,
                       runtime::Formulation formulation, int64_t chunk,
-                      const LayerCase &layer) {
+                      const LayerCase &layer, KernelTarget target,
+                      const std::string &cacheDir) {
   KernelResult result;
-  runtime::LayerVariant variant = variantOf(spec, formulation, chunk);
-  CompiledKernels kernels([&](OpBuilder &b, gpu::GPUModuleOp m) {
-    switch (formulation) {
-    case runtime::Formulation::Attention:
-      buildAttentionKernel(b, m, spec);
-      break;
-    case runtime::Formulation::Recurrent:
-      buildRecurrentKernel(b, m, spec);
-      break;
-    case runtime::Formulation::Chunked:
-      buildChunkedKernels(b, m, spec, chunk);
-      break;
-    }
-  });
-  if (!kernels.problem().empty()) {
-    result.error = kernels.problem();
+  LayerKernelRequest request{spec, formulation, chunk};
+  runtime::LayerVariant variant = layerVariant(request);
+  auto compiled = compileLayerKernels(request, target, {}, cacheDir);
+  if (!compiled) {
+    result.error = llvm::toString(compiled.takeError());
     return result;
   }
-  std::vector<runtime::KernelInfo> infos;
-  for (const std::string &name : runtime::layerKernelNames(variant))
-    infos.push_back(kernels.info(name));
   std::unique_ptr<runtime::Backend> backend = runtime::createEmulatorBackend();
-  runtime::KernelLibrary library(
-      *backend,
-      {{"emulator", runtime::ImageFormat::EmulatorModule,
-        kernels.emulatorModule(), sizeof(emu::Module)}},
-      infos);
+  runtime::KernelLibrary library(*backend, (*compiled)->images(),
+                                 (*compiled)->infos());
 
   Buffer::Kind elem = Buffer::of(spec.dtype);
   int64_t B = layer.B, T = layer.T, dim = stateDim(spec);

@@ -9,7 +9,7 @@
 #ifndef SYMPOW_TEST_ENDTOEND_KERNELRUNNER_H
 #define SYMPOW_TEST_ENDTOEND_KERNELRUNNER_H
 
-#include "sympow/Compiler/GPU/AttentionKernel.h"
+#include "sympow/Compiler/Driver/LayerKernels.h"
 #include "sympow/Runtime/Layer.h"
 
 #include <string>
@@ -47,7 +47,9 @@ LayerCase randomLayer(const AttentionKernelSpec &spec, int64_t B, int64_t T,
 /// backend.
 KernelResult runLayer(const AttentionKernelSpec &spec,
                       runtime::Formulation formulation, int64_t chunk,
-                      const LayerCase &layer);
+                      const LayerCase &layer,
+                      KernelTarget target = KernelTarget::EmulatorJIT,
+                      const std::string &cacheDir = "");
 ReferenceResult runReference(const AttentionKernelSpec &spec,
                              const LayerCase &layer);
 
