@@ -12,7 +12,8 @@
 // BF16: gpu.module @sympow_p2_d64_e64_hq1_h1_bf16_gnone_none_mma
 // BF16: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: i64, %{{.*}}: i64)
 // Two buffers of K and V tiles (the next tile is copied during this one).
-// BF16-SAME: workgroup(%{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>)
+// 16-byte alignment for ldmatrix and cp.async.
+// BF16-SAME: workgroup(%{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // BF16-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 2 : i32, sympow.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_bytes = 0 : i64, grid_y = 1 : i64, tokens_per_block = 64 : i64}}
 // Tiles with no rotation arrive by cp.async, zero-filled past T.
 // BF16: nvgpu.device_async_copy %{{.*}}, 8, %{{.*}} {bypassL1} : memref<?xbf16> to memref<2x64x72xbf16, #gpu.address_space<workgroup>>
@@ -45,7 +46,7 @@
 // f32: the scalar FMA path, no tensor cores; GQA maps query head 8 -> 2.
 // F32: gpu.module @sympow_p4_d32_e64_hq8_h2_f32_gboth_none_fma
 // F32: gpu.func @attention(%{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %[[LOGG:.*]]: memref<?xf32>, %[[GAMMA:.*]]: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: i64, %{{.*}}: i64)
-// F32-SAME: workgroup(%{{.*}} : memref<64x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64x64xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
+// F32-SAME: workgroup(%{{.*}} : memref<64x32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<64x64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // F32-SAME: known_block_size = array<i32: 256, 1, 1>
 // F32-SAME: grid_y = 8 : i64
 // F32: %[[HQ:.*]] = gpu.block_id y
@@ -64,7 +65,7 @@
 // reduced modulo 2*pi in f64 before cos/sin in f32.
 // LEARNED: gpu.module @sympow_p2_d64_e64_hq1_h1_f16_gdata_learned_r64i_mma
 // LEARNED: gpu.func @attention(%{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf16>, %{{.*}}: i64, %{{.*}}: i64)
-// LEARNED-SAME: memref<64xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf64, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xf64, #gpu.address_space<workgroup>>
+// LEARNED-SAME: memref<64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<64xf64, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<32xf64, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
 // LEARNED: math.exp %{{.*}} : f64
 // LEARNED: arith.addf %{{.*}} : f64
 // LEARNED: math.floor %{{.*}} : f64
@@ -77,7 +78,7 @@
 // WARPED: gpu.module @sympow_p2_d64_e64_hq1_h1_bf16_gnone_warped_r32h_L4096_fma
 // WARPED-SAME: {
 // cos and sin of w(age) * theta per (age, pair) of a tile pair: 2*32 - 1 ages.
-// WARPED: memref<63x17xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<63x17xf32, #gpu.address_space<workgroup>>)
+// WARPED: memref<63x17xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<63x17xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // WARPED-NOT: nvgpu.mma.sync
 // WARPED: arith.constant 4.096000e+03 : f64
 // WARPED: arith.divf %{{.*}} : f64

@@ -7,6 +7,7 @@
 // BF16-SAME: .target sm_80
 // BF16-SAME: .entry attention(
 // BF16-SAME: .maxntid 128, 1, 1
+// BF16-SAME: .shared .align 16 .b8 __wg_attention_0
 // BF16-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // BF16-SAME: cp.async.cg.shared.global
 // BF16-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

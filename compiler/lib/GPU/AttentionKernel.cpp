@@ -15,6 +15,7 @@
 #include "Emitter.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -793,6 +794,11 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   auto fn = gpu::GPUFuncOp::create(
       builder, loc, name, builder.getFunctionType(args, {}), workgroup);
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  // ldmatrix rows and cp.async chunks need 16-byte aligned workgroup memory;
+  // by default the arrays are aligned to their element type only.
+  for (unsigned i = 0, e = workgroup.size(); i < e; ++i)
+    fn.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                                   builder.getI64IntegerAttr(16));
   int32_t threads = static_cast<int32_t>(spec.threadsPerBlock());
   fn.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr({threads, 1, 1}));
   // An occupancy floor for ptxas (.minnctapersm): without it ptxas may aim
