@@ -310,8 +310,15 @@ TEST(Emulator, SharedObjectLoadsWithoutLLVM) {
   ASSERT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
   std::string error;
   auto loaded = emu::Module::loadSharedObject(so.str().str(), error);
-  llvm::sys::fs::remove(so);
   ASSERT_TRUE(loaded) << error;
+  // The same object from its bytes, as a backend's loadModule gets it.
+  auto image = llvm::MemoryBuffer::getFile(so);
+  llvm::sys::fs::remove(so);
+  ASSERT_TRUE(static_cast<bool>(image));
+  auto fromImage = emu::Module::loadSharedObjectImage(
+      (*image)->getBufferStart(), (*image)->getBufferSize(), error);
+  ASSERT_TRUE(fromImage) << error;
+  ASSERT_TRUE(fromImage->getKernel("reduce"));
   const emu::Kernel *kernel = loaded->getKernel("kernels::reduce");
   ASSERT_TRUE(kernel);
   std::vector<float> in(128, 2), out(2);

@@ -4,8 +4,12 @@
 #include "sympow/Emulator/Emulator.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <dlfcn.h>
 #include <sstream>
+#include <sys/mman.h>
+#include <unistd.h>
 
 using namespace sympow::emu;
 
@@ -75,6 +79,32 @@ std::unique_ptr<Module> Module::loadSharedObject(const std::string &path,
     return nullptr;
   }
   module->handle = handle;
+  return module;
+}
+
+std::unique_ptr<Module> Module::loadSharedObjectImage(const void *image,
+                                                      size_t size,
+                                                      std::string &error) {
+  int fd = memfd_create("sympow-emulator-module", MFD_CLOEXEC);
+  if (fd < 0) {
+    error = std::string("memfd_create: ") + std::strerror(errno);
+    return nullptr;
+  }
+  const char *p = static_cast<const char *>(image);
+  size_t left = size;
+  while (left) {
+    ssize_t n = write(fd, p, left);
+    if (n <= 0) {
+      error = std::string("writing the image: ") + std::strerror(errno);
+      close(fd);
+      return nullptr;
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  // dlopen keeps its own mapping; the descriptor can go afterwards.
+  auto module = loadSharedObject("/proc/self/fd/" + std::to_string(fd), error);
+  close(fd);
   return module;
 }
 

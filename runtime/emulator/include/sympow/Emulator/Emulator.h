@@ -106,6 +106,10 @@ public:
   /// Loads a shared object built from lowered kernels (dlopen).
   static std::unique_ptr<Module> loadSharedObject(const std::string &path,
                                                   std::string &error);
+  /// The same from the bytes of such a shared object (what a backend's
+  /// loadModule(image, size) receives), through an anonymous file.
+  static std::unique_ptr<Module>
+  loadSharedObjectImage(const void *image, size_t size, std::string &error);
   ~Module();
 
   /// The kernel named `name` (the gpu.func name, or "module::kernel").
