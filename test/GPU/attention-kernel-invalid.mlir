@@ -41,5 +41,7 @@
 
 // RUN: not sympow-opt %s --sympow-build-attention-kernel="dtype=bf16 block-tokens=24" 2>&1 | FileCheck %s --check-prefix=BT
 // BT: block tokens = 24: the tensor-core path needs a multiple of 16 from 16 to 128
+// RUN: not sympow-opt %s --sympow-build-attention-kernel="d=32 dtype=f32 block-tokens=12" 2>&1 | FileCheck %s --check-prefix=WARPS
+// WARPS: block tokens = 12 gives 24 threads per block; the scalar path needs whole warps (a multiple of 32 threads, for its shuffles), at most 1024
 module {
 }

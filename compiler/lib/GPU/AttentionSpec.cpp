@@ -167,9 +167,11 @@ Error verifyAttentionKernelSpec(const AttentionKernelSpec &s) {
     return fail(formatv("block tokens = {0}: the tensor-core path needs a "
                         "multiple of 16 from 16 to 128",
                         bt));
-  if (path == AttentionPath::Scalar && (bt < 1 || s.threadsPerBlock() > 1024))
+  if (path == AttentionPath::Scalar &&
+      (bt < 1 || s.threadsPerBlock() > 1024 || s.threadsPerBlock() % 32))
     return fail(formatv("block tokens = {0} gives {1} threads per block; "
-                        "at most 1024 are allowed",
+                        "the scalar path needs whole warps (a multiple of 32 "
+                        "threads, for its shuffles), at most 1024",
                         bt, s.threadsPerBlock()));
   int64_t shared = attentionSharedBytes(s);
   if (shared > 48 * 1024)
