@@ -3,10 +3,8 @@
 #include "KernelRunner.h"
 
 #include "sympow/Compiler/Driver/LayerKernels.h"
-#include "sympow/Emulator/Emulator.h"
-#include "sympow/Emulator/Half.h"
 #include "sympow/Runtime/EmulatorBackend.h"
-#include "sympow/Runtime/Layer.h"
+#include "sympow/Runtime/HostLayer.h"
 #include "sympow/Reference/Forward.h"
 #include "sympow/Reference/Rounding.h"
 
@@ -125,67 +123,6 @@ void randomTokens(const AttentionKernelSpec &s, LayerCase &c,
   fill(c.beta, tokens * s.h, [&] { return f32(1 + std::tanh(normal(rng))); });
 }
 
-/// A kernel buffer in its declared element type.
-class Buffer {
-public:
-  enum Kind { F32, BF16, F16, F64 };
-  Buffer(Kind kind, const std::vector<double> &values)
-      : kind(kind), count(values.size()) {
-    storage.resize(count * width());
-    for (size_t i = 0; i < count; ++i)
-      set(i, values[i]);
-  }
-  static Kind of(ElementKind dtype) {
-    return dtype == ElementKind::BF16  ? BF16
-           : dtype == ElementKind::F16 ? F16
-                                       : F32;
-  }
-  std::vector<double> read() const {
-    std::vector<double> out(count);
-    for (size_t i = 0; i < count; ++i)
-      out[i] = get(i);
-    return out;
-  }
-  void *data() { return storage.data(); }
-  size_t bytes() const { return storage.size(); }
-
-private:
-  size_t width() const { return kind == F64 ? 8 : kind == F32 ? 4 : 2; }
-  void set(size_t i, double x) {
-    uint8_t *at = storage.data() + i * width();
-    if (kind == F64) {
-      std::memcpy(at, &x, 8);
-    } else if (kind == F32) {
-      float f = static_cast<float>(x);
-      std::memcpy(at, &f, 4);
-    } else {
-      uint16_t h = kind == BF16 ? emu::floatToBf16(static_cast<float>(x))
-                                : emu::floatToHalf(static_cast<float>(x));
-      std::memcpy(at, &h, 2);
-    }
-  }
-  double get(size_t i) const {
-    const uint8_t *at = storage.data() + i * width();
-    if (kind == F64) {
-      double x;
-      std::memcpy(&x, at, 8);
-      return x;
-    }
-    if (kind == F32) {
-      float f;
-      std::memcpy(&f, at, 4);
-      return f;
-    }
-    uint16_t h;
-    std::memcpy(&h, at, 2);
-    return kind == BF16 ? emu::bf16ToFloat(h) : emu::halfToFloat(h);
-  }
-
-  Kind kind;
-  size_t count;
-  std::vector<uint8_t> storage;
-};
-
 } // namespace
 
 LayerCase randomLayer(const AttentionKernelSpec &spec, int64_t B, int64_t T,
@@ -238,42 +175,6 @@ ReferenceResult runReference(const AttentionKernelSpec &spec,
   return result;
 }
 
-namespace {
-
-/// Host data staged into emulator "device" memory and back.
-class DeviceBuffers {
-public:
-  explicit DeviceBuffers(runtime::Backend &backend) : backend(backend) {}
-  ~DeviceBuffers() {
-    for (runtime::DevicePtr ptr : owned)
-      (void)backend.release(ptr);
-  }
-  runtime::DevicePtr upload(Buffer::Kind kind,
-                            const std::vector<double> &values) {
-    Buffer host(kind, values);
-    runtime::DevicePtr ptr = allocate(host.bytes());
-    (void)backend.copyToDevice(ptr, host.data(), host.bytes());
-    return ptr;
-  }
-  runtime::DevicePtr allocate(size_t bytes) {
-    runtime::DevicePtr ptr = backend.allocate(std::max<size_t>(bytes, 1)).value();
-    owned.push_back(ptr);
-    return ptr;
-  }
-  std::vector<double> download(Buffer::Kind kind, runtime::DevicePtr ptr,
-                               size_t count) {
-    Buffer host(kind, std::vector<double>(count, 0.0));
-    (void)backend.copyToHost(host.data(), ptr, host.bytes());
-    return host.read();
-  }
-
-private:
-  runtime::Backend &backend;
-  std::vector<runtime::DevicePtr> owned;
-};
-
-} // namespace
-
 KernelResult runLayer(const AttentionKernelSpec &spec,
                       runtime::Formulation formulation, int64_t chunk,
                       const LayerCase &layer, KernelTarget target,
@@ -290,48 +191,28 @@ KernelResult runLayer(const AttentionKernelSpec &spec,
   runtime::KernelLibrary library(*backend, (*compiled)->images(),
                                  (*compiled)->infos());
 
-  Buffer::Kind elem = Buffer::of(spec.dtype);
-  int64_t B = layer.B, T = layer.T, dim = stateDim(spec);
-  auto orZeros = [](const std::vector<double> &x, size_t n) {
-    return x.empty() ? std::vector<double>(n, 0.0) : x;
-  };
-  DeviceBuffers device(*backend);
-  runtime::LayerBuffers buffers;
-  buffers.q = device.upload(elem, layer.q);
-  buffers.k = device.upload(elem, layer.k);
-  buffers.v = device.upload(elem, layer.v);
-  if (spec.hasLogG())
-    buffers.logG = device.upload(Buffer::F32, layer.logG);
-  if (spec.hasLogGamma())
-    buffers.logGamma = device.upload(Buffer::F32, layer.logGamma);
-  if (spec.hasBeta())
-    buffers.beta = device.upload(Buffer::F32, layer.beta);
-  size_t ySize = B * T * spec.hq * spec.e, sSize = B * spec.h * dim * spec.e,
-         zSize = B * spec.h * dim, cSize = B * spec.h;
-  buffers.y = device.upload(elem, std::vector<double>(ySize, 0.0));
-  bool state = formulation != runtime::Formulation::Attention;
-  if (state) {
-    buffers.s = device.upload(Buffer::F32, orZeros(layer.s0, sSize));
-    buffers.z = device.upload(Buffer::F32, orZeros(layer.z0, zSize));
-    buffers.c = device.upload(Buffer::F64, orZeros(layer.c0, cSize));
-  }
-  size_t workspaceBytes = runtime::layerWorkspaceBytes(variant, B, T);
-  runtime::DevicePtr workspace =
-      workspaceBytes ? device.allocate(workspaceBytes) : 0;
-
-  Status launched = runtime::launchLayer(*backend, library, variant, buffers,
-                                         B, T, workspace, workspaceBytes,
-                                         /*stream=*/nullptr);
-  if (launched.isError()) {
-    result.error = launched.message();
+  runtime::HostLayer host;
+  host.B = layer.B;
+  host.T = layer.T;
+  host.q = layer.q;
+  host.k = layer.k;
+  host.v = layer.v;
+  host.logG = layer.logG;
+  host.logGamma = layer.logGamma;
+  host.beta = layer.beta;
+  host.s = layer.s0;
+  host.z = layer.z0;
+  host.c = layer.c0;
+  Result<runtime::HostOutputs> out =
+      runtime::runLayerFromHost(*backend, library, variant, host);
+  if (out.isError()) {
+    result.error = out.message();
     return result;
   }
-  result.y = device.download(elem, buffers.y, ySize);
-  if (state) {
-    result.s = device.download(Buffer::F32, buffers.s, sSize);
-    result.z = device.download(Buffer::F32, buffers.z, zSize);
-    result.c = device.download(Buffer::F64, buffers.c, cSize);
-  }
+  result.y = std::move(out->y);
+  result.s = std::move(out->s);
+  result.z = std::move(out->z);
+  result.c = std::move(out->c);
   return result;
 }
 
