@@ -682,8 +682,10 @@ void emitMmaBody(Kernel &K) {
     SmallVector<Value> pv(sTiles * 4);
     for (int64_t i = 0; i < sTiles * 4; ++i) {
       int ri = (i / 2) % 2;
-      pv[i] = fastExp(K, E.sub(lw[i], shift[ri]));
-      rowSum[ri] = E.add(rowSum[ri], pv[i]);
+      // P enters P.V rounded to the input type; the denominator sums the
+      // same rounded weights, so y stays a convex combination of v rows.
+      pv[i] = E.convert(fastExp(K, E.sub(lw[i], shift[ri])), K.elem);
+      rowSum[ri] = E.add(rowSum[ri], E.convert(pv[i], f32));
     }
     for (int ri = 0; ri < 2; ++ri)
       next[2 + ri] = E.fma(st[2 + ri], corr[ri], rowSum[ri]);
@@ -695,7 +697,7 @@ void emitMmaBody(Kernel &K) {
     for (int64_t ps = 0; ps < pSteps; ++ps) {
       SmallVector<Value> elems;
       for (int64_t i = 0; i < 8; ++i)
-        elems.push_back(E.convert(pv[ps * 8 + i], K.elem));
+        elems.push_back(pv[ps * 8 + i]);
       Value pa = vector::FromElementsOp::create(b, loc, fragA, elems);
       for (int64_t ot = 0; ot < oTiles; ++ot) {
         Value bf = ldmatrix(vTile, buf, E.add(E.idx(ps * 16), lane16),
