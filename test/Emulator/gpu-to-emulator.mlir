@@ -4,7 +4,7 @@
 
 // The kernel becomes a host function with the two workgroup buffers
 // appended; attributions are views of the static one.
-// CHECK: module attributes {sympow_emu.kernels = {{\[}}["kernels__scale", "kernels::scale", 272, array<i32: 64, 1, 1>]]}
+// CHECK: module attributes {sympow_emu.kernels = {{\[}}["kernels__scale", "kernels::scale", 272, array<i32: 64, 1, 1>, true]]}
 // CHECK-DAG: llvm.mlir.global internal constant @[[LOAD:__sympow_emu_site_[0-9]+]]("memref.load at {{.*}}gpu-to-emulator.mlir:{{[0-9]+}}:{{[0-9]+}}\00")
 // CHECK-DAG: llvm.mlir.global internal constant @[[BAR:__sympow_emu_site_[0-9]+]]("gpu.barrier at {{.*}}")
 // CHECK-DAG: func.func private @__sympow_emu_query(i32) -> index
@@ -34,7 +34,7 @@
 // NOCHECK: call @__sympow_emu_barrier
 
 // After the CPU lowering: the packed entry and the manifest.
-// LLVM: llvm.mlir.global external constant @__sympow_emu_manifest("kernels::scale kernels__scale.packed 272 11 64 1 1\0A\00")
+// LLVM: llvm.mlir.global external constant @__sympow_emu_manifest("kernels::scale kernels__scale.packed 272 11 64 1 1 1\0A\00")
 // LLVM: llvm.func @kernels__scale(
 // LLVM: llvm.func @kernels__scale.packed(%{{.*}}: !llvm.ptr)
 // LLVM: llvm.call @kernels__scale(

@@ -358,7 +358,8 @@ struct GPUToEmulator
               ctx, {StringAttr::get(ctx, newName),
                     StringAttr::get(ctx, (gm.getName() + "::" + oldName).str()),
                     IntegerAttr::get(IntegerType::get(ctx, 64), bytes),
-                    DenseI32ArrayAttr::get(ctx, block)}));
+                    DenseI32ArrayAttr::get(ctx, block),
+                    BoolAttr::get(ctx, checkAccesses)}));
         }
       }
       for (Operation &op :

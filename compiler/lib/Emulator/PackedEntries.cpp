@@ -132,6 +132,7 @@ struct PackedEntries
       StringRef qualified = cast<StringAttr>(fields[1]).getValue();
       int64_t staticBytes = cast<IntegerAttr>(fields[2]).getInt();
       ArrayRef<int32_t> block = cast<DenseI32ArrayAttr>(fields[3]).asArrayRef();
+      bool checked = cast<BoolAttr>(fields[4]).getValue();
       auto fn = top.lookupSymbol<LLVM::LLVMFuncOp>(symbol);
       if (!fn) {
         top.emitError("kernel '") << symbol << "' is not an llvm.func yet: "
@@ -164,7 +165,8 @@ struct PackedEntries
       LLVM::ReturnOp::create(b, loc, ValueRange{});
       manifest += (qualified + " " + name + " " + Twine(staticBytes) + " " +
                    Twine(params.size() - extra) + " " + Twine(block[0]) + " " +
-                   Twine(block[1]) + " " + Twine(block[2]) + "\n")
+                   Twine(block[1]) + " " + Twine(block[2]) + " " +
+                   Twine(checked ? 1 : 0) + "\n")
                       .str();
     }
     if (failed(bindRuntimeTable(top)))

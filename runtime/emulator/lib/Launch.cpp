@@ -84,7 +84,11 @@ LaunchResult sympow::emu::launch(const Kernel &kernel, Dim3 grid, Dim3 block,
   if (kernel.numArgs && !args)
     return invalid(kernel, "no arguments given");
 
-  LaunchContext context(kernel, grid, block, dynamicSharedBytes, args, options);
+  LaunchOptions effective = options;
+  if (!kernel.checkedAccesses)
+    effective.detectRaces = effective.detectUninitialized = false;
+  LaunchContext context(kernel, grid, block, dynamicSharedBytes, args,
+                        effective);
   uint64_t numBlocks = grid.count();
   unsigned workers = options.workers
                          ? options.workers

@@ -45,11 +45,13 @@ Module::fromSymbols(const std::function<void *(const std::string &)> &lookup,
     std::string qualified, symbol;
     Kernel kernel;
     Dim3 &block = kernel.requiredBlock;
+    int checked = 1;
     if (!(fields >> qualified >> symbol >> kernel.staticSharedBytes >>
-          kernel.numArgs >> block.x >> block.y >> block.z)) {
+          kernel.numArgs >> block.x >> block.y >> block.z >> checked)) {
       error = "malformed manifest line '" + line + "'";
       return nullptr;
     }
+    kernel.checkedAccesses = checked != 0;
     kernel.entry = reinterpret_cast<void (*)(void **)>(lookup(symbol));
     if (!kernel.entry) {
       error = "kernel '" + qualified + "': entry '" + symbol + "' not found";

@@ -44,10 +44,11 @@ inline constexpr int kNumRuntimeFunctions =
 
 /// The module manifest: a global NUL-terminated string, one line per kernel:
 /// "<kernel> <entry symbol> <static shared bytes> <packed argument count>
-/// <block x> <block y> <block z>\n". The entry is the packed wrapper
-/// `void entry(void **args)`; the argument count excludes the
+/// <block x> <block y> <block z> <checked>\n". The entry is the packed
+/// wrapper `void entry(void **args)`; the argument count excludes the
 /// workgroup-memory arguments the runtime appends; the block is the
-/// kernel's known_block_size (0 0 0: any).
+/// kernel's known_block_size (0 0 0: any); checked is 1 when the kernel's
+/// accesses are instrumented (else the runtime tracks no workgroup bytes).
 inline constexpr const char *kManifest = "__sympow_emu_manifest";
 
 /// What `__sympow_emu_query(int32_t what) -> int64_t` returns.

@@ -93,6 +93,10 @@ struct Kernel {
   /// The block size the kernel was built for (gpu.func known_block_size);
   /// x == 0 when it takes any. A launch with another block is refused.
   Dim3 requiredBlock{0, 0, 0};
+  /// Whether the kernel's memory accesses were instrumented. Without, race
+  /// and uninitialized-read detection would see only the collectives' part
+  /// and are off.
+  bool checkedAccesses = true;
 };
 
 /// The kernels of one compiled module (JIT or shared object).
