@@ -22,6 +22,7 @@
 
 #include <cassert>
 #include <cmath>
+#include <numeric>
 
 using namespace mlir;
 using sympow::gpu_detail::Emitter;
@@ -474,45 +475,63 @@ void emitScalarBody(Kernel &K) {
   };
 
   // State: m, den, acc[outSlots].
+  // Keys go in chunks of `chunk`: one running-max update and one rescale of
+  // the accumulators per chunk instead of per key.
+  int64_t chunk = std::gcd<int64_t>(K.bt, 8);
   auto processTile = [&](Value k0, Value cgTile, ValueRange state,
                          bool diagonal) {
-    return E.forLoop(
-        E.idx(0), E.idx(K.bt), E.idx(1), state, [&](Value j, ValueRange st) {
-          Value ageIdx;
-          if (relative)
-            ageIdx = E.sub(E.add(row, E.idx(K.bt - 1)), j);
-          Value dot = E.f32(0.0);
-          for (int64_t sl = 0; sl < slots; ++sl) {
-            Value ka = E.load(kTile, {j, dimA[sl]});
-            Value kb = E.load(kTile, {j, dimB[sl]});
-            if (relative && sl < rotSlots) {
-              // (R(w) q).k = cos(qa ka + qb kb) + sin(qa kb - qb ka)
-              Value m = E.add(E.idx(sl * tpr), part);
-              Value cs = E.load(cosTable, {ageIdx, m});
-              Value sn = E.load(sinTable, {ageIdx, m});
-              Value same = E.fma(qa[sl], ka, E.mul(qb[sl], kb));
-              Value cross = E.fma(qa[sl], kb, E.neg(E.mul(qb[sl], ka)));
-              dot = E.fma(cs, same, E.fma(sn, cross, dot));
-            } else {
-              dot = E.fma(qa[sl], ka, dot);
-              dot = E.fma(qb[sl], kb, dot);
-            }
-          }
-          dot = laneSum(K, dot, tpr);
-          Value masked;
-          if (diagonal)
-            masked = E.cmpi(arith::CmpIPredicate::ugt, j, row);
-          Value lw = logWeight(K, dot, gi, j, cgTile, masked);
-          auto [mNew, shift] = newMax(K, st[0], lw);
-          Value corr = fastExp(K, E.sub(st[0], shift));
-          Value w = fastExp(K, E.sub(lw, shift));
-          SmallVector<Value> next{mNew, E.fma(st[1], corr, w)};
-          for (int64_t sl = 0; sl < outSlots; ++sl) {
-            Value vv = E.load(vTile, {j, outDim[sl]});
-            next.push_back(E.fma(st[2 + sl], corr, E.mul(w, vv)));
-          }
-          return next;
-        });
+    // The log-space weight of key j of the tile.
+    auto keyWeight = [&](Value j) {
+      Value ageIdx;
+      if (relative)
+        ageIdx = E.sub(E.add(row, E.idx(K.bt - 1)), j);
+      Value dot = E.f32(0.0);
+      for (int64_t sl = 0; sl < slots; ++sl) {
+        Value ka = E.load(kTile, {j, dimA[sl]});
+        Value kb = E.load(kTile, {j, dimB[sl]});
+        if (relative && sl < rotSlots) {
+          // (R(w) q).k = cos(qa ka + qb kb) + sin(qa kb - qb ka)
+          Value m = E.add(E.idx(sl * tpr), part);
+          Value cs = E.load(cosTable, {ageIdx, m});
+          Value sn = E.load(sinTable, {ageIdx, m});
+          Value same = E.fma(qa[sl], ka, E.mul(qb[sl], kb));
+          Value cross = E.fma(qa[sl], kb, E.neg(E.mul(qb[sl], ka)));
+          dot = E.fma(cs, same, E.fma(sn, cross, dot));
+        } else {
+          dot = E.fma(qa[sl], ka, dot);
+          dot = E.fma(qb[sl], kb, dot);
+        }
+      }
+      dot = laneSum(K, dot, tpr);
+      Value masked;
+      if (diagonal)
+        masked = E.cmpi(arith::CmpIPredicate::ugt, j, row);
+      return logWeight(K, dot, gi, j, cgTile, masked);
+    };
+    return E.forLoop(E.idx(0), E.idx(K.bt), E.idx(chunk), state,
+                     [&](Value j0, ValueRange st) {
+                       SmallVector<Value> lw, keys;
+                       Value chunkMax = E.f32(-INFINITY);
+                       for (int64_t c = 0; c < chunk; ++c) {
+                         keys.push_back(E.add(j0, E.idx(c)));
+                         lw.push_back(keyWeight(keys.back()));
+                         chunkMax = E.max(chunkMax, lw.back());
+                       }
+                       auto [mNew, shift] = newMax(K, st[0], chunkMax);
+                       Value corr = fastExp(K, E.sub(st[0], shift));
+                       SmallVector<Value> next{mNew, E.mul(st[1], corr)};
+                       for (int64_t sl = 0; sl < outSlots; ++sl)
+                         next.push_back(E.mul(st[2 + sl], corr));
+                       for (int64_t c = 0; c < chunk; ++c) {
+                         Value w = fastExp(K, E.sub(lw[c], shift));
+                         next[1] = E.add(next[1], w);
+                         for (int64_t sl = 0; sl < outSlots; ++sl)
+                           next[2 + sl] =
+                               E.fma(w, E.load(vTile, {keys[c], outDim[sl]}),
+                                     next[2 + sl]);
+                       }
+                       return next;
+                     });
   };
 
   loadKV(K.q0, zeroCc, Value());
