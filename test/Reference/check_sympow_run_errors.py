@@ -6,6 +6,7 @@ leaves no output file (nor temporary) behind. Also checks --help.
 usage: check_sympow_run_errors.py PATH/TO/sympow-run
 """
 
+import ctypes
 import os
 import subprocess
 import sys
@@ -51,6 +52,10 @@ def write_inputs(tmp):
         "q_int": np.zeros((1, 4, 2, 4), np.int64),
         "q_f16": np.zeros((1, 4, 2, 4), np.float16),
         "q_fortran": np.asfortranarray(f(1, 4, 2, 4)),
+        # Head dims the generated kernels take (d = e = 16, D = 136).
+        "q16": f(1, 4, 2, 16), "k16": f(1, 4, 1, 16), "v16": f(1, 4, 1, 16),
+        "S0_16": np.zeros((1, 1, 136, 16), np.float32),
+        "Z0_16": np.zeros((1, 1, 136), np.float32),
     }
     for name, arr in files.items():
         np.save(os.path.join(tmp, name + ".npy"), arr)
@@ -63,6 +68,8 @@ def write_inputs(tmp):
 BASE = ["--backend", "reference", "--power", "2", "--q", "q.npy",
         "--k", "k.npy", "--v", "v.npy", "--out", "y.npy"]
 STATE = ["S0.npy", "Z0.npy", "c0.npy"]
+KERNEL_BASE = ["--backend", "emulator", "--power", "2", "--q", "q16.npy",
+               "--k", "k16.npy", "--v", "v16.npy", "--out", "y.npy"]
 FINAL = ["--final-state", "Sf.npy", "Zf.npy", "cf.npy"]
 
 
@@ -74,6 +81,14 @@ def without(args, flag, n=1):
 def replace(args, flag, value):
     i = args.index(flag)
     return args[:i + 1] + [value] + args[i + 2:]
+
+
+def has_cuda_driver():
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        return True
+    except OSError:
+        return False
 
 
 # (name, argv, expected substring of the message)
@@ -124,12 +139,18 @@ CASES = [
     ("missing k", without(BASE, "--k"), "missing required flag --k"),
     ("missing v", without(BASE, "--v"), "missing required flag --v"),
     ("missing out", without(BASE, "--out"), "missing required flag --out"),
-    ("emulator backend", replace(BASE, "--backend", "emulator"),
-     "backend 'emulator' is not available yet in this build; use --backend "
-     "reference"),
-    ("cuda backend", replace(BASE, "--backend", "cuda"),
-     "backend 'cuda' is not available yet in this build; use --backend "
-     "reference"),
+    # The kernels need head dims that are multiples of 16 (BASE has d = 4).
+    ("emulator head dim", replace(BASE, "--backend", "emulator"),
+     "the generated kernels cannot run this layer: d = 4 is not supported"),
+    ("emulator attention with a state",
+     KERNEL_BASE + ["--formulation", "attention", "--initial-state",
+                    "S0_16.npy", "Z0_16.npy", "c0.npy"],
+     "the attention kernel takes no state: use --formulation chunked or "
+     "recurrent (or auto) with --initial-state"),
+    ("emulator warp length not whole",
+     KERNEL_BASE + ["--schedule", "warped", "--warp-length", "2.5",
+                    "--rope-dims", "16"],
+     "the kernels take a whole --warp-length, got 2.5"),
     ("unknown backend", replace(BASE, "--backend", "tpu"),
      "--backend must be one of reference|emulator|cuda, got 'tpu'"),
     ("bad schedule", BASE + ["--schedule", "spiral"],
@@ -232,6 +253,14 @@ def check_case(exe, name, args, expected, tmp):
     if after != before:
         errors.append(f"files changed: {sorted(set(after) ^ set(before))}")
     return errors
+
+
+# Where no driver is installed (every machine of this project so far), the
+# cuda backend says so and writes nothing.
+if not has_cuda_driver():
+    CASES.append(("cuda without a driver",
+                  replace(KERNEL_BASE, "--backend", "cuda"),
+                  "no CUDA driver found: cannot load libcuda.so.1"))
 
 
 def check_help(exe):

@@ -1,6 +1,6 @@
 //===- Options.h - sympow-run's command line --------------------*- C++ -*-===//
 //
-// Parsed by hand: the tool must not depend on LLVM.
+// Parsed by hand, so the options and the reference backend need no LLVM.
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,6 +2,8 @@
 
 #include "Run.h"
 
+#include "KernelRun.h"
+
 #include "sympow/Npy/Npy.h"
 #include "sympow/Reference/Forward.h"
 #include "sympow/Reference/Validate.h"
@@ -139,7 +141,7 @@ Status writeAll(std::vector<PendingFile> &files) {
 
 } // namespace
 
-Status runReference(const Options &o) {
+Status runLayer(const Options &o) {
   Schedule schedule =
       o.schedule ? *o.schedule
       : o.beta   ? Schedule::Learned
@@ -217,7 +219,12 @@ Status runReference(const Options &o) {
   desc.inputType = o.dtype;
   desc.wantFinalState = o.finalState.has_value();
 
-  Result<reference::LayerOutputs> out = reference::forward(desc, in);
+  // Every backend gets inputs the reference's validation accepts.
+  if (Status st = reference::validate(desc, in); st.isError())
+    return st;
+  Result<reference::LayerOutputs> out =
+      o.backend == "reference" ? reference::forward(desc, in)
+                               : runOnKernels(o.backend, desc, in);
   if (out.isError())
     return out.status();
 

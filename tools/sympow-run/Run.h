@@ -11,7 +11,9 @@ namespace sympow::run {
 /// writes the outputs. Nothing is written unless every check passed and
 /// every output was produced; outputs go to temporary names first and are
 /// renamed into place together.
-reference::Status runReference(const Options &options);
+/// Loads the inputs, checks them, runs the layer on the chosen backend and
+/// writes the outputs (all or nothing).
+reference::Status runLayer(const Options &options);
 
 } // namespace sympow::run
 

@@ -21,7 +21,7 @@ int main(int argc, char **argv) {
     std::fputs(run::helpText(), stdout);
     return 0;
   }
-  reference::Status st = run::runReference(options.value());
+  reference::Status st = run::runLayer(options.value());
   if (st.isError()) {
     std::fprintf(stderr, "sympow-run: error: %s\n", st.message().c_str());
     return 2;
