@@ -158,9 +158,10 @@ FailureOr<int64_t> convertFunc(gpu::GPUFuncOp f, const WorkgroupLayout &layout,
   unsigned first = nIn + (kernel ? 2 : 0);
   b.setInsertionPointToStart(&entry);
   int64_t offset = layout.globalBytes;
-  auto view = [&](MemRefType type, Location l, OpBuilder &vb) -> Value {
+  auto view = [&](MemRefType type, Location l, OpBuilder &vb,
+                  int64_t align = 16) -> Value {
     int64_t bytes = staticBytes(type);
-    offset = alignTo(offset, 16);
+    offset = alignTo(offset, std::max<int64_t>(16, align));
     Value v = memref::ViewOp::create(vb, l, type, staticBuf,
                                      calls.index(vb, l, offset), ValueRange{});
     offset += bytes;
@@ -173,7 +174,12 @@ FailureOr<int64_t> convertFunc(gpu::GPUFuncOp f, const WorkgroupLayout &layout,
       return f.emitError("workgroup attribution needs a static shape and "
                          "identity layout for the emulator, not ")
              << type;
-    arg.replaceAllUsesWith(view(type, loc, b));
+    // An alignment the generator asked for (llvm.align), at least 16 bytes.
+    int64_t align = 16;
+    if (auto a = dyn_cast_or_null<IntegerAttr>(
+            f.getWorkgroupAttributionAttr(i, "llvm.align")))
+      align = a.getInt();
+    arg.replaceAllUsesWith(view(type, loc, b, align));
   }
   for (unsigned i = 0; i < nPriv; ++i) {
     BlockArgument arg = entry.getArgument(first + nWg + i);

@@ -494,6 +494,19 @@ void BlockRunner::reportRace(ThreadState &t, uint32_t other,
   launch.addReport(std::move(r));
 }
 
+bool BlockRunner::aligned(ThreadState &t, int64_t addr, int64_t alignment,
+                          const char *what, const char *site) {
+  if (alignment <= 1 || addr % alignment == 0)
+    return true;
+  std::ostringstream os;
+  os << "misaligned " << what << " address in " << where(&t) << ": " << std::hex
+     << "0x" << addr << std::dec << " is not a multiple of " << alignment
+     << " bytes: " << siteText(site);
+  report(ReportKind::Misaligned, &t, os.str(), site);
+  launch.stop = true;
+  return false;
+}
+
 void BlockRunner::barrier(ThreadState &t, const char *site) {
   t.status = ThreadStatus::AtBarrier;
   t.barrierSite = site;
@@ -561,7 +574,10 @@ void BlockRunner::runWarpOp(unsigned w) {
     int numTiles = first.op.numTiles;
     for (int r = 0; r < 8 * numTiles; ++r) {
       WarpOp &op = threads[begin + r].op;
-      if (!access(threads[begin + r], op.rowAddr, 16, op.rootBase, op.rootBytes,
+      // ldmatrix reads 16-byte rows from 16-byte aligned addresses.
+      if (!aligned(threads[begin + r], op.rowAddr, 16, "ldmatrix row",
+                   op.site) ||
+          !access(threads[begin + r], op.rowAddr, 16, op.rootBase, op.rootBytes,
                   op.flags | abi::Read, op.site)) {
         blockFailed = true;
         return;

@@ -115,6 +115,10 @@ public:
   void completeCopies(ThreadState &t, int32_t keep);
   /// Marks the workgroup bytes a cp.async will write as in flight.
   void copyIssued(ThreadState &t, const PendingCopy &copy);
+  /// False (reported, launch stopping) if `addr` is not a multiple of
+  /// `alignment`, which `what` (ldmatrix, cp.async) needs.
+  bool aligned(ThreadState &t, int64_t addr, int64_t alignment,
+               const char *what, const char *site);
   /// Ends the thread for good: the launch is stopping.
   [[noreturn]] void abortThread(ThreadState &t);
   void kernelBody(ThreadState &t);

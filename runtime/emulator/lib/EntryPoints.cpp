@@ -100,8 +100,11 @@ int32_t __sympow_emu_async_copy(int64_t dst, int64_t dstRoot,
   if (srcBytes < 0 || srcBytes > bytes)
     srcBytes = bytes;
   // Bounds now (the issuing op is the one to blame); the write and its race
-  // check when the group completes.
-  if (!t.runner->access(t, src, srcBytes, srcRoot, srcRootBytes,
+  // check when the group completes. cp.async moves 4, 8 or 16 bytes between
+  // addresses aligned to that size.
+  if (!t.runner->aligned(t, dst, bytes, "cp.async destination", site) ||
+      !t.runner->aligned(t, src, bytes, "cp.async source", site) ||
+      !t.runner->access(t, src, srcBytes, srcRoot, srcRootBytes,
                         srcFlags | sympow::emu::abi::Read, site) ||
       !t.runner->access(t, dst, bytes, dstRoot, dstRootBytes,
                         dstFlags | sympow::emu::abi::Write |

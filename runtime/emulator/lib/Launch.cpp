@@ -26,6 +26,8 @@ const char *sympow::emu::toString(ReportKind kind) {
     return "divergent-warp-op";
   case ReportKind::UninitializedRead:
     return "uninitialized-read";
+  case ReportKind::Misaligned:
+    return "misaligned";
   case ReportKind::InvalidLaunch:
     return "invalid-launch";
   case ReportKind::Unsupported:

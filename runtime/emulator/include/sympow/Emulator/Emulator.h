@@ -41,6 +41,7 @@ enum class ReportKind {
   DivergentBarrier,  // a barrier not reached by all threads of a block
   DivergentWarpOp,   // a warp collective not reached by all lanes of a warp
   UninitializedRead, // a workgroup byte read before any thread wrote it
+  Misaligned,        // an ldmatrix row or cp.async operand off its alignment
   InvalidLaunch,     // bad grid, block or arguments
   Unsupported,       // an operation the emulator cannot run (e.g. mma shape)
 };
