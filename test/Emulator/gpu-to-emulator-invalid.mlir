@@ -15,11 +15,11 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.module @m {
-    gpu.func @k(%out: memref<?xf32>, %m: vector<4xi1>) kernel {
+    gpu.func @k(%out: memref<?xf32>, %i: vector<4xindex>, %m: vector<4xi1>) kernel {
       %c0 = arith.constant 0 : index
       %p = arith.constant dense<0.0> : vector<4xf32>
-      // expected-error @+1 {{the emulator does not support 'vector.maskedload' in kernels}}
-      %v = vector.maskedload %out[%c0], %m, %p : memref<?xf32>, vector<4xi1>, vector<4xf32> into vector<4xf32>
+      // expected-error @+1 {{the emulator does not support 'vector.gather' in kernels}}
+      %v = vector.gather %out[%c0][%i], %m, %p : memref<?xf32>, vector<4xindex>, vector<4xi1>, vector<4xf32> into vector<4xf32>
       gpu.return
     }
   }

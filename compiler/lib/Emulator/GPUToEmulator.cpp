@@ -23,6 +23,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -81,14 +82,13 @@ LogicalResult checkSupported(gpu::GPUModuleOp gm) {
           << "dynamic_shared_memory; nvgpu ldmatrix, mma.sync, cp.async)";
       return WalkResult::interrupt();
     }
-    if (isa<vector::MaskedLoadOp, vector::MaskedStoreOp, vector::GatherOp,
-            vector::ScatterOp, vector::ExpandLoadOp, vector::CompressStoreOp,
-            vector::TransferReadOp, vector::TransferWriteOp, memref::CopyOp,
-            memref::DmaStartOp>(op)) {
+    if (isa<vector::GatherOp, vector::ScatterOp, vector::ExpandLoadOp,
+            vector::CompressStoreOp, vector::TransferReadOp,
+            vector::TransferWriteOp, memref::CopyOp, memref::DmaStartOp>(op)) {
       op->emitError("the emulator does not support '")
           << op->getName()
-          << "' in kernels (use memref.load/store or 1-D vector.load/store; "
-             "in-bounds 1-D transfers are lowered to those)";
+          << "' in kernels (use memref.load/store, 1-D vector.load/store or "
+             "maskedload/maskedstore; 1-D transfers are lowered to those)";
       return WalkResult::interrupt();
     }
     if (auto alloc = dyn_cast<memref::AllocOp>(op))
@@ -275,11 +275,15 @@ struct GPUToEmulator
           transfers.push_back(op);
       });
       if (!transfers.empty()) {
+        // Transfers that may run out of bounds get a mask first and become
+        // vector.maskedload/maskedstore, checked lane by lane.
         RewritePatternSet patterns(ctx);
         vector::populateVectorTransferLoweringPatterns(patterns,
                                                        /*maxTransferRank=*/1);
+        vector::populateVectorMaskMaterializationPatterns(
+            patterns, /*force32BitVectorIndices=*/false);
         GreedyRewriteConfig config;
-        config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+        config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
         (void)applyOpPatternsGreedily(transfers, std::move(patterns), config);
       }
       // Reductions become shuffles (and, for all_reduce, workgroup memory

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -202,6 +203,42 @@ LogicalResult check(Operation *op, Value memref, ValueRange indices,
   return success();
 }
 
+/// A masked access: one check per enabled lane (lane i at i elements past
+/// the first), so masked-off lanes may point anywhere, as on the GPU.
+LogicalResult checkMasked(Operation *op, Value memref, ValueRange indices,
+                          Value mask, int32_t rw, RuntimeCalls &calls) {
+  auto maskType = cast<VectorType>(mask.getType());
+  if (maskType.getRank() != 1)
+    return op->emitError("the emulator supports 1-D masked accesses only");
+  OpBuilder b(op);
+  FailureOr<AccessAddress> a = emitAddress(b, op, memref, indices, calls);
+  if (failed(a))
+    return failure();
+  Location loc = op->getLoc();
+  auto memrefType = cast<MemRefType>(memref.getType());
+  int64_t eb = elementBytes(memrefType.getElementType());
+  int32_t flags = rw | (a->space << abi::SpaceShift);
+  Value site = calls.site(b, op);
+  Value flagsValue = calls.i32(b, loc, flags);
+  Value noValue = arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0);
+  Value ebValue = calls.index(b, loc, eb);
+  auto loop = scf::ForOp::create(b, loc, calls.index(b, loc, 0),
+                                 calls.index(b, loc, maskType.getNumElements()),
+                                 calls.index(b, loc, 1));
+  b.setInsertionPointToStart(loop.getBody());
+  Value lane = loop.getInductionVar();
+  Value enabled =
+      vector::ExtractOp::create(b, loc, mask, ArrayRef<OpFoldResult>{lane});
+  auto ifOp = scf::IfOp::create(b, loc, enabled, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  Value addr = arith::AddIOp::create(
+      b, loc, a->addr, arith::MulIOp::create(b, loc, lane, ebValue));
+  calls.call(
+      b, loc, abi::kAccess, {},
+      {addr, ebValue, a->rootBase, a->rootBytes, flagsValue, noValue, site});
+  return success();
+}
+
 int64_t bytesOf(MemRefType memref, VectorType vector) {
   if (isa<VectorType>(memref.getElementType()))
     return elementBytes(memref.getElementType());
@@ -215,7 +252,8 @@ LogicalResult sympow::emulator::instrumentAccesses(Operation *fn,
   SmallVector<Operation *> accesses;
   fn->walk([&](Operation *op) {
     if (isa<memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp,
-            memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op))
+            memref::AtomicRMWOp, memref::GenericAtomicRMWOp,
+            vector::MaskedLoadOp, vector::MaskedStoreOp>(op))
       accesses.push_back(op);
   });
   for (Operation *op : accesses) {
@@ -244,6 +282,12 @@ LogicalResult sympow::emulator::instrumentAccesses(Operation *fn,
       ok = check(op, rmw.getMemref(), rmw.getIndices(),
                  elementBytes(rmw.getMemRefType().getElementType()),
                  abi::Read | abi::Write | abi::Atomic, calls);
+    else if (auto load = dyn_cast<vector::MaskedLoadOp>(op))
+      ok = checkMasked(op, load.getBase(), load.getIndices(), load.getMask(),
+                       abi::Read, calls);
+    else if (auto store = dyn_cast<vector::MaskedStoreOp>(op))
+      ok = checkMasked(op, store.getBase(), store.getIndices(), store.getMask(),
+                       abi::Write, calls);
     else if (auto rmw = dyn_cast<memref::GenericAtomicRMWOp>(op))
       ok = check(op, rmw.getMemref(), rmw.getIndices(),
                  elementBytes(rmw.getMemref().getType().getElementType()),
