@@ -62,6 +62,7 @@ struct Kernel {
   Value pg, pc, theta;
   Value gammaH;                    // log_gamma[h], f32
   unsigned relativeTableIndex = 0; // workgroup attribution of the cos table
+  Value stageG, stageC;            // one tile's gates / betas, as loaded
 
   bool hasGates() const { return spec.gate != GateKind::None; }
   bool absoluteRotation() const {
@@ -110,25 +111,35 @@ void emitTilePrefix(Kernel &K, Value k0) {
   bool gates = K.hasGates(), learned = K.spec.hasBeta();
   if (!gates && !learned)
     return;
-  E.ifThen(E.ult(K.tid, E.idx(K.bt)), [&] {
+  Value inTile = E.ult(K.tid, E.idx(K.bt));
+  // One coalesced load per token into workgroup memory ...
+  E.ifThen(inTile, [&] {
+    Value t = E.add(k0, K.tid);
+    if (gates)
+      E.store(gateAt(K, t), K.stageG, {K.tid});
+    if (learned)
+      E.store(betaAt(K, t), K.stageC, {K.tid});
+  });
+  gpu::BarrierOp::create(E.b, E.loc);
+  E.ifThen(inTile, [&] {
     SmallVector<Value> inits;
     if (gates)
       inits.push_back(E.f32(0.0));
     if (learned)
       inits.push_back(E.f64(0.0));
-    // Serial over the tile: BT adds per thread, cheap next to the tile's
-    // BT x BT x d products, and exact in the order of summation.
-    auto sums = E.forLoop(E.idx(0), E.add(K.tid, E.idx(1)), E.idx(1), inits,
-                          [&](Value s, ValueRange acc) {
-                            SmallVector<Value> next;
-                            Value t = E.add(k0, s);
-                            unsigned i = 0;
-                            if (gates)
-                              next.push_back(E.add(acc[i++], gateAt(K, t)));
-                            if (learned)
-                              next.push_back(E.add(acc[i++], betaAt(K, t)));
-                            return next;
-                          });
+    // ... then serial sums from it: BT adds per thread, cheap next to the
+    // tile's BT x BT x d products, and exact in the order of summation.
+    auto sums =
+        E.forLoop(E.idx(0), E.add(K.tid, E.idx(1)), E.idx(1), inits,
+                  [&](Value s, ValueRange acc) {
+                    SmallVector<Value> next;
+                    unsigned i = 0;
+                    if (gates)
+                      next.push_back(E.add(acc[i++], E.load(K.stageG, {s})));
+                    if (learned)
+                      next.push_back(E.add(acc[i++], E.load(K.stageC, {s})));
+                    return next;
+                  });
     unsigned i = 0;
     if (gates)
       E.store(sums[i++], K.pg, {K.tid});
@@ -811,6 +822,10 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   if (spec.relativeSchedule()) // cos, sin tables; +1 keeps rows off one bank
     for (int i = 0; i < 2; ++i)
       workgroup.push_back(workgroupMemRef({2 * bt - 1, r / 2 + 1}, f32));
+  if (spec.gate != GateKind::None) // staging of the tile prefixes
+    workgroup.push_back(workgroupMemRef({bt}, f32));
+  if (spec.hasBeta())
+    workgroup.push_back(workgroupMemRef({bt}, f64));
 
   auto fn = gpu::GPUFuncOp::create(
       builder, loc, name, builder.getFunctionType(args, {}), workgroup);
@@ -862,6 +877,12 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   if (r)
     K.theta = fn.getWorkgroupAttributions()[w++];
   K.relativeTableIndex = w;
+  if (spec.relativeSchedule())
+    w += 2;
+  if (spec.gate != GateKind::None)
+    K.stageG = fn.getWorkgroupAttributions()[w++];
+  if (spec.hasBeta())
+    K.stageC = fn.getWorkgroupAttributions()[w++];
 
   K.tid = gpu::ThreadIdOp::create(builder, loc, gpu::Dimension::x);
   K.qt = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::x);

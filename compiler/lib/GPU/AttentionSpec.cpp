@@ -94,10 +94,10 @@ static int64_t sharedBytes(const AttentionKernelSpec &s, int64_t bt) {
 static int64_t sharedBytesBesidesTiles(const AttentionKernelSpec &s,
                                        int64_t bt) {
   int64_t bytes = 0;
-  if (s.gate != GateKind::None)
-    bytes += bt * 4;
+  if (s.gate != GateKind::None) // prefixes and their staging
+    bytes += 2 * bt * 4;
   if (s.hasBeta())
-    bytes += bt * 8;
+    bytes += 2 * bt * 8;
   int64_t half = s.effectiveRotaryDims() / 2;
   bytes += half * 8;
   if (s.relativeSchedule()) // cos and sin per age and pair
