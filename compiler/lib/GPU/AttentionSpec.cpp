@@ -64,11 +64,17 @@ int64_t attentionThreadsPerRow(const AttentionKernelSpec &spec) {
 
 /// One K tile and one V tile of the tensor-core path (rows padded by 8).
 static int64_t mmaTileBytes(const AttentionKernelSpec &s, int64_t bt) {
-  return bt * ((s.d + 8) + (s.e + 8)) * 2;
+  int64_t kTiles = attentionSplitsRotatedTiles(s) ? 2 : 1;
+  return bt * (kTiles * (s.d + 8) + (s.e + 8)) * 2;
 }
 
 static int64_t sharedBytesBesidesTiles(const AttentionKernelSpec &s,
                                        int64_t bt);
+
+bool attentionSplitsRotatedTiles(const AttentionKernelSpec &s) {
+  return s.resolvedPath() == AttentionPath::Mma &&
+         s.dtype == ElementKind::BF16 && s.rotates() && !s.relativeSchedule();
+}
 
 int64_t attentionTileBuffers(const AttentionKernelSpec &s) {
   if (s.resolvedPath() != AttentionPath::Mma)

@@ -7,5 +7,6 @@
 include "sympow/Compiler/TransformsPasses.td"
 include "sympow/Compiler/GPUPasses.td"
 include "sympow/Compiler/EmulatorPasses.td"
+include "sympow/Compiler/DriverPasses.td"
 
 #endif // SYMPOW_COMPILER_PASSES_TD

@@ -77,6 +77,10 @@ struct AttentionKernelSpec {
 
 /// Threads that share one query row on the scalar path.
 int64_t attentionThreadsPerRow(const AttentionKernelSpec &spec);
+/// bf16 with uniform/learned rotation on the tensor-core path: the rotated Q
+/// and K are kept as hi + lo bf16 pairs (Q.K = hi.hi + hi.lo + lo.hi), so
+/// rotation adds no rounding beyond the inputs'.
+bool attentionSplitsRotatedTiles(const AttentionKernelSpec &spec);
 /// K/V tile buffers: 2 on the tensor-core path when they fit (the next key
 /// tile is copied while this one is computed), else 1.
 int64_t attentionTileBuffers(const AttentionKernelSpec &spec);
