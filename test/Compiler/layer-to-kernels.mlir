@@ -23,14 +23,14 @@
 // CHECK: gpu.func @attention({{.*}}) kernel
 // CHECK-NOT: gpu.module
 
-// PTX: gpu.binary @sympow_{{.*}}_chunked64
+// PTX: gpu.binary @sympow_{{[A-Za-z0-9_]+}}_chunked64 [
 // PTX-SAME: .entry chunk_counts
 // PTX-SAME: .entry chunk_states
 // PTX-SAME: .entry chunk_scan
 // PTX-SAME: .entry chunk_output
-// PTX: gpu.binary @sympow_{{.*}}_recurrent
+// PTX: gpu.binary @sympow_{{[A-Za-z0-9_]+}}_recurrent [
 // PTX-SAME: .entry recurrent
-// PTX: gpu.binary @sympow_{{.*}}_attention
+// PTX: gpu.binary @sympow_{{[A-Za-z0-9_]+}}_attention [
 // PTX-SAME: .entry attention
 
 func.func @layers(%q: tensor<2x512x8x64xbf16>, %k: tensor<2x512x4x64xbf16>,
