@@ -58,6 +58,11 @@ static cl::list<std::string> argSpecs("arg", cl::desc("A kernel argument"));
 static cl::opt<bool> printArgs("print", cl::desc("Print buffers afterwards"));
 static cl::opt<unsigned> workers("workers", cl::desc("Worker threads (0: all)"),
                                  cl::init(0));
+static cl::opt<double>
+    timeout("timeout",
+            cl::desc("Stop and report a launch running longer (seconds; 0: "
+                     "no limit)"),
+            cl::init(0));
 static cl::opt<bool>
     dumpLowered("dump-lowered",
                 cl::desc("Print the kernels lowered to the LLVM dialect"));
@@ -269,6 +274,7 @@ int main(int argc, char **argv) {
   }
   emu::LaunchOptions launchOptions;
   launchOptions.workers = workers;
+  launchOptions.timeoutSeconds = timeout;
   emu::LaunchResult result = emu::launch(*kernel, grid, block, dynamicShared,
                                          packed.data(), launchOptions);
   outs() << result.message();

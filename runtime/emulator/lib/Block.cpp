@@ -306,6 +306,8 @@ int64_t BlockRunner::query(ThreadState &t, int32_t what) const {
 bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
                          int64_t rootBase, int64_t rootBytes, int32_t flags,
                          const char *site, int64_t value) {
+  if (launch.stop.load(std::memory_order_relaxed))
+    return false; // another block failed or the watchdog fired
   int space = (flags >> abi::SpaceShift) & 15;
   bool writes = flags & abi::Write;
   if (rootBytes >= 0) {

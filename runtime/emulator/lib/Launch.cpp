@@ -3,6 +3,8 @@
 #include "Block.h"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <sstream>
 #include <thread>
 
@@ -28,6 +30,8 @@ const char *sympow::emu::toString(ReportKind kind) {
     return "uninitialized-read";
   case ReportKind::Misaligned:
     return "misaligned";
+  case ReportKind::Timeout:
+    return "timeout";
   case ReportKind::InvalidLaunch:
     return "invalid-launch";
   case ReportKind::Unsupported:
@@ -116,6 +120,29 @@ LaunchResult sympow::emu::launch(const Kernel &kernel, Dim3 grid, Dim3 block,
       runner.run(blockIndex(i, grid));
     }
   };
+  // The watchdog: stops the launch when the time is up.
+  std::mutex doneMutex;
+  std::condition_variable doneChanged;
+  bool done = false;
+  std::thread watchdog;
+  if (options.timeoutSeconds > 0)
+    watchdog = std::thread([&] {
+      std::unique_lock<std::mutex> lock(doneMutex);
+      auto limit = std::chrono::duration<double>(options.timeoutSeconds);
+      if (doneChanged.wait_for(lock, limit, [&] { return done; }))
+        return;
+      Report r;
+      r.kind = ReportKind::Timeout;
+      r.kernel = kernel.name;
+      std::ostringstream os;
+      os << "kernel '" << kernel.name << "' ran longer than "
+         << options.timeoutSeconds
+         << " s and was stopped (a thread spinning on a flag another block "
+            "sets, or an endless loop?)";
+      r.message = os.str();
+      context.addReport(std::move(r));
+      context.stop = true;
+    });
   if (workers <= 1) {
     work();
   } else {
@@ -124,6 +151,14 @@ LaunchResult sympow::emu::launch(const Kernel &kernel, Dim3 grid, Dim3 block,
       pool.emplace_back(work);
     for (std::thread &t : pool)
       t.join();
+  }
+  if (watchdog.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(doneMutex);
+      done = true;
+    }
+    doneChanged.notify_all();
+    watchdog.join();
   }
   // Deterministic order whatever the workers' timing.
   std::stable_sort(context.result.reports.begin(), context.result.reports.end(),

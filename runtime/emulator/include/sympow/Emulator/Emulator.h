@@ -44,6 +44,7 @@ enum class ReportKind {
   Misaligned,        // an ldmatrix row or cp.async operand off its alignment
   InvalidLaunch,     // bad grid, block or arguments
   Unsupported,       // an operation the emulator cannot run (e.g. mma shape)
+  Timeout,           // the launch ran past LaunchOptions::timeoutSeconds
 };
 const char *toString(ReportKind kind);
 
@@ -83,6 +84,9 @@ struct LaunchOptions {
   /// Byte every workgroup-memory byte starts as (0xff: NaN for floats, so a
   /// read of memory no thread wrote shows up in the results).
   int fillByte = 0xff;
+  /// Stop and report a launch running longer than this (0: no limit). A
+  /// spinning thread notices at its next memory access or barrier.
+  double timeoutSeconds = 0;
 };
 
 /// A compiled kernel: the packed entry the lowered code provides.
