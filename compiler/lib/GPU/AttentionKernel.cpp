@@ -216,7 +216,7 @@ void emitThetaTable(Kernel &K) {
 /// (the absolute schedules); the pairs follow the rotary layout.
 void emitLoadTile(Kernel &K, Value src, int64_t heads, Value head, int64_t dim,
                   Value t0, Value dst, bool rotate, Value ccTile,
-                  Value buf = {}) {
+                  Value buf = {}, Value dstLo = {}) {
   Emitter &E = K.E;
   Type dstElem = cast<MemRefType>(dst.getType()).getElementType();
   Type f32 = E.b.getF32Type();
@@ -257,8 +257,14 @@ void emitLoadTile(Kernel &K, Value src, int64_t heads, Value head, int64_t dim,
                 return buf ? SmallVector<Value>{buf, row, col}
                            : SmallVector<Value>{row, col};
               };
-              E.store(E.convert(xa, dstElem), dst, at(a));
-              E.store(E.convert(xb, dstElem), dst, at(bd));
+              // With dstLo, x = hi + lo: lo keeps what rounding hi lost.
+              for (auto [x, col] : {std::pair{xa, a}, std::pair{xb, bd}}) {
+                Value hi = E.convert(x, dstElem);
+                E.store(hi, dst, at(col));
+                if (dstLo)
+                  E.store(E.convert(E.sub(x, E.convert(hi, f32)), dstElem),
+                          dstLo, at(col));
+              }
               return SmallVector<Value>{};
             });
 }
@@ -620,20 +626,27 @@ void emitMmaBody(Kernel &K) {
   Value zeroCc = s.hasBeta() ? E.f64(0.0) : Value();
   // Tiles that need no rotation go through cp.async (no register staging).
   bool asyncQK = !K.absoluteRotation();
+  // Rotated bf16 Q and K as hi + lo (the lo parts in kLoTile).
+  bool split = attentionSplitsRotatedTiles(s);
+  Value kLoTile = split ? Value(fn.getWorkgroupAttributions().back()) : Value();
   if (asyncQK) {
     emitAsyncLoadTile(K, K.q, s.hq, K.hq, s.d, K.q0, kTile, buf0);
     waitAllAsync(K);
   } else {
     emitLoadTile(K, K.q, s.hq, K.hq, s.d, K.q0, kTile, K.absoluteRotation(),
-                 zeroCc, buf0);
+                 zeroCc, buf0, kLoTile);
   }
   gpu::BarrierOp::create(b, loc);
-  SmallVector<Value> qFrag;
+  SmallVector<Value> qFrag, qFragLo;
   Value aRow = E.add(warpRow, lane16);
   Value aCol = E.mul(E.div(lane, E.idx(16)), E.idx(8));
-  for (int64_t ks = 0; ks < kSteps; ++ks)
+  for (int64_t ks = 0; ks < kSteps; ++ks) {
     qFrag.push_back(
         ldmatrix(kTile, buf0, aRow, E.add(E.idx(ks * 16), aCol), fragA, false));
+    if (split)
+      qFragLo.push_back(ldmatrix(kLoTile, buf0, aRow,
+                                 E.add(E.idx(ks * 16), aCol), fragA, false));
+  }
   gpu::BarrierOp::create(b, loc);
 
   // The cp.async part of a key tile: V, and K when it needs no rotation.
@@ -652,7 +665,8 @@ void emitMmaBody(Kernel &K) {
       issueAsyncKV(k0, buf);
     // V's copy is in flight while K is rotated.
     if (!asyncQK)
-      emitLoadTile(K, K.k, s.h, K.h, s.d, k0, kTile, true, ccTile, buf);
+      emitLoadTile(K, K.k, s.h, K.h, s.d, k0, kTile, true, ccTile, buf,
+                   kLoTile);
     waitAllAsync(K);
   };
   // After the barrier that ends tile kt's loads: copy tile kt-1 into the
@@ -680,6 +694,12 @@ void emitMmaBody(Kernel &K) {
         Value bf = ldmatrix(kTile, buf, E.add(E.idx(nt * 8), bRow),
                             E.add(E.idx(ks * 16), bCol), fragB, false);
         acc = mma(qFrag[ks], bf, acc);
+        if (split) { // hi.lo + lo.hi; lo.lo is below bf16's resolution
+          Value bfLo = ldmatrix(kLoTile, buf, E.add(E.idx(nt * 8), bRow),
+                                E.add(E.idx(ks * 16), bCol), fragB, false);
+          acc = mma(qFrag[ks], bfLo, acc);
+          acc = mma(qFragLo[ks], bf, acc);
+        }
       }
       sAcc.push_back(acc);
     }
@@ -826,6 +846,9 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
     workgroup.push_back(workgroupMemRef({bt}, f32));
   if (spec.hasBeta())
     workgroup.push_back(workgroupMemRef({bt}, f64));
+  if (attentionSplitsRotatedTiles(spec)) // lo parts of rotated Q/K (last)
+    workgroup.push_back(workgroupMemRef(
+        {attentionTileBuffers(spec), bt, spec.d + pad}, tileElem));
 
   auto fn = gpu::GPUFuncOp::create(
       builder, loc, name, builder.getFunctionType(args, {}), workgroup);

@@ -37,12 +37,20 @@ static int64_t scalarThreadsPerRow(const AttentionKernelSpec &s) {
 }
 
 static int64_t sharedBytes(const AttentionKernelSpec &s, int64_t bt);
+static int64_t mmaTileBytes(const AttentionKernelSpec &s, int64_t bt);
+static int64_t sharedBytesBesidesTiles(const AttentionKernelSpec &s,
+                                       int64_t bt);
 
 int64_t AttentionKernelSpec::resolvedBlockTokens() const {
   if (blockTokens)
     return blockTokens;
-  if (resolvedPath() == AttentionPath::Mma)
-    return 64;
+  if (resolvedPath() == AttentionPath::Mma) { // 64 unless one buffer is too big
+    for (int64_t bt : {64, 32})
+      if (mmaTileBytes(*this, bt) + sharedBytesBesidesTiles(*this, bt) <=
+          48 * 1024)
+        return bt;
+    return 16;
+  }
   if (relativeSchedule()) // the largest tile whose age tables fit
     for (int64_t bt : {64, 32})
       if (sharedBytes(*this, bt) <= 40 * 1024)
