@@ -6,6 +6,7 @@
 // RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=64 dtype=f16 gate=data schedule=learned rotary-base=65536 rate-scale=6.283185307179586" | FileCheck %s --check-prefix=LEARNED
 // RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=64 dtype=bf16 schedule=warped length=4096 layout=half rotary-dims=32" | FileCheck %s --check-prefix=WARPED
 // RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=64 dtype=bf16 gate=head schedule=uniform path=scalar" | FileCheck %s --check-prefix=UNIFORM
+// RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=32 dtype=bf16 schedule=uniform" | FileCheck %s --check-prefix=SPLIT
 
 // bf16 without gates or rotation: the tensor-core path.
 // BF16: module attributes {gpu.container_module}
@@ -90,5 +91,16 @@
 // UNIFORM: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xbf16>, %{{.*}}: i64, %{{.*}}: i64)
 // UNIFORM-NOT: nvgpu.
 // UNIFORM: math.cos
+// bf16 with rotation on tensor cores: rotated Q and K as hi + lo, the lo
+// parts in the last workgroup buffer; Q.K = hi.hi + hi.lo + lo.hi.
+// SPLIT: gpu.func @attention
+// SPLIT-SAME: memref<16xf64, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[LO:[a-z0-9]+]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// SPLIT: %[[QHI:[0-9]+]] = nvgpu.ldmatrix %{{.*}} {numTiles = 4
+// SPLIT: %[[QLO:[0-9]+]] = nvgpu.ldmatrix %[[LO]][{{.*}}] {numTiles = 4
+// SPLIT: %[[KHI:[0-9]+]] = nvgpu.ldmatrix %{{.*}} {numTiles = 2
+// SPLIT: %[[S0:[0-9]+]] = nvgpu.mma.sync(%[[QHI]], %[[KHI]], %{{.*}})
+// SPLIT: %[[KLO:[0-9]+]] = nvgpu.ldmatrix %[[LO]][{{.*}}] {numTiles = 2
+// SPLIT: %[[S1:[0-9]+]] = nvgpu.mma.sync(%[[QHI]], %[[KLO]], %[[S0]])
+// SPLIT: nvgpu.mma.sync(%[[QLO]], %[[KHI]], %[[S1]])
 module {
 }
