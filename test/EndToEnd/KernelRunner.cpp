@@ -175,22 +175,32 @@ ReferenceResult runReference(const AttentionKernelSpec &spec,
   return result;
 }
 
-KernelResult runLayer(const AttentionKernelSpec &spec,
-                      runtime::Formulation formulation, int64_t chunk,
-                      const LayerCase &layer, KernelTarget target,
-                      const std::string &cacheDir) {
-  KernelResult result;
+CompiledLayer::CompiledLayer(const AttentionKernelSpec &spec,
+                             runtime::Formulation formulation, int64_t chunk,
+                             KernelTarget target, const std::string &cacheDir) {
   LayerKernelRequest request{spec, formulation, chunk};
-  runtime::LayerVariant variant = layerVariant(request);
+  variant = layerVariant(request);
   auto compiled = compileLayerKernels(request, target, {}, cacheDir);
   if (!compiled) {
-    result.error = llvm::toString(compiled.takeError());
+    problem = llvm::toString(compiled.takeError());
+    return;
+  }
+  kernels = std::move(*compiled);
+  backend = runtime::createEmulatorBackend();
+  library = std::make_unique<runtime::KernelLibrary>(
+      *backend, kernels->images(), kernels->infos());
+}
+
+CompiledLayer::~CompiledLayer() {
+  library.reset(); // unloads the module before the backend goes
+}
+
+KernelResult CompiledLayer::run(const LayerCase &layer) {
+  KernelResult result;
+  if (!problem.empty()) {
+    result.error = problem;
     return result;
   }
-  std::unique_ptr<runtime::Backend> backend = runtime::createEmulatorBackend();
-  runtime::KernelLibrary library(*backend, (*compiled)->images(),
-                                 (*compiled)->infos());
-
   runtime::HostLayer host;
   host.B = layer.B;
   host.T = layer.T;
@@ -204,7 +214,7 @@ KernelResult runLayer(const AttentionKernelSpec &spec,
   host.z = layer.z0;
   host.c = layer.c0;
   Result<runtime::HostOutputs> out =
-      runtime::runLayerFromHost(*backend, library, variant, host);
+      runtime::runLayerFromHost(*backend, *library, variant, host);
   if (out.isError()) {
     result.error = out.message();
     return result;
@@ -214,6 +224,13 @@ KernelResult runLayer(const AttentionKernelSpec &spec,
   result.z = std::move(out->z);
   result.c = std::move(out->c);
   return result;
+}
+
+KernelResult runLayer(const AttentionKernelSpec &spec,
+                      runtime::Formulation formulation, int64_t chunk,
+                      const LayerCase &layer, KernelTarget target,
+                      const std::string &cacheDir) {
+  return CompiledLayer(spec, formulation, chunk, target, cacheDir).run(layer);
 }
 
 double maxAbs(const std::vector<double> &x) {

@@ -42,9 +42,29 @@ struct ReferenceResult {
 LayerCase randomLayer(const AttentionKernelSpec &spec, int64_t B, int64_t T,
                       unsigned seed, bool withState);
 
+/// A layer variant's kernels compiled once for the emulator, run on many
+/// layers through the runtime (runtime::launchLayer).
+class CompiledLayer {
+public:
+  CompiledLayer(const AttentionKernelSpec &spec,
+                runtime::Formulation formulation, int64_t chunk,
+                KernelTarget target = KernelTarget::EmulatorJIT,
+                const std::string &cacheDir = "");
+  ~CompiledLayer();
+  /// Empty when the kernels compiled.
+  const std::string &error() const { return problem; }
+  KernelResult run(const LayerCase &layer);
+
+private:
+  runtime::LayerVariant variant;
+  std::unique_ptr<CompiledLayerKernels> kernels;
+  std::unique_ptr<runtime::Backend> backend;
+  std::unique_ptr<runtime::KernelLibrary> library;
+  std::string problem;
+};
+
 /// The layer's kernels for `formulation` (chunks of `chunk` tokens when
-/// chunked), run through the runtime (runtime::launchLayer) on the emulator
-/// backend.
+/// chunked), compiled and run once.
 KernelResult runLayer(const AttentionKernelSpec &spec,
                       runtime::Formulation formulation, int64_t chunk,
                       const LayerCase &layer,
