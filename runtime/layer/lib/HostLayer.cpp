@@ -91,13 +91,14 @@ sympow::runtime::runLayerFromHost(Backend &backend, KernelLibrary &library,
     DevicePtr *into;
   };
   bool state = v.formulation != Formulation::Attention;
-  std::vector<double> zeros;
-  auto orZeros = [&](const std::vector<double> &x, size_t n)
-      -> const std::vector<double> * {
+  // A state not given starts at zero; one vector per part, they coexist.
+  std::vector<double> zeros[3];
+  auto orZeros = [&](const std::vector<double> &x, int part,
+                     size_t n) -> const std::vector<double> * {
     if (!x.empty())
       return &x;
-    zeros.assign(n, 0.0);
-    return &zeros;
+    zeros[part].assign(n, 0.0);
+    return &zeros[part];
   };
   Input inputs[] = {
       {"q", elem, &layer.q, tokens * v.hq * v.d, true, &buffers.q},
@@ -127,11 +128,11 @@ sympow::runtime::runLayerFromHost(Backend &backend, KernelLibrary &library,
   buffers.y = y.value();
   if (state) {
     Input stateInputs[] = {
-        {"S", ElementType::F32, orZeros(layer.s, sSize), sSize, true,
+        {"S", ElementType::F32, orZeros(layer.s, 0, sSize), sSize, true,
          &buffers.s},
-        {"Z", ElementType::F32, orZeros(layer.z, zSize), zSize, true,
+        {"Z", ElementType::F32, orZeros(layer.z, 1, zSize), zSize, true,
          &buffers.z},
-        {"c", ElementType::F64, orZeros(layer.c, cSize), cSize, true,
+        {"c", ElementType::F64, orZeros(layer.c, 2, cSize), cSize, true,
          &buffers.c},
     };
     for (const Input &in : stateInputs) {
