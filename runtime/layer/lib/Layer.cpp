@@ -35,6 +35,88 @@ sympow::runtime::layerKernelNames(const LayerVariant &v) {
   return {};
 }
 
+std::vector<KernelArg>
+sympow::runtime::layerKernelArguments(const LayerVariant &v,
+                                      const std::string &kernel) {
+  using A = KernelArg;
+  std::vector<A> args;
+  auto add = [&](std::initializer_list<A> more) {
+    args.insert(args.end(), more);
+  };
+  auto gates = [&] {
+    if (v.hasLogG())
+      add({A::LogG});
+    if (v.hasLogGamma())
+      add({A::LogGamma});
+  };
+  auto counts = [&] {
+    if (v.rotates())
+      add({A::Counts});
+  };
+  if (kernel == "attention" || kernel == "recurrent") {
+    add({A::Q, A::K, A::V});
+    gates();
+    if (v.hasBeta())
+      add({A::Beta});
+    add({A::Y});
+    if (kernel == "recurrent")
+      add({A::S, A::Z, A::C});
+  } else if (kernel == "chunk_counts") {
+    if (v.hasBeta())
+      add({A::Beta});
+    add({A::Counts, A::C});
+  } else if (kernel == "chunk_states") {
+    add({A::K, A::V});
+    gates();
+    counts();
+    add({A::ChunkS, A::ChunkZ, A::Decay});
+  } else if (kernel == "chunk_scan") {
+    add({A::S, A::Z, A::C});
+    counts();
+    add({A::ChunkS, A::ChunkZ, A::Decay});
+  } else if (kernel == "chunk_output") {
+    add({A::Q, A::K, A::V});
+    gates();
+    counts();
+    add({A::ChunkS, A::ChunkZ, A::Y});
+  }
+  return args;
+}
+
+const char *sympow::runtime::kernelArgName(KernelArg arg) {
+  switch (arg) {
+  case KernelArg::Q:
+    return "q";
+  case KernelArg::K:
+    return "k";
+  case KernelArg::V:
+    return "v";
+  case KernelArg::LogG:
+    return "log_g";
+  case KernelArg::LogGamma:
+    return "log_gamma";
+  case KernelArg::Beta:
+    return "beta";
+  case KernelArg::Y:
+    return "y";
+  case KernelArg::S:
+    return "S";
+  case KernelArg::Z:
+    return "Z";
+  case KernelArg::C:
+    return "c";
+  case KernelArg::Counts:
+    return "counts";
+  case KernelArg::ChunkS:
+    return "dS";
+  case KernelArg::ChunkZ:
+    return "dZ";
+  case KernelArg::Decay:
+    return "decay";
+  }
+  return "?";
+}
+
 namespace {
 
 constexpr size_t kAlign = 256;
@@ -173,67 +255,47 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
 
   int64_t n = v.chunk ? (T + v.chunk - 1) / v.chunk : 0, dim = v.stateDim();
   int64_t tokens = B * T;
-  DevicePtr counts = workspace + w.counts, dS = workspace + w.states,
-            dZ = workspace + w.norms, decay = workspace + w.decays;
+  // Where each argument lives and how many elements it has.
+  auto locate = [&](KernelArg arg) -> std::pair<DevicePtr, int64_t> {
+    switch (arg) {
+    case KernelArg::Q:
+      return {buf.q, tokens * v.hq * v.d};
+    case KernelArg::K:
+      return {buf.k, tokens * v.h * v.d};
+    case KernelArg::V:
+      return {buf.v, tokens * v.h * v.e};
+    case KernelArg::LogG:
+      return {buf.logG, tokens * v.h};
+    case KernelArg::LogGamma:
+      return {buf.logGamma, v.h};
+    case KernelArg::Beta:
+      return {buf.beta, tokens * v.h};
+    case KernelArg::Y:
+      return {buf.y, tokens * v.hq * v.e};
+    case KernelArg::S:
+      return {buf.s, B * v.h * dim * v.e};
+    case KernelArg::Z:
+      return {buf.z, B * v.h * dim};
+    case KernelArg::C:
+      return {buf.c, B * v.h};
+    case KernelArg::Counts:
+      return {workspace + w.counts, tokens * v.h};
+    case KernelArg::ChunkS:
+      return {workspace + w.states, B * n * v.h * dim * v.e};
+    case KernelArg::ChunkZ:
+      return {workspace + w.norms, B * n * v.h * dim};
+    case KernelArg::Decay:
+      return {workspace + w.decays, B * n * v.h};
+    }
+    return {0, 0};
+  };
 
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string &name = names[i];
     Params p;
-    auto gates = [&] {
-      if (v.hasLogG())
-        p.buffer(buf.logG, tokens * v.h);
-      if (v.hasLogGamma())
-        p.buffer(buf.logGamma, v.h);
-    };
-    auto qkv = [&](bool withQ) {
-      if (withQ)
-        p.buffer(buf.q, tokens * v.hq * v.d);
-      p.buffer(buf.k, tokens * v.h * v.d);
-      p.buffer(buf.v, tokens * v.h * v.e);
-    };
-    auto countsBuffer = [&] {
-      if (v.rotates())
-        p.buffer(counts, tokens * v.h);
-    };
-    auto chunkStates = [&] {
-      p.buffer(dS, B * n * v.h * dim * v.e);
-      p.buffer(dZ, B * n * v.h * dim);
-    };
-    if (name == "attention" || name == "recurrent") {
-      qkv(true);
-      gates();
-      if (v.hasBeta())
-        p.buffer(buf.beta, tokens * v.h);
-      p.buffer(buf.y, tokens * v.hq * v.e);
-      if (name == "recurrent") {
-        p.buffer(buf.s, B * v.h * dim * v.e);
-        p.buffer(buf.z, B * v.h * dim);
-        p.buffer(buf.c, B * v.h);
-      }
-    } else if (name == "chunk_counts") {
-      if (v.hasBeta())
-        p.buffer(buf.beta, tokens * v.h);
-      countsBuffer();
-      p.buffer(buf.c, B * v.h);
-    } else if (name == "chunk_states") {
-      qkv(false);
-      gates();
-      countsBuffer();
-      chunkStates();
-      p.buffer(decay, B * n * v.h);
-    } else if (name == "chunk_scan") {
-      p.buffer(buf.s, B * v.h * dim * v.e);
-      p.buffer(buf.z, B * v.h * dim);
-      p.buffer(buf.c, B * v.h);
-      countsBuffer();
-      chunkStates();
-      p.buffer(decay, B * n * v.h);
-    } else { // chunk_output
-      qkv(true);
-      gates();
-      countsBuffer();
-      chunkStates();
-      p.buffer(buf.y, tokens * v.hq * v.e);
+    for (KernelArg arg : layerKernelArguments(v, name)) {
+      auto [ptr, elements] = locate(arg);
+      p.buffer(ptr, elements);
     }
     Result<KernelHandle> kernel = library.kernel(i);
     if (kernel.isError())

@@ -52,6 +52,17 @@ struct LayerBuffers {
 /// The kernels of the variant's formulation, in launch order.
 std::vector<std::string> layerKernelNames(const LayerVariant &variant);
 
+/// A kernel's buffer arguments (docs/KernelABI.md): the layer's tensors,
+/// and the chunked formulation's scratch in the workspace.
+enum class KernelArg {
+  Q, K, V, LogG, LogGamma, Beta, Y, S, Z, C, Counts, ChunkS, ChunkZ, Decay
+};
+
+/// The buffers `kernel` of the variant takes, in order (then i64 B, T).
+std::vector<KernelArg> layerKernelArguments(const LayerVariant &variant,
+                                            const std::string &kernel);
+const char *kernelArgName(KernelArg arg);
+
 /// Workspace bytes a call with B sequences of T tokens needs.
 size_t layerWorkspaceBytes(const LayerVariant &variant, int64_t B, int64_t T);
 
