@@ -1,9 +1,24 @@
 #!/usr/bin/env python3
 """Checks a sympow-aot report.json: every kernel of every requested arch has
 a cubin (an ELF file) and PTX, launch metadata and the argument list,
-kernels with d <= 64 do not spill, bf16/f16 kernels on
-the tensor-core path contain tensor-core instructions and f32 kernels none.
-Prints one line per kernel (the registers and spills it found)."""
+kernels with d <= 64 do not spill, bf16/f16 attention kernels on the
+tensor-core path contain tensor-core instructions and f32 kernels none, and
+every variant has the formulations it admits (warped and blend: attention
+only). Prints one line per kernel (the registers and spills it found).
+
+usage: check_aot_report.py REPORT ARCHS MODULES"""
+
+# Each formulation's kernels and their first and last arguments.
+KERNELS = {
+    "attention": {"attention": (["q", "k", "v"], ["y", "B", "T"])},
+    "recurrent": {"recurrent": (["q", "k", "v"], ["c", "B", "T"])},
+    "chunked": {
+        "chunk_states": (["k", "v"], ["decay", "B", "T"]),
+        "chunk_scan": (["S", "Z", "c"], ["decay", "B", "T"]),
+        "chunk_output": (["q", "k", "v"], ["y", "B", "T"]),
+        "chunk_counts": ([], ["counts", "c", "B", "T"]),
+    },
+}
 
 import json
 import os
@@ -32,10 +47,14 @@ def main():
                 failures.append("%s: PTX without the entry" % k["ptx"])
         if k["launch"]["block"] != [k["threads_per_block"], 1, 1]:
             failures.append("%s: launch block disagrees" % k["name"])
-        if k["args"][:3] != ["q", "k", "v"] or k["args"][-3:] != ["y", "B", "T"]:
-            failures.append("%s: unexpected argument list %s" % (k["name"], k["args"]))
+        first, last = KERNELS[k["formulation"]][k["kernel"]]
+        if k["args"][:len(first)] != first or k["args"][-len(last):] != last:
+            failures.append("%s %s: unexpected argument list %s" % (
+                k["name"], k["kernel"], k["args"]))
         if v["d"] <= 64 and (k["spill_store_bytes"] or k["spill_load_bytes"]):
             failures.append("%s %s spills (d = %d)" % (k["name"], k["arch"], v["d"]))
+        if k["formulation"] != "attention":
+            continue
         if k["path"] == "mma" and k["tensor_core_instructions"] == 0:
             failures.append("%s %s: no tensor-core instructions" % (k["name"], k["arch"]))
         if v["dtype"] == "f32" and k["tensor_core_instructions"] != 0:
@@ -43,6 +62,21 @@ def main():
         if v["dtype"] != "f32" and v["rope"] not in ("warped", "blend") and k["path"] != "mma":
             failures.append("%s: bf16/f16 should take the tensor-core path" % k["name"])
     names = {n for n, _ in seen}
+    # formulation=all: every variant with a rotating-count or no schedule has
+    # all three formulations.
+    by_variant = {}
+    for k in kernels:
+        key = json.dumps(k["variant"] | {"chunk": 0}, sort_keys=True)
+        by_variant.setdefault(key, set()).add(k["formulation"])
+    for key, forms in by_variant.items():
+        v = json.loads(key)
+        want = {"attention"} if v["rope"] in ("warped", "blend") else {
+            "attention", "chunked", "recurrent"}
+        if v["p"] > 4 and v["d"] >= 64:
+            want = {"attention"}  # the state is too large to build
+        if forms != want:
+            failures.append("variant %s: formulations %s, expected %s" % (
+                key, sorted(forms), sorted(want)))
     for n in names:
         for a in archs:
             if (n, a) not in seen:

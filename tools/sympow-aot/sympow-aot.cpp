@@ -1,18 +1,20 @@
 //===- sympow-aot.cpp - Ahead-of-time kernel compiler
 //----------------------===//
 //
-// Builds the kernels of the requested variants, compiles them to cubin for
-// each requested architecture and writes a report of what ptxas says about
-// them:
+// Builds the kernels of the requested variants in every formulation they ask
+// for (formulation=all by default), compiles them to cubin and PTX for each
+// requested architecture and writes a report of what ptxas says about them:
 //
 //   sympow-aot --variant "p=2,d=64,dtype=bf16,gate=data,rope=learned" \
 //              --arch sm_80,sm_90a --out DIR [--dump-stages]
 //
-// DIR/<module>.<arch>.cubin for each kernel and architecture, and
-// DIR/report.json. See docs/GPU.md.
+// DIR/<module>.<arch>.cubin (all kernels of one formulation) and .ptx, and
+// DIR/report.json with one entry per kernel and architecture. See
+// docs/GPU.md.
 //
 //===----------------------------------------------------------------------===//
 
+#include "sympow/Compiler/Driver/LayerKernels.h"
 #include "sympow/Compiler/GPU/AttentionKernel.h"
 #include "sympow/Compiler/GPU/Pipeline.h"
 #include "sympow/Compiler/GPU/Ptxas.h"
@@ -39,11 +41,12 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::list<std::string>
-    variants("variant",
-             cl::desc("Variant, e.g. \"p=2,d=64,dtype=bf16,"
-                      "gate=data,rope=learned\" (repeatable)"),
-             cl::OneOrMore);
+static cl::list<std::string> variants(
+    "variant",
+    cl::desc("Variant, e.g. \"p=2,d=64,dtype=bf16,gate=data,rope=learned"
+             "[,formulation=all|attention|chunked|recurrent][,chunk=C]\" "
+             "(repeatable)"),
+    cl::OneOrMore);
 static cl::opt<std::string> archs("arch",
                                   cl::desc("Comma-separated architectures"),
                                   cl::init("sm_80,sm_90a"));
@@ -85,11 +88,34 @@ std::string path(llvm::StringRef file) {
   return p.str().str();
 }
 
-/// Compiles `module` (one gpu.module) for `arch`; fills `entry`. Returns
-/// false on any error (diagnostics already printed).
+const char *formulationName(sympow::runtime::Formulation f) {
+  switch (f) {
+  case sympow::runtime::Formulation::Attention:
+    return "attention";
+  case sympow::runtime::Formulation::Chunked:
+    return "chunked";
+  case sympow::runtime::Formulation::Recurrent:
+    return "recurrent";
+  }
+  return "";
+}
+
+/// The PTX of one entry function: from its `.entry` to the next one.
+llvm::StringRef entryText(llvm::StringRef ptx, llvm::StringRef kernel) {
+  size_t begin = ptx.find((".entry " + kernel + "(").str());
+  if (begin == llvm::StringRef::npos)
+    return "";
+  size_t end = ptx.find(".entry ", begin + 1);
+  return ptx.slice(begin, end);
+}
+
+/// Compiles `module` (one gpu.module, the kernels of `request`) for `arch`;
+/// appends one report entry per kernel. Returns false on any error
+/// (diagnostics already printed).
 bool compileForArch(ModuleOp module, llvm::StringRef name, llvm::StringRef arch,
-                    const sympow::AttentionKernelSpec &spec,
-                    llvm::json::Object &entry) {
+                    const sympow::LayerKernelRequest &request,
+                    llvm::json::Array &entries) {
+  const sympow::AttentionKernelSpec &spec = request.spec;
   auto start = std::chrono::steady_clock::now();
   sympow::GpuTargetOptions target;
   target.chip = arch.str();
@@ -128,61 +154,81 @@ bool compileForArch(ModuleOp module, llvm::StringRef name, llvm::StringRef arch,
     llvm::errs() << "sympow-aot: " << llvm::toString(usage.takeError()) << "\n";
     return false;
   }
-  if (usage->size() != 1) {
-    llvm::errs() << "sympow-aot: expected one entry function in " << stem
-                 << ", ptxas reported " << usage->size() << "\n";
+  sympow::runtime::LayerVariant variant = sympow::layerVariant(request);
+  std::vector<sympow::runtime::KernelInfo> infos =
+      sympow::kernelInfos(module, variant);
+  if (usage->size() != infos.size()) {
+    llvm::errs() << "sympow-aot: expected " << infos.size()
+                 << " entry functions in " << stem << ", ptxas reported "
+                 << usage->size() << "\n";
     return false;
   }
-  const sympow::PtxasUsage &u = usage->front();
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();
-  entry["name"] = name.str();
-  entry["kernel"] = u.kernel;
-  entry["arch"] = arch.str();
-  entry["formulation"] = "attention";
-  entry["path"] =
-      spec.resolvedPath() == sympow::AttentionPath::Mma ? "mma" : "scalar";
-  entry["registers"] = u.registers;
-  entry["spill_store_bytes"] = u.spillStoreBytes;
-  entry["spill_load_bytes"] = u.spillLoadBytes;
-  entry["stack_bytes"] = u.stackBytes;
-  entry["shared_bytes"] = u.sharedBytes;
-  entry["threads_per_block"] = spec.threadsPerBlock();
-  entry["tokens_per_block"] = spec.resolvedBlockTokens();
-  entry["tensor_core_instructions"] = sympow::countTensorCoreInstructions(ptx);
-  entry["compile_ms"] = static_cast<int64_t>(ms);
-  entry["cubin"] = cubin;
-  entry["ptx"] = stem + ".ptx";
-  // What the runtime needs to launch it (docs/KernelABI.md).
-  llvm::json::Array args{"q", "k", "v"};
-  if (spec.hasLogG())
-    args.push_back("log_g");
-  if (spec.hasLogGamma())
-    args.push_back("log_gamma");
-  if (spec.hasBeta())
-    args.push_back("beta");
-  for (const char *a : {"y", "B", "T"})
-    args.push_back(a);
-  entry["args"] = std::move(args);
-  entry["launch"] = llvm::json::Object{
-      {"block", llvm::json::Array{spec.threadsPerBlock(), 1, 1}},
-      {"tokens_per_block", spec.resolvedBlockTokens()},
-      {"grid_y", spec.hq},
-      {"dynamic_shared_bytes", 0},
-  };
-  entry["variant"] = llvm::json::Object{
-      {"p", spec.p},
-      {"d", spec.d},
-      {"e", spec.e},
-      {"hq", spec.hq},
-      {"h", spec.h},
-      {"dtype", sympow::stringifyElementKind(spec.dtype).str()},
-      {"gate", sympow::stringifyGateKind(spec.gate).str()},
-      {"rope", sympow::stringifyScheduleKind(spec.schedule).str()},
-      {"layout", sympow::stringifyRotaryLayout(spec.layout).str()},
-      {"r", spec.effectiveRotaryDims()},
-  };
+  bool attention = request.formulation == sympow::runtime::Formulation::Attention;
+  for (const sympow::runtime::KernelInfo &info : infos) {
+    const sympow::PtxasUsage *u = nullptr;
+    for (const sympow::PtxasUsage &candidate : *usage)
+      if (candidate.kernel == info.name)
+        u = &candidate;
+    if (!u) {
+      llvm::errs() << "sympow-aot: ptxas did not report " << info.name
+                   << " in " << stem << "\n";
+      return false;
+    }
+    llvm::json::Object entry;
+    entry["name"] = name.str();
+    entry["kernel"] = info.name;
+    entry["arch"] = arch.str();
+    entry["formulation"] = formulationName(request.formulation);
+    entry["path"] = attention && spec.resolvedPath() ==
+                                     sympow::AttentionPath::Mma
+                        ? "mma"
+                        : "scalar";
+    entry["registers"] = u->registers;
+    entry["spill_store_bytes"] = u->spillStoreBytes;
+    entry["spill_load_bytes"] = u->spillLoadBytes;
+    entry["stack_bytes"] = u->stackBytes;
+    entry["shared_bytes"] = u->sharedBytes;
+    entry["threads_per_block"] = int64_t(info.launch.block.x);
+    entry["tokens_per_block"] = info.launch.tokensPerBlock;
+    entry["tensor_core_instructions"] =
+        sympow::countTensorCoreInstructions(entryText(ptx, info.name));
+    entry["compile_ms"] = static_cast<int64_t>(ms);
+    entry["cubin"] = cubin;
+    entry["ptx"] = stem + ".ptx";
+    // What the runtime needs to launch it (docs/KernelABI.md).
+    llvm::json::Array args;
+    for (sympow::runtime::KernelArg arg :
+         sympow::runtime::layerKernelArguments(variant, info.name))
+      args.push_back(sympow::runtime::kernelArgName(arg));
+    args.push_back("B");
+    args.push_back("T");
+    entry["args"] = std::move(args);
+    entry["launch"] = llvm::json::Object{
+        {"block", llvm::json::Array{int64_t(info.launch.block.x),
+                                    int64_t(info.launch.block.y),
+                                    int64_t(info.launch.block.z)}},
+        {"tokens_per_block", info.launch.tokensPerBlock},
+        {"grid_y", info.launch.gridY},
+        {"dynamic_shared_bytes", int64_t(info.launch.dynamicSharedBytes)},
+    };
+    entry["variant"] = llvm::json::Object{
+        {"p", spec.p},
+        {"d", spec.d},
+        {"e", spec.e},
+        {"hq", spec.hq},
+        {"h", spec.h},
+        {"dtype", sympow::stringifyElementKind(spec.dtype).str()},
+        {"gate", sympow::stringifyGateKind(spec.gate).str()},
+        {"rope", sympow::stringifyScheduleKind(spec.schedule).str()},
+        {"layout", sympow::stringifyRotaryLayout(spec.layout).str()},
+        {"r", spec.effectiveRotaryDims()},
+        {"chunk", request.chunk},
+    };
+    entries.push_back(std::move(entry));
+  }
   return true;
 }
 
@@ -221,40 +267,51 @@ int main(int argc, char **argv) {
   llvm::json::Array kernels;
   bool ok = true;
   for (const std::string &text : variants) {
-    auto spec = sympow::parseAttentionVariant(text);
-    if (!spec) {
+    auto parsed = sympow::parseLayerVariant(text);
+    if (!parsed) {
       llvm::errs() << "sympow-aot: variant \"" << text
-                   << "\": " << llvm::toString(spec.takeError()) << "\n";
+                   << "\": " << llvm::toString(parsed.takeError()) << "\n";
       ok = false;
       continue;
     }
-    if (llvm::Error err = sympow::verifyAttentionKernelSpec(*spec)) {
-      llvm::errs() << "sympow-aot: variant \"" << text
-                   << "\": " << llvm::toString(std::move(err)) << "\n";
-      ok = false;
-      continue;
-    }
-    OpBuilder builder(&context);
-    OwningOpRef<ModuleOp> module = ModuleOp::create(builder.getUnknownLoc());
-    (*module)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                       builder.getUnitAttr());
-    builder.setInsertionPointToEnd(module->getBody());
-    std::string name = "sympow_" + spec->variantName();
-    auto gpuModule =
-        gpu::GPUModuleOp::create(builder, builder.getUnknownLoc(), name);
-    sympow::buildAttentionKernel(builder, gpuModule, *spec);
-    if (failed(module->verify())) {
-      ok = false;
-      continue;
-    }
-    if (dumpStages && !writeFile(path(name + ".kernel.mlir"), print(*module)))
-      ok = false;
-    for (llvm::StringRef arch : archList) {
-      llvm::json::Object entry;
-      if (compileForArch(*module, name, arch.trim(), *spec, entry))
-        kernels.push_back(std::move(entry));
-      else
+    // formulation=all asks for what the variant admits; a formulation asked
+    // for by name must build.
+    bool all = parsed->requests.size() > 1 ||
+               !llvm::StringRef(text).contains("formulation=");
+    for (const sympow::LayerKernelRequest &request : parsed->requests) {
+      if (llvm::Error err = sympow::verifyLayerKernels(request)) {
+        std::string why = llvm::toString(std::move(err));
+        if (all && request.formulation !=
+                       sympow::runtime::Formulation::Attention) {
+          llvm::errs() << "sympow-aot: note: variant \"" << text << "\": no "
+                       << formulationName(request.formulation)
+                       << " kernels: " << why << "\n";
+          continue;
+        }
+        llvm::errs() << "sympow-aot: variant \"" << text << "\": " << why
+                     << "\n";
         ok = false;
+        continue;
+      }
+      OwningOpRef<ModuleOp> module =
+          sympow::buildLayerKernelModule(context, request);
+      std::string name = "sympow_" + request.spec.variantName() + "_" +
+                         formulationName(request.formulation);
+      if (request.chunk)
+        name += std::to_string(request.chunk);
+      for (auto kernels : module->getOps<gpu::GPUModuleOp>())
+        kernels.setSymName(name);
+      if (failed(module->verify())) {
+        ok = false;
+        continue;
+      }
+      if (dumpStages &&
+          !writeFile(path(name + ".kernel.mlir"), print(*module)))
+        ok = false;
+      llvm::errs() << "sympow-aot: " << name << "\n";
+      for (llvm::StringRef arch : archList)
+        if (!compileForArch(*module, name, arch.trim(), request, kernels))
+          ok = false;
     }
   }
 

@@ -18,6 +18,7 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cstdlib>
 #include <unistd.h>
@@ -74,6 +75,60 @@ llvm::Error writeAtomically(const std::string &path, llvm::StringRef bytes) {
 }
 
 } // namespace
+
+llvm::Expected<LayerVariantRequest> parseLayerVariant(llvm::StringRef text) {
+  // The formulation keys are ours; the rest is the kernel spec's.
+  llvm::SmallVector<llvm::StringRef> items, rest;
+  text.split(items, ',', -1, /*KeepEmpty=*/false);
+  llvm::StringRef formulation = "all";
+  std::optional<int64_t> chunk;
+  for (llvm::StringRef item : items) {
+    auto [key, value] = item.split('=');
+    key = key.trim();
+    value = value.trim();
+    if (key == "formulation") {
+      formulation = value;
+    } else if (key == "chunk") {
+      int64_t c;
+      if (value.getAsInteger(10, c) || c < 1)
+        return fail("variant key 'chunk' needs a positive integer, got '" +
+                    value + "'");
+      chunk = c;
+    } else {
+      rest.push_back(item);
+    }
+  }
+  auto spec = parseAttentionVariant(llvm::join(rest, ","));
+  if (!spec)
+    return spec.takeError();
+  LayerVariantRequest out{*spec, {}};
+  int64_t c = chunk ? *chunk
+                    : std::min<int64_t>(64, std::max<int64_t>(
+                                                1, largestChunk(*spec)));
+  auto add = [&](runtime::Formulation f) {
+    out.requests.push_back(
+        {*spec, f, f == runtime::Formulation::Chunked ? c : 0});
+  };
+  if (formulation == "all") {
+    add(runtime::Formulation::Attention);
+    if (!spec->relativeSchedule()) {
+      add(runtime::Formulation::Chunked);
+      add(runtime::Formulation::Recurrent);
+    }
+  } else if (formulation == "attention") {
+    add(runtime::Formulation::Attention);
+  } else if (formulation == "chunked") {
+    add(runtime::Formulation::Chunked);
+  } else if (formulation == "recurrent") {
+    add(runtime::Formulation::Recurrent);
+  } else {
+    return fail("variant key 'formulation': unknown value '" + formulation +
+                "', expected one of all, attention, chunked, recurrent");
+  }
+  if (chunk && formulation != "all" && formulation != "chunked")
+    return fail("variant key 'chunk' only applies to the chunked formulation");
+  return out;
+}
 
 runtime::LayerVariant layerVariant(const LayerKernelRequest &r) {
   const AttentionKernelSpec &s = r.spec;

@@ -139,7 +139,7 @@ static Error fail(const Twine &msg) {
   return createStringError(inconvertibleErrorCode(), msg);
 }
 
-Error verifyAttentionKernelSpec(const AttentionKernelSpec &s) {
+Error verifyKernelVariant(const AttentionKernelSpec &s) {
   if (s.p < 2 || s.p % 2)
     return fail(formatv("p = {0} is not supported: p must be an even integer "
                         ">= 2 (odd p does not give a distribution)",
@@ -168,6 +168,12 @@ Error verifyAttentionKernelSpec(const AttentionKernelSpec &s) {
                         stringifyScheduleKind(s.schedule)));
   if (s.scale < 0.0 || !std::isfinite(s.scale))
     return fail("scale must be positive (or 0 for the default 1/sqrt(d))");
+  return Error::success();
+}
+
+Error verifyAttentionKernelSpec(const AttentionKernelSpec &s) {
+  if (Error error = verifyKernelVariant(s))
+    return error;
   AttentionPath path = s.resolvedPath();
   if (path == AttentionPath::Mma && s.dtype == ElementKind::F32)
     return fail("the tensor-core path needs bf16 or f16 inputs; f32 inputs "
@@ -275,15 +281,11 @@ Expected<AttentionKernelSpec> parseAttentionVariant(StringRef text) {
                            value));
       else
         s.path = *p;
-    } else if (key == "formulation") {
-      if (value != "attention")
-        err = fail(formatv("formulation '{0}' has no GPU kernel yet; only "
-                           "'attention' is generated",
-                           value));
     } else {
       err = fail(formatv("unknown variant key '{0}' (known: p, d, e, hq, h, "
                          "dtype, gate, rope, layout, r, base, rate_scale, L, "
-                         "scale, path, block, formulation)",
+                         "scale, path, block; sympow-aot adds formulation "
+                         "and chunk)",
                          key));
     }
     if (err)

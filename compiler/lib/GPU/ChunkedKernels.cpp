@@ -270,10 +270,13 @@ void buildStates(OpBuilder &b, gpu::GPUModuleOp module,
       gpu_detail::unrankMultiset(E, s.p, s.d, rowBegin);
   Value sBase = K.chunkOffset(n, h, dim * s.e);
   Value zBase = K.chunkOffset(n, h, dim);
+  Value valid = E.min(E.idx(C), E.sub(K.T, t0));
   E.forLoop(rowBegin, rowEnd, E.idx(1), first, [&](Value row, ValueRange st) {
     Value coef = gpu_detail::multisetScale(E, st);
+    // Over the chunk's tokens before T: a run-time bound also keeps the
+    // backend from unrolling C copies of the body into registers.
     auto sums = E.forLoop(
-        E.idx(0), E.idx(C), E.idx(1), {E.f32(0.0), E.f32(0.0)},
+        E.idx(0), valid, E.idx(1), {E.f32(0.0), E.f32(0.0)},
         [&](Value j, ValueRange acc) {
           Value phi = E.mul(E.load(weights, {j}),
                             gpu_detail::multisetProduct(
@@ -488,6 +491,22 @@ void buildOutput(OpBuilder &b, gpu::GPUModuleOp module,
 
 } // namespace
 
+namespace {
+constexpr int64_t kSharedLimit = 48 * 1024; // static shared memory per block
+} // namespace
+
+int64_t chunkedSharedBytes(const AttentionKernelSpec &spec, int64_t chunk) {
+  // chunk_output keeps the chunk's queries and keys, chunk_states its keys
+  // and values; both their gate prefix and the rotary rates.
+  return chunk * 4 * std::max(2 * spec.d, spec.d + spec.e) + chunk * 4 +
+         spec.effectiveRotaryDims() / 2 * 8;
+}
+
+int64_t largestChunk(const AttentionKernelSpec &spec) {
+  return (kSharedLimit - spec.effectiveRotaryDims() / 2 * 8) /
+         (4 * std::max(2 * spec.d, spec.d + spec.e) + 4);
+}
+
 int64_t chunkedThreadsPerBlock(const AttentionKernelSpec &spec) {
   return rowLanes(spec) * spec.e;
 }
@@ -497,10 +516,7 @@ llvm::Error verifyChunkedKernelSpec(const AttentionKernelSpec &spec,
   auto fail = [](const llvm::Twine &msg) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
   };
-  AttentionKernelSpec scalar = spec;
-  scalar.path = AttentionPath::Scalar;
-  scalar.blockTokens = 32; // any tiling the attention checks accept
-  if (llvm::Error error = verifyAttentionKernelSpec(scalar))
+  if (llvm::Error error = verifyKernelVariant(spec))
     return error;
   if (spec.relativeSchedule())
     return fail(llvm::formatv("schedule '{0}' has no chunked form: only the "
@@ -511,21 +527,17 @@ llvm::Error verifyChunkedKernelSpec(const AttentionKernelSpec &spec,
                               "[1, 256]",
                               chunk));
   std::optional<int64_t> dim = symmetricPowerDim(spec.d, spec.p);
-  if (!dim || *dim > (int64_t(1) << 31) / spec.e)
+  // At most 2^32 f32 values (16 GiB) per state of one head.
+  if (!dim || *dim > (int64_t(1) << 32) / spec.e)
     return fail(llvm::formatv("phi^{0} of d = {1} is too large a state for "
                               "the chunked kernels",
                               spec.p, spec.d));
-  // chunk_output keeps the chunk's queries and keys; chunk_states its keys
-  // and values.
-  int64_t shared = chunk * 4 * std::max(2 * spec.d, spec.d + spec.e) +
-                   chunk * 4 + spec.effectiveRotaryDims() / 2 * 8;
-  if (shared > 48 * 1024)
+  int64_t shared = chunkedSharedBytes(spec, chunk);
+  if (shared > kSharedLimit)
     return fail(llvm::formatv(
         "chunks of {0} tokens need {1} bytes of workgroup memory at d = {2}, "
         "e = {3}, more than 48 KiB; use chunks of at most {4}",
-        chunk, shared, spec.d, spec.e,
-        (48 * 1024 - spec.effectiveRotaryDims() / 2 * 8) /
-            (4 * std::max(2 * spec.d, spec.d + spec.e) + 4)));
+        chunk, shared, spec.d, spec.e, largestChunk(spec)));
   if (chunkedThreadsPerBlock(spec) > 1024)
     return fail(llvm::formatv("e = {0} needs more than 1024 threads", spec.e));
   return llvm::Error::success();

@@ -41,6 +41,10 @@ void setLaunch(OpBuilder &b, gpu::GPUFuncOp fn, int64_t threads,
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   int32_t t = static_cast<int32_t>(threads);
   fn.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({t, 1, 1}));
+  // Without an occupancy target ptxas may pick too few registers for these
+  // 256-thread blocks and spill; one block per SM lets it use what the
+  // state walks need (tuning the occupancy is the performance work's).
+  fn->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
   fn->setAttr("sympow.launch",
               b.getDictionaryAttr({
                   b.getNamedAttr("block", b.getDenseI32ArrayAttr({t, 1, 1})),

@@ -232,10 +232,7 @@ int64_t recurrentThreadsPerBlock(const AttentionKernelSpec &spec) {
 }
 
 llvm::Error verifyRecurrentKernelSpec(const AttentionKernelSpec &spec) {
-  AttentionKernelSpec scalar = spec;
-  scalar.path = AttentionPath::Scalar;
-  scalar.blockTokens = 32; // any tiling the attention checks accept
-  if (llvm::Error error = verifyAttentionKernelSpec(scalar))
+  if (llvm::Error error = verifyKernelVariant(spec))
     return error;
   auto fail = [](const llvm::Twine &msg) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
@@ -246,7 +243,8 @@ llvm::Error verifyRecurrentKernelSpec(const AttentionKernelSpec &spec) {
         "computes it",
         stringifyScheduleKind(spec.schedule)));
   std::optional<int64_t> dim = symmetricPowerDim(spec.d, spec.p);
-  if (!dim || *dim > (int64_t(1) << 31) / spec.e)
+  // At most 2^32 f32 values (16 GiB) per state of one head.
+  if (!dim || *dim > (int64_t(1) << 32) / spec.e)
     return fail(llvm::formatv("phi^{0} of d = {1} is too large a state for "
                               "the recurrent kernel",
                               spec.p, spec.d));

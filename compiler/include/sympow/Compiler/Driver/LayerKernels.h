@@ -36,6 +36,17 @@ struct LayerKernelRequest {
   int64_t chunk = 0; // chunked only
 };
 
+/// A variant as sympow-aot takes it: the kernel spec's keys (see
+/// parseAttentionVariant) plus `formulation=all|attention|chunked|recurrent`
+/// (default all: every formulation the variant admits; warped and blend
+/// have only attention) and `chunk=C` (default: 64, or the largest that
+/// fits for large heads).
+struct LayerVariantRequest {
+  AttentionKernelSpec spec;
+  std::vector<LayerKernelRequest> requests;
+};
+llvm::Expected<LayerVariantRequest> parseLayerVariant(llvm::StringRef text);
+
 /// The runtime's description of the request.
 runtime::LayerVariant layerVariant(const LayerKernelRequest &request);
 

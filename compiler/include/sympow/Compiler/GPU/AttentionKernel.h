@@ -87,6 +87,11 @@ int64_t attentionTileBuffers(const AttentionKernelSpec &spec);
 /// Static workgroup memory per block, in bytes.
 int64_t attentionSharedBytes(const AttentionKernelSpec &spec);
 
+/// The checks every kernel generator shares: p, head dims, head counts,
+/// rotary configuration, warp length and scale. The message says what is
+/// wrong and what is allowed.
+llvm::Error verifyKernelVariant(const AttentionKernelSpec &spec);
+
 /// Checks that the spec is one the generator supports; the message says what
 /// is wrong and what is allowed.
 llvm::Error verifyAttentionKernelSpec(const AttentionKernelSpec &spec);

@@ -24,6 +24,12 @@
 
 namespace sympow {
 
+/// Static workgroup memory the kernels need for chunks of `chunk` tokens.
+int64_t chunkedSharedBytes(const AttentionKernelSpec &spec, int64_t chunk);
+
+/// The largest chunk whose kernels fit the 48 KiB of static shared memory.
+int64_t largestChunk(const AttentionKernelSpec &spec);
+
 /// Threads per block of chunk_states, chunk_scan and chunk_output.
 int64_t chunkedThreadsPerBlock(const AttentionKernelSpec &spec);
 
