@@ -95,9 +95,9 @@ ref::LayerInputs inputsOf(const AttentionKernelSpec &s, const LayerCase &c) {
     in.beta = ref::Tensor({c.B, c.T, s.h}, c.beta);
   if (c.hasState)
     in.initialState = ref::State{
-        ref::Tensor({c.B, s.h, stateDim(s), s.e}, c.s0),
-        ref::Tensor({c.B, s.h, stateDim(s)}, c.z0),
-        ref::Tensor({c.B, s.h}, c.c0)};
+        ref::Tensor({c.B, s.h, stateDim(s), s.e}, c.s),
+        ref::Tensor({c.B, s.h, stateDim(s)}, c.z),
+        ref::Tensor({c.B, s.h}, c.c)};
   return in;
 }
 
@@ -146,9 +146,9 @@ LayerCase randomLayer(const AttentionKernelSpec &spec, int64_t B, int64_t T,
           y[i] = static_cast<float>(x[i]);
         return y;
       };
-      c.s0 = toF32(out->finalState->S.data);
-      c.z0 = toF32(out->finalState->Z.data);
-      c.c0 = out->finalState->c.data;
+      c.s = toF32(out->finalState->S.data);
+      c.z = toF32(out->finalState->Z.data);
+      c.c = out->finalState->c.data;
     }
   }
   c.T = T;
@@ -201,20 +201,8 @@ KernelResult CompiledLayer::run(const LayerCase &layer) {
     result.error = problem;
     return result;
   }
-  runtime::HostLayer host;
-  host.B = layer.B;
-  host.T = layer.T;
-  host.q = layer.q;
-  host.k = layer.k;
-  host.v = layer.v;
-  host.logG = layer.logG;
-  host.logGamma = layer.logGamma;
-  host.beta = layer.beta;
-  host.s = layer.s0;
-  host.z = layer.z0;
-  host.c = layer.c0;
   Result<runtime::HostOutputs> out =
-      runtime::runLayerFromHost(*backend, *library, variant, host);
+      runtime::runLayerFromHost(*backend, *library, variant, layer);
   if (out.isError()) {
     result.error = out.message();
     return result;

@@ -10,6 +10,7 @@
 #define SYMPOW_TEST_ENDTOEND_KERNELRUNNER_H
 
 #include "sympow/Compiler/Driver/LayerKernels.h"
+#include "sympow/Runtime/HostLayer.h"
 #include "sympow/Runtime/Layer.h"
 
 #include <string>
@@ -18,12 +19,9 @@
 namespace sympow::e2e {
 
 /// A layer's inputs, already rounded to what the kernel reads (q, k, v to
-/// the spec's dtype; the state to f32), as f64.
-struct LayerCase {
-  int64_t B = 1, T = 1;
-  std::vector<double> q, k, v, logG, logGamma, beta;
+/// the spec's dtype; the state to f32), as f64, in the runtime's host form.
+struct LayerCase : runtime::HostLayer {
   bool hasState = false;
-  std::vector<double> s0, z0, c0;
 };
 
 struct KernelResult {

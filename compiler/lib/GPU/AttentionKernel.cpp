@@ -13,6 +13,7 @@
 #include "sympow/Compiler/GPU/AttentionKernel.h"
 
 #include "Emitter.h"
+#include "KernelCommon.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -32,23 +33,8 @@ namespace {
 
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
-Type elementType(MLIRContext *ctx, ElementKind kind) {
-  switch (kind) {
-  case ElementKind::BF16:
-    return BFloat16Type::get(ctx);
-  case ElementKind::F16:
-    return Float16Type::get(ctx);
-  case ElementKind::F32:
-    return Float32Type::get(ctx);
-  }
-  llvm_unreachable("unknown element kind");
-}
-
-MemRefType workgroupMemRef(ArrayRef<int64_t> shape, Type elem) {
-  auto space = gpu::AddressSpaceAttr::get(elem.getContext(),
-                                          gpu::AddressSpace::Workgroup);
-  return MemRefType::get(shape, elem, MemRefLayoutAttrInterface{}, space);
-}
+using gpu_detail::elementType;
+using gpu_detail::workgroupMemRef;
 
 /// Everything both paths share: arguments, ids, and the small workgroup
 /// arrays of gate prefixes (pg), angle-count prefixes (pc) and rates (theta).

@@ -32,11 +32,7 @@ using sympow::gpu_detail::Emitter;
 namespace sympow {
 namespace {
 
-constexpr int64_t kTargetThreads = 256;
-
-int64_t rowLanes(const AttentionKernelSpec &s) {
-  return std::max<int64_t>(1, kTargetThreads / s.e);
-}
+using gpu_detail::stateRowLanes;
 
 /// What every chunked kernel knows about itself.
 struct Chunked {
@@ -263,7 +259,7 @@ void buildStates(OpBuilder &b, gpu::GPUModuleOp module,
   gpu::BarrierOp::create(b, E.loc);
 
   // This lane's rows of the state.
-  int64_t lanes = rowLanes(s), rowsPerLane = (dim + lanes - 1) / lanes;
+  int64_t lanes = stateRowLanes(s), rowsPerLane = (dim + lanes - 1) / lanes;
   Value rowBegin = E.min(E.mul(K.lane, E.idx(rowsPerLane)), E.idx(dim));
   Value rowEnd = E.min(E.add(rowBegin, E.idx(rowsPerLane)), E.idx(dim));
   SmallVector<Value> first =
@@ -404,7 +400,7 @@ void buildOutput(OpBuilder &b, gpu::GPUModuleOp module,
   Value sBase = K.chunkOffset(n, h, dim * s.e);
   Value zBase = K.chunkOffset(n, h, dim);
   Value negInf = E.f32(-std::numeric_limits<float>::infinity());
-  int64_t lanes = rowLanes(s);
+  int64_t lanes = stateRowLanes(s);
   E.forLoop(K.lane, E.idx(C), E.idx(lanes), {}, [&](Value i, ValueRange) {
     Value qRow = E.mul(i, E.idx(s.d));
     // The state before the chunk: phi(q_i) . S[:, col] and phi(q_i) . Z.
@@ -508,7 +504,7 @@ int64_t largestChunk(const AttentionKernelSpec &spec) {
 }
 
 int64_t chunkedThreadsPerBlock(const AttentionKernelSpec &spec) {
-  return rowLanes(spec) * spec.e;
+  return stateRowLanes(spec) * spec.e;
 }
 
 llvm::Error verifyChunkedKernelSpec(const AttentionKernelSpec &spec,

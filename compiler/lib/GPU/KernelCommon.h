@@ -14,6 +14,8 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
+#include <algorithm>
+
 namespace sympow::gpu_detail {
 
 /// The MLIR type of q, k, v and y.
@@ -23,6 +25,12 @@ mlir::MemRefType bufferType(mlir::Type element);
 /// A static array in workgroup memory.
 mlir::MemRefType workgroupMemRef(llvm::ArrayRef<int64_t> shape,
                                  mlir::Type element);
+
+/// Row lanes of the state kernels: threads form lanes of e columns, about
+/// 256 threads per block.
+inline int64_t stateRowLanes(const AttentionKernelSpec &spec) {
+  return std::max<int64_t>(1, 256 / spec.e);
+}
 
 /// Marks `fn` as a kernel and records its launch (docs/KernelABI.md).
 void setLaunch(mlir::OpBuilder &b, mlir::gpu::GPUFuncOp fn, int64_t threads,

@@ -35,11 +35,7 @@ using sympow::gpu_detail::Emitter;
 namespace sympow {
 namespace {
 
-constexpr int64_t kTargetThreads = 256;
-
-int64_t rowLanes(const AttentionKernelSpec &s) {
-  return std::max<int64_t>(1, kTargetThreads / s.e);
-}
+using gpu_detail::stateRowLanes;
 
 /// The kernel's arguments, ids and workgroup arrays.
 struct Recurrent {
@@ -228,7 +224,7 @@ void emitWriteOutput(Recurrent &K, Value t, ArrayRef<Value> sums) {
 } // namespace
 
 int64_t recurrentThreadsPerBlock(const AttentionKernelSpec &spec) {
-  return rowLanes(spec) * spec.e;
+  return stateRowLanes(spec) * spec.e;
 }
 
 llvm::Error verifyRecurrentKernelSpec(const AttentionKernelSpec &spec) {
@@ -275,7 +271,7 @@ gpu::GPUFuncOp buildRecurrentKernel(OpBuilder &builder,
     args.push_back(buffer(f32));
   args.append({buffer(elem), buffer(f32), buffer(f32), buffer(f64), i64, i64});
 
-  int64_t g = spec.hq / spec.h, lanes = rowLanes(spec);
+  int64_t g = spec.hq / spec.h, lanes = stateRowLanes(spec);
   int64_t r = spec.effectiveRotaryDims();
   using gpu_detail::workgroupMemRef;
   SmallVector<Type> workgroup{
