@@ -8,6 +8,7 @@
 #include "sympow/Runtime/Layer.h"
 
 #include <array>
+#include <string_view>
 
 using namespace sympow;
 using namespace sympow::runtime;
@@ -20,67 +21,97 @@ int64_t LayerVariant::stateDim() const {
   return dim;
 }
 
-std::vector<std::string>
-sympow::runtime::layerKernelNames(const LayerVariant &v) {
+namespace {
+
+/// Up to four kernel names, without allocating (launchLayer's hot path).
+struct KernelNames {
+  std::array<const char *, 4> names{};
+  size_t size = 0;
+};
+
+KernelNames kernelNamesOf(const LayerVariant &v) {
   switch (v.formulation) {
   case Formulation::Attention:
-    return {"attention"};
+    return {{"attention"}, 1};
   case Formulation::Recurrent:
-    return {"recurrent"};
+    return {{"recurrent"}, 1};
   case Formulation::Chunked:
     if (v.rotates())
-      return {"chunk_counts", "chunk_states", "chunk_scan", "chunk_output"};
-    return {"chunk_states", "chunk_scan", "chunk_output"};
+      return {{"chunk_counts", "chunk_states", "chunk_scan", "chunk_output"},
+              4};
+    return {{"chunk_states", "chunk_scan", "chunk_output"}, 3};
   }
   return {};
+}
+
+/// Up to ten buffer arguments, without allocating.
+struct KernelArgs {
+  std::array<KernelArg, 10> args{};
+  size_t size = 0;
+  void add(std::initializer_list<KernelArg> more) {
+    for (KernelArg a : more)
+      args[size++] = a;
+  }
+  const KernelArg *begin() const { return args.data(); }
+  const KernelArg *end() const { return args.data() + size; }
+};
+
+KernelArgs kernelArgsOf(const LayerVariant &v, std::string_view kernel) {
+  using A = KernelArg;
+  KernelArgs args;
+  auto gates = [&] {
+    if (v.hasLogG())
+      args.add({A::LogG});
+    if (v.hasLogGamma())
+      args.add({A::LogGamma});
+  };
+  auto counts = [&] {
+    if (v.rotates())
+      args.add({A::Counts});
+  };
+  if (kernel == "attention" || kernel == "recurrent") {
+    args.add({A::Q, A::K, A::V});
+    gates();
+    if (v.hasBeta())
+      args.add({A::Beta});
+    args.add({A::Y});
+    if (kernel == "recurrent")
+      args.add({A::S, A::Z, A::C});
+  } else if (kernel == "chunk_counts") {
+    if (v.hasBeta())
+      args.add({A::Beta});
+    args.add({A::Counts, A::C});
+  } else if (kernel == "chunk_states") {
+    args.add({A::K, A::V});
+    gates();
+    counts();
+    args.add({A::ChunkS, A::ChunkZ, A::Decay});
+  } else if (kernel == "chunk_scan") {
+    args.add({A::S, A::Z, A::C});
+    counts();
+    args.add({A::ChunkS, A::ChunkZ, A::Decay});
+  } else if (kernel == "chunk_output") {
+    args.add({A::Q, A::K, A::V});
+    gates();
+    counts();
+    args.add({A::ChunkS, A::ChunkZ, A::Y});
+  }
+  return args;
+}
+
+} // namespace
+
+std::vector<std::string>
+sympow::runtime::layerKernelNames(const LayerVariant &v) {
+  KernelNames k = kernelNamesOf(v);
+  return std::vector<std::string>(k.names.begin(), k.names.begin() + k.size);
 }
 
 std::vector<KernelArg>
 sympow::runtime::layerKernelArguments(const LayerVariant &v,
                                       const std::string &kernel) {
-  using A = KernelArg;
-  std::vector<A> args;
-  auto add = [&](std::initializer_list<A> more) {
-    args.insert(args.end(), more);
-  };
-  auto gates = [&] {
-    if (v.hasLogG())
-      add({A::LogG});
-    if (v.hasLogGamma())
-      add({A::LogGamma});
-  };
-  auto counts = [&] {
-    if (v.rotates())
-      add({A::Counts});
-  };
-  if (kernel == "attention" || kernel == "recurrent") {
-    add({A::Q, A::K, A::V});
-    gates();
-    if (v.hasBeta())
-      add({A::Beta});
-    add({A::Y});
-    if (kernel == "recurrent")
-      add({A::S, A::Z, A::C});
-  } else if (kernel == "chunk_counts") {
-    if (v.hasBeta())
-      add({A::Beta});
-    add({A::Counts, A::C});
-  } else if (kernel == "chunk_states") {
-    add({A::K, A::V});
-    gates();
-    counts();
-    add({A::ChunkS, A::ChunkZ, A::Decay});
-  } else if (kernel == "chunk_scan") {
-    add({A::S, A::Z, A::C});
-    counts();
-    add({A::ChunkS, A::ChunkZ, A::Decay});
-  } else if (kernel == "chunk_output") {
-    add({A::Q, A::K, A::V});
-    gates();
-    counts();
-    add({A::ChunkS, A::ChunkZ, A::Y});
-  }
-  return args;
+  KernelArgs args = kernelArgsOf(v, kernel);
+  return std::vector<KernelArg>(args.begin(), args.end());
 }
 
 const char *sympow::runtime::kernelArgName(KernelArg arg) {
@@ -216,16 +247,16 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
   if (B < 1 || T < 0)
     return Status::error("B must be >= 1 and T >= 0, got B = " +
                          std::to_string(B) + ", T = " + std::to_string(T));
-  std::vector<std::string> names = layerKernelNames(v);
-  if (library.size() != names.size())
+  KernelNames names = kernelNamesOf(v);
+  if (library.size() != names.size)
     return Status::error("the kernel library holds " +
                          std::to_string(library.size()) + " kernels, the " +
-                         "formulation needs " + std::to_string(names.size()));
-  for (size_t i = 0; i < names.size(); ++i)
-    if (library.info(i).name != names[i])
+                         "formulation needs " + std::to_string(names.size));
+  for (size_t i = 0; i < names.size; ++i)
+    if (library.info(i).name != names.names[i])
       return Status::error("kernel " + std::to_string(i) + " of the library "
                            "is '" + library.info(i).name + "', expected '" +
-                           names[i] + "'");
+                           names.names[i] + "'");
 
   // Every buffer the variant reads or writes must be there.
   bool state = v.formulation != Formulation::Attention;
@@ -290,10 +321,10 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
     return {0, 0};
   };
 
-  for (size_t i = 0; i < names.size(); ++i) {
-    const std::string &name = names[i];
+  for (size_t i = 0; i < names.size; ++i) {
+    const char *name = names.names[i];
     Params p;
-    for (KernelArg arg : layerKernelArguments(v, name)) {
+    for (KernelArg arg : kernelArgsOf(v, name)) {
       auto [ptr, elements] = locate(arg);
       p.buffer(ptr, elements);
     }
@@ -305,7 +336,7 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
                               library.launchConfig(i, B, T, stream),
                               p.finish(&batch, &length));
     if (s.isError())
-      return Status::error(name + ": " + s.message());
+      return Status::error(std::string(name) + ": " + s.message());
   }
   return Status::success();
 }

@@ -68,7 +68,8 @@ size_t layerWorkspaceBytes(const LayerVariant &variant, int64_t B, int64_t T);
 
 /// Launches the layer's kernels on `stream`. `library` holds the kernels in
 /// layerKernelNames order. Checks the variant, sizes and buffers first and
-/// launches nothing when they are wrong; allocates nothing.
+/// launches nothing when they are wrong; allocates nothing unless it
+/// reports an error.
 Status launchLayer(Backend &backend, KernelLibrary &library,
                    const LayerVariant &variant, const LayerBuffers &buffers,
                    int64_t B, int64_t T, DevicePtr workspace,
