@@ -6,10 +6,8 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <mutex>
-#include <unistd.h>
 #include <vector>
 
 using namespace sympow;
@@ -31,20 +29,11 @@ public:
     if (format != ImageFormat::HostSharedObject)
       return Status::error("the emulator runs host code: cubin, fatbin and "
                            "PTX images are for the cuda backend");
-    // dlopen needs a file.
-    char path[] = "/tmp/sympow-emulator-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0)
-      return Status::error("cannot create a temporary file for the kernels");
-    bool written =
-        write(fd, image, size) == static_cast<ssize_t>(size) && close(fd) == 0;
     std::string error;
     std::unique_ptr<emu::Module> module =
-        written ? emu::Module::loadSharedObject(path, error) : nullptr;
-    unlink(path);
+        emu::Module::loadSharedObjectImage(image, size, error);
     if (!module)
-      return Status::error("cannot load the emulator kernels: " +
-                           (written ? error : std::string("write failed")));
+      return Status::error("cannot load the emulator kernels: " + error);
     std::lock_guard<std::mutex> lock(mutex);
     owned.push_back(std::move(module));
     return static_cast<ModuleHandle>(owned.back().get());
