@@ -65,8 +65,9 @@ LogicalResult ShapeContract::requireStatic(ArrayRef<StringRef> names) {
     if (get(name))
       continue;
     auto seen = dynamicSeenIn.find(name);
-    std::string where =
-        seen == dynamicSeenIn.end() ? "" : " (dynamic in '" + seen->second + "')";
+    std::string where = seen == dynamicSeenIn.end()
+                            ? ""
+                            : " (dynamic in '" + seen->second + "')";
     return op->emitOpError()
            << "dimension " << name << " must be static" << where
            << ": kernels are specialised on the head dims; batch, sequence "
@@ -128,8 +129,9 @@ LogicalResult sympow::verifySameElementType(Operation *op, StringRef whatA,
   Type eb = cast<ShapedType>(b).getElementType();
   if (ea == eb)
     return success();
-  return op->emitOpError() << "'" << whatB << "' must have the element type of '"
-                           << whatA << "', " << ea << ", got " << eb;
+  return op->emitOpError() << "'" << whatB
+                           << "' must have the element type of '" << whatA
+                           << "', " << ea << ", got " << eb;
 }
 
 LogicalResult sympow::bindEmbeddingDim(ShapeContract &shapes, int64_t power) {
@@ -139,7 +141,7 @@ LogicalResult sympow::bindEmbeddingDim(ShapeContract &shapes, int64_t power) {
   std::optional<int64_t> dim = symmetricPowerDim(*d, power);
   if (!dim)
     return success(); // Too large to state; the state shapes cannot match.
-  std::string source = "phi^" + std::to_string(power) + " of d = " +
-                       std::to_string(*d) + " (C(d+p-1, p))";
+  std::string source = "phi^" + std::to_string(power) +
+                       " of d = " + std::to_string(*d) + " (C(d+p-1, p))";
   return shapes.bind("D", *dim, source);
 }

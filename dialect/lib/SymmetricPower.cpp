@@ -12,8 +12,8 @@ std::optional<int64_t> sympow::symmetricPowerDim(int64_t d, int64_t p) {
   unsigned __int128 result = 1;
   for (int64_t i = 1; i <= p; ++i) {
     result = result * static_cast<unsigned __int128>(d - 1 + i) / i;
-    if (result > static_cast<unsigned __int128>(
-                     std::numeric_limits<int64_t>::max()))
+    if (result >
+        static_cast<unsigned __int128>(std::numeric_limits<int64_t>::max()))
       return std::nullopt;
   }
   return static_cast<int64_t>(result);

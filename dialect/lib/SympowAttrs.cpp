@@ -41,9 +41,9 @@ LogicalResult RotaryAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult
-ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     ScheduleKind kind, std::optional<int64_t> length) {
+LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   ScheduleKind kind,
+                                   std::optional<int64_t> length) {
   bool relative = kind == ScheduleKind::Warped || kind == ScheduleKind::Blend;
   if (relative && !length)
     return emitError() << "schedule '" << stringifyScheduleKind(kind)

@@ -56,14 +56,14 @@ static LogicalResult verifyRotaryDims(Operation *op, RotaryAttr rotary,
 
 /// Where both are present, the keys'/queries' element type is one of
 /// bf16/f16/f32 and shared by the others.
-static LogicalResult verifyInputTypes(Operation *op,
-                                      ArrayRef<std::pair<StringRef, Type>> ins) {
+static LogicalResult
+verifyInputTypes(Operation *op, ArrayRef<std::pair<StringRef, Type>> ins) {
   if (failed(verifyElementClass(op, ins.front().first, ins.front().second,
                                 ElementClass::Input)))
     return failure();
   for (auto [what, type] : ins.drop_front())
-    if (failed(verifySameElementType(op, ins.front().first,
-                                     ins.front().second, what, type)))
+    if (failed(verifySameElementType(op, ins.front().first, ins.front().second,
+                                     what, type)))
       return failure();
   return success();
 }
@@ -112,9 +112,9 @@ static LogicalResult verifyLayerState(Operation *op, ShapeContract &shapes,
   if (types.empty())
     return success();
   if (types.size() != 3)
-    return op->emitOpError() << "the " << which
-                             << " state is (S, Z, c): 3 tensors, got "
-                             << types.size();
+    return op->emitOpError()
+           << "the " << which << " state is (S, Z, c): 3 tensors, got "
+           << types.size();
   std::string prefix = (which + " ").str();
   if (failed(verifyStatePair(shapes, prefix, types[0], types[1])) ||
       failed(shapes.expect(prefix + "c", types[2], {"B", "H"},
@@ -197,8 +197,7 @@ LogicalResult LayerOp::verify() {
   if (failed(bindEmbeddingDim(shapes, p)) ||
       failed(verifyLayerState(op, shapes, "initial",
                               getInitialState().getTypes())) ||
-      failed(verifyLayerState(op, shapes, "final",
-                              getFinalState().getTypes())))
+      failed(verifyLayerState(op, shapes, "final", getFinalState().getTypes())))
     return failure();
   return success();
 }
@@ -247,8 +246,8 @@ LogicalResult EmbedOp::verify() {
 
 LogicalResult RotateOp::verify() {
   ShapeContract shapes(*this);
-  if (failed(shapes.expect("input", getInput().getType(),
-                           {"B", "T", "Hx", "d"}, ElementClass::Input)) ||
+  if (failed(shapes.expect("input", getInput().getType(), {"B", "T", "Hx", "d"},
+                           ElementClass::Input)) ||
       failed(shapes.expect("counts", getCounts().getType(), {"B", "T", "Hc"},
                            ElementClass::Count)) ||
       failed(shapes.requireStatic({"d"})) ||
@@ -268,9 +267,8 @@ LogicalResult AngleCountOp::verify() {
     return emitOpError()
            << "only the uniform and learned schedules have an angle count; '"
            << stringifyScheduleKind(kind)
-           << (kind == ScheduleKind::None
-                   ? "' does not rotate"
-                   : "' depends on the age i - j only");
+           << (kind == ScheduleKind::None ? "' does not rotate"
+                                          : "' depends on the age i - j only");
   if (kind == ScheduleKind::Learned && !getBeta())
     return emitOpError() << "schedule 'learned' needs beta [B, T, H]";
   if (kind == ScheduleKind::Uniform && getBeta())
@@ -304,7 +302,8 @@ LogicalResult StateUpdateOp::verify() {
   if (static_cast<bool>(getStateS()) != static_cast<bool>(getStateZ()))
     return emitOpError() << "the state is (S, Z): give both or neither";
   ShapeContract shapes(*this);
-  if (failed(shapes.expect("keys", getKeys().getType(), {"B", "C", "H", "d"})) ||
+  if (failed(
+          shapes.expect("keys", getKeys().getType(), {"B", "C", "H", "d"})) ||
       failed(shapes.expect("values", getValues().getType(),
                            {"B", "C", "H", "e"})) ||
       failed(shapes.requireStatic({"d", "e"})) ||
@@ -387,7 +386,8 @@ LogicalResult AttentionBlockOp::verify() {
   ShapeContract shapes(*this);
   if (failed(shapes.expect("queries", getQueries().getType(),
                            {"B", "Cq", "Hq", "d"})) ||
-      failed(shapes.expect("keys", getKeys().getType(), {"B", "Ck", "H", "d"})) ||
+      failed(
+          shapes.expect("keys", getKeys().getType(), {"B", "Ck", "H", "d"})) ||
       failed(shapes.expect("values", getValues().getType(),
                            {"B", "Ck", "H", "e"})) ||
       failed(shapes.requireStatic({"d", "e"})) ||

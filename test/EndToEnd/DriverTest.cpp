@@ -35,9 +35,8 @@ std::string freshCacheDir(const char *name) {
 TEST(Driver, CudaImagesAreBuiltOnceThenComeFromTheCache) {
   std::string cache = freshCacheDir("sympow-cuda-cache");
   LayerKernelRequest request{smallSpec(), runtime::Formulation::Chunked, 16};
-  auto first =
-      compileLayerKernels(request, KernelTarget::Cuda, {"sm_80", "sm_90a"},
-                          cache);
+  auto first = compileLayerKernels(request, KernelTarget::Cuda,
+                                   {"sm_80", "sm_90a"}, cache);
   ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
   EXPECT_FALSE((*first)->fromCache());
   ASSERT_EQ((*first)->images().size(), 4u); // cubin and PTX per arch
@@ -45,14 +44,14 @@ TEST(Driver, CudaImagesAreBuiltOnceThenComeFromTheCache) {
   EXPECT_EQ((*first)->images()[1].format, runtime::ImageFormat::Ptx);
   EXPECT_EQ((*first)->images()[2].arch, "sm_90a");
   // A cubin is an ELF file.
-  EXPECT_EQ(std::string(static_cast<const char *>((*first)->images()[0].data),
-                        4),
-            "\x7f" "ELF");
+  EXPECT_EQ(
+      std::string(static_cast<const char *>((*first)->images()[0].data), 4),
+      "\x7f"
+      "ELF");
   EXPECT_EQ((*first)->infos().size(), 4u); // counts, states, scan, output
 
-  auto second =
-      compileLayerKernels(request, KernelTarget::Cuda, {"sm_80", "sm_90a"},
-                          cache);
+  auto second = compileLayerKernels(request, KernelTarget::Cuda,
+                                    {"sm_80", "sm_90a"}, cache);
   ASSERT_TRUE(bool(second));
   EXPECT_TRUE((*second)->fromCache());
   EXPECT_EQ(std::string(static_cast<const char *>((*second)->images()[0].data),
@@ -62,8 +61,8 @@ TEST(Driver, CudaImagesAreBuiltOnceThenComeFromTheCache) {
 
   // Another variant gets other entries.
   request.spec.p = 4;
-  auto other = compileLayerKernels(request, KernelTarget::Cuda, {"sm_80"},
-                                   cache);
+  auto other =
+      compileLayerKernels(request, KernelTarget::Cuda, {"sm_80"}, cache);
   ASSERT_TRUE(bool(other));
   EXPECT_FALSE((*other)->fromCache());
   llvm::sys::fs::remove_directories(cache);
@@ -89,8 +88,8 @@ TEST(Driver, SharedObjectKernelsRunFromTheCache) {
   ReferenceResult want = runReference(spec, layer);
   ASSERT_TRUE(want.error.empty()) << want.error;
   for (int round = 0; round < 2; ++round) {
-    KernelResult got = runLayer(spec, runtime::Formulation::Recurrent, 0,
-                                layer, KernelTarget::EmulatorShared, cache);
+    KernelResult got = runLayer(spec, runtime::Formulation::Recurrent, 0, layer,
+                                KernelTarget::EmulatorShared, cache);
     ASSERT_TRUE(got.error.empty()) << got.error;
     EXPECT_LE(maxAbsDiff(got.y, want.y), 1e-2 * maxAbs(want.y));
     EXPECT_LE(maxAbsDiff(got.s, want.s), 1e-4 * maxAbs(want.s));

@@ -70,8 +70,7 @@ TEST_P(RecurrentNumerics, MatchesTheReference) {
   ASSERT_FALSE(verifyRecurrentKernelSpec(spec));
   LayerCase layer = randomLayer(spec, c.B, c.T, /*seed=*/c.p * 131 + c.d,
                                 /*withState=*/true);
-  KernelResult got =
-      runLayer(spec, runtime::Formulation::Recurrent, 0, layer);
+  KernelResult got = runLayer(spec, runtime::Formulation::Recurrent, 0, layer);
   ASSERT_TRUE(got.error.empty()) << got.error;
   ReferenceResult want = runReference(spec, layer);
   ASSERT_TRUE(want.error.empty()) << want.error;
@@ -94,8 +93,8 @@ INSTANTIATE_TEST_SUITE_P(
              GateKind::Head, ScheduleKind::None, RotaryLayout::Interleaved, 0,
              3, 1},
         Case{"p4_f32_data_learned_partial", 4, 16, 16, 2, 1, ElementKind::F32,
-             GateKind::Data, ScheduleKind::Learned,
-             RotaryLayout::Interleaved, 8, 1, 4}),
+             GateKind::Data, ScheduleKind::Learned, RotaryLayout::Interleaved,
+             8, 1, 4}),
     [](const ::testing::TestParamInfo<Case> &info) {
       return std::string(info.param.name);
     });
@@ -121,8 +120,7 @@ TEST_P(ChunkedNumerics, MatchesTheReference) {
       continue;
     LayerCase layer = randomLayer(spec, c.B, T, /*seed=*/unsigned(T * 31 + C),
                                   /*withState=*/true);
-    KernelResult got =
-        runLayer(spec, runtime::Formulation::Chunked, C, layer);
+    KernelResult got = runLayer(spec, runtime::Formulation::Chunked, C, layer);
     ASSERT_TRUE(got.error.empty()) << got.error;
     ReferenceResult want = runReference(spec, layer);
     ASSERT_TRUE(want.error.empty()) << want.error;
@@ -163,8 +161,7 @@ TEST_P(AttentionNumerics, MatchesTheReference) {
   ASSERT_FALSE(verifyAttentionKernelSpec(spec));
   LayerCase layer = randomLayer(spec, c.B, c.T, /*seed=*/c.p * 7 + c.e,
                                 /*withState=*/false);
-  KernelResult got =
-      runLayer(spec, runtime::Formulation::Attention, 0, layer);
+  KernelResult got = runLayer(spec, runtime::Formulation::Attention, 0, layer);
   ASSERT_TRUE(got.error.empty()) << got.error;
   ReferenceResult want = runReference(spec, layer);
   ASSERT_TRUE(want.error.empty()) << want.error;
@@ -185,11 +182,11 @@ INSTANTIATE_TEST_SUITE_P(
              GateKind::Head, ScheduleKind::None, RotaryLayout::Interleaved, 0,
              1, 33, AttentionPath::Mma},
         Case{"p2_bf16_scalar_warped", 2, 16, 16, 2, 1, ElementKind::BF16,
-             GateKind::None, ScheduleKind::Warped, RotaryLayout::Interleaved,
-             0, 1, 40, AttentionPath::Scalar, 16},
+             GateKind::None, ScheduleKind::Warped, RotaryLayout::Interleaved, 0,
+             1, 40, AttentionPath::Scalar, 16},
         Case{"p2_f32_blend_partial", 2, 32, 32, 2, 2, ElementKind::F32,
-             GateKind::Data, ScheduleKind::Blend, RotaryLayout::Half, 16, 1,
-             45, AttentionPath::Auto, 8}),
+             GateKind::Data, ScheduleKind::Blend, RotaryLayout::Half, 16, 1, 45,
+             AttentionPath::Auto, 8}),
     [](const ::testing::TestParamInfo<Case> &info) {
       return std::string(info.param.name);
     });

@@ -3,11 +3,10 @@
 #include "KernelRunner.h"
 
 #include "sympow/Compiler/Driver/LayerKernels.h"
-#include "sympow/Runtime/EmulatorBackend.h"
-#include "sympow/Runtime/HostLayer.h"
 #include "sympow/Reference/Forward.h"
 #include "sympow/Reference/Rounding.h"
-
+#include "sympow/Runtime/EmulatorBackend.h"
+#include "sympow/Runtime/HostLayer.h"
 
 #include <cmath>
 #include <cstring>
@@ -94,10 +93,9 @@ ref::LayerInputs inputsOf(const AttentionKernelSpec &s, const LayerCase &c) {
   if (s.hasBeta())
     in.beta = ref::Tensor({c.B, c.T, s.h}, c.beta);
   if (c.hasState)
-    in.initialState = ref::State{
-        ref::Tensor({c.B, s.h, stateDim(s), s.e}, c.s),
-        ref::Tensor({c.B, s.h, stateDim(s)}, c.z),
-        ref::Tensor({c.B, s.h}, c.c)};
+    in.initialState = ref::State{ref::Tensor({c.B, s.h, stateDim(s), s.e}, c.s),
+                                 ref::Tensor({c.B, s.h, stateDim(s)}, c.z),
+                                 ref::Tensor({c.B, s.h}, c.c)};
   return in;
 }
 
@@ -113,7 +111,9 @@ void randomTokens(const AttentionKernelSpec &s, LayerCase &c,
   };
   ref::InputType in = inputType(s.dtype);
   auto input = [&] { return ref::roundTo(in, normal(rng)); };
-  auto f32 = [](double x) { return static_cast<double>(static_cast<float>(x)); };
+  auto f32 = [](double x) {
+    return static_cast<double>(static_cast<float>(x));
+  };
   int64_t tokens = c.B * c.T;
   fill(c.q, tokens * s.hq * s.d, input);
   fill(c.k, tokens * s.h * s.d, input);
@@ -136,8 +136,8 @@ LayerCase randomLayer(const AttentionKernelSpec &spec, int64_t B, int64_t T,
     prefix.B = B;
     prefix.T = 3;
     randomTokens(spec, prefix, rng);
-    ref::Result<ref::LayerOutputs> out = ref::forward(
-        describe(spec, B, prefix.T, true), inputsOf(spec, prefix));
+    ref::Result<ref::LayerOutputs> out =
+        ref::forward(describe(spec, B, prefix.T, true), inputsOf(spec, prefix));
     if (out.isOk()) {
       c.hasState = true;
       auto toF32 = [](const std::vector<double> &x) {
@@ -159,9 +159,8 @@ LayerCase randomLayer(const AttentionKernelSpec &spec, int64_t B, int64_t T,
 ReferenceResult runReference(const AttentionKernelSpec &spec,
                              const LayerCase &layer) {
   ReferenceResult result;
-  ref::Result<ref::LayerOutputs> out =
-      ref::forward(describe(spec, layer.B, layer.T, layer.hasState),
-                   inputsOf(spec, layer));
+  ref::Result<ref::LayerOutputs> out = ref::forward(
+      describe(spec, layer.B, layer.T, layer.hasState), inputsOf(spec, layer));
   if (out.isError()) {
     result.error = out.message();
     return result;

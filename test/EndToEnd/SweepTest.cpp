@@ -45,8 +45,7 @@ std::vector<SweepCase> sweep() {
   struct Dims {
     int64_t p, d, e;
   };
-  std::vector<Dims> dims = {{2, 32, 32}, {2, 16, 32}, {4, 16, 16},
-                            {2, 32, 16}};
+  std::vector<Dims> dims = {{2, 32, 32}, {2, 16, 32}, {4, 16, 16}, {2, 32, 16}};
   if (full)
     dims.insert(dims.end(), {{2, 64, 64}, {4, 32, 32}, {2, 128, 64}});
   std::vector<SweepCase> cases;
@@ -61,8 +60,8 @@ std::vector<SweepCase> sweep() {
                        {ScheduleKind::Warped, ScheduleKind::Blend});
     for (ElementKind dtype :
          {ElementKind::BF16, ElementKind::F16, ElementKind::F32})
-      for (GateKind gate : {GateKind::None, GateKind::Head, GateKind::Data,
-                            GateKind::Both}) {
+      for (GateKind gate :
+           {GateKind::None, GateKind::Head, GateKind::Data, GateKind::Both}) {
         SweepCase c;
         c.formulation = f;
         AttentionKernelSpec &s = c.spec;

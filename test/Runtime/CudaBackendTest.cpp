@@ -100,13 +100,12 @@ TEST(FakeDriver, NamesTheFailingCallAndError) {
 TEST(FakeDriver, LibraryPicksTheDeviceCubinOverPtx) {
   std::unique_ptr<Backend> backend = std::move(createCudaBackend().value());
   const char otherCubin[] = "other";
-  KernelLibrary library(*backend,
-                        {{"sm_80", ImageFormat::Cubin, otherCubin,
-                          sizeof(otherCubin)},
-                         {"sm_80", ImageFormat::Ptx, kPtx, sizeof(kPtx)},
-                         {"sm_90a", ImageFormat::Cubin, kCubin,
-                          sizeof(kCubin)}},
-                        {{"add_one", {}}});
+  KernelLibrary library(
+      *backend,
+      {{"sm_80", ImageFormat::Cubin, otherCubin, sizeof(otherCubin)},
+       {"sm_80", ImageFormat::Ptx, kPtx, sizeof(kPtx)},
+       {"sm_90a", ImageFormat::Cubin, kCubin, sizeof(kCubin)}},
+      {{"add_one", {}}});
   const KernelImage *image = library.selectImage();
   ASSERT_NE(image, nullptr);
   EXPECT_EQ(image->arch, "sm_90a");
@@ -140,9 +139,9 @@ TEST(FakeDriver, LibraryFallsBackToPtxAndLoadsOnceAcrossThreads) {
 
 TEST(FakeDriver, LibraryWithoutAFittingImageSaysWhatWasBuilt) {
   std::unique_ptr<Backend> backend = std::move(createCudaBackend().value());
-  KernelLibrary library(
-      *backend, {{"sm_80", ImageFormat::Cubin, kCubin, sizeof(kCubin)}},
-      {{"add_one", {}}});
+  KernelLibrary library(*backend,
+                        {{"sm_80", ImageFormat::Cubin, kCubin, sizeof(kCubin)}},
+                        {{"add_one", {}}});
   Result<KernelHandle> kernel = library.kernel(0);
   ASSERT_TRUE(kernel.isError());
   EXPECT_EQ(kernel.message(), "no kernel image for sm_90 (built for: sm_80); "

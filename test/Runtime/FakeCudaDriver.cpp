@@ -99,7 +99,8 @@ struct ErrorText {
 };
 static const ErrorText kErrors[] = {
     {kNoDevice, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
-    {kInvalidImage, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {kInvalidImage, "CUDA_ERROR_INVALID_IMAGE",
+     "device kernel image is invalid"},
     {kNotFound, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {kInvalidValue, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
 };

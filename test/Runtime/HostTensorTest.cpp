@@ -1,7 +1,7 @@
 //===- HostTensorTest.cpp - bf16/f16 encodings and staging ----------------===//
 
-#include "sympow/Reference/Rounding.h"
 #include "sympow/Runtime/HostTensor.h"
+#include "sympow/Reference/Rounding.h"
 #include "sympow/Support/Float16.h"
 
 #include <gtest/gtest.h>

@@ -89,10 +89,8 @@ std::vector<KernelInfo> infos(const LayerVariant &v) {
   for (const std::string &name : layerKernelNames(v)) {
     KernelInfo info{name, {}};
     info.launch.block = {128, 1, 1};
-    info.launch.tokensPerBlock = name == "chunk_states" ||
-                                         name == "chunk_output"
-                                     ? v.chunk
-                                     : 0;
+    info.launch.tokensPerBlock =
+        name == "chunk_states" || name == "chunk_output" ? v.chunk : 0;
     info.launch.gridY = name == "chunk_output" ? v.hq : v.h;
     list.push_back(info);
   }
@@ -118,8 +116,7 @@ TEST(Layer, ChunkedLaunchesItsKernelsInOrderWithTheirBuffers) {
                              {"chunk_states", 7},
                              {"chunk_scan", 7},
                              {"chunk_output", 8}};
-  KernelLibrary library(backend,
-                        {{"recording", ImageFormat::Cubin, kImage, 6}},
+  KernelLibrary library(backend, {{"recording", ImageFormat::Cubin, kImage, 6}},
                         infos(v));
   int64_t B = 3, T = 37, N = 3, D = 136;
   size_t bytes = layerWorkspaceBytes(v, B, T);
@@ -133,10 +130,10 @@ TEST(Layer, ChunkedLaunchesItsKernelsInOrderWithTheirBuffers) {
   const Launch &counts = backend.launches[0], &states = backend.launches[1],
                &scan = backend.launches[2], &output = backend.launches[3];
   EXPECT_EQ(counts.sizes, (std::vector<int64_t>{B * T * 2, B * T * 2, B * 2}));
-  EXPECT_EQ(states.sizes,
-            (std::vector<int64_t>{B * T * 2 * 16, B * T * 2 * 8, B * T * 2,
-                                  B * T * 2, B * N * 2 * D * 8, B * N * 2 * D,
-                                  B * N * 2}));
+  EXPECT_EQ(
+      states.sizes,
+      (std::vector<int64_t>{B * T * 2 * 16, B * T * 2 * 8, B * T * 2, B * T * 2,
+                            B * N * 2 * D * 8, B * N * 2 * D, B * N * 2}));
   EXPECT_EQ(scan.sizes, (std::vector<int64_t>{B * 2 * D * 8, B * 2 * D, B * 2,
                                               B * T * 2, B * N * 2 * D * 8,
                                               B * N * 2 * D, B * N * 2}));
@@ -152,8 +149,7 @@ TEST(Layer, ChunkedLaunchesItsKernelsInOrderWithTheirBuffers) {
 TEST(Layer, RefusesBadCallsAndLaunchesNothing) {
   LayerVariant v = chunkedVariant();
   RecordingBackend backend(layerKernelNames(v));
-  KernelLibrary library(backend,
-                        {{"recording", ImageFormat::Cubin, kImage, 6}},
+  KernelLibrary library(backend, {{"recording", ImageFormat::Cubin, kImage, 6}},
                         infos(v));
   size_t bytes = layerWorkspaceBytes(v, 1, 40);
   LayerBuffers missingBeta = allBuffers();
@@ -174,8 +170,8 @@ TEST(Layer, RefusesBadCallsAndLaunchesNothing) {
                          "integer >= 2");
   LayerVariant warped = v;
   warped.schedule = Schedule::Warped;
-  s = launchLayer(backend, library, warped, allBuffers(), 1, 40, 0x10000,
-                  bytes, nullptr);
+  s = launchLayer(backend, library, warped, allBuffers(), 1, 40, 0x10000, bytes,
+                  nullptr);
   EXPECT_EQ(s.message(), "the warped and blend schedules have no recurrent "
                          "form: only the attention formulation runs them");
   LayerVariant attention = v;

@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "sympow/Compiler/GPU/ChunkedKernels.h"
-#include "sympow/Compiler/GPU/Ptxas.h"
 #include "sympow/Compiler/GPU/Pipeline.h"
+#include "sympow/Compiler/GPU/Ptxas.h"
 #include "sympow/Compiler/GPU/RecurrentKernel.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -54,12 +54,11 @@ protected:
 
   /// A module with the recurrent kernel of `s` in gpu.module @kernels, or
   /// with the chunked kernels when `chunk` is given.
-  OwningOpRef<ModuleOp> build(const AttentionKernelSpec &s,
-                              int64_t chunk = 0) {
+  OwningOpRef<ModuleOp> build(const AttentionKernelSpec &s, int64_t chunk = 0) {
     OpBuilder b(&context);
     OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
-    module->getOperation()->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                                    b.getUnitAttr());
+    module->getOperation()->setAttr(
+        gpu::GPUDialect::getContainerModuleAttrName(), b.getUnitAttr());
     b.setInsertionPointToEnd(module->getBody());
     auto gpuModule = gpu::GPUModuleOp::create(b, b.getUnknownLoc(), "kernels");
     if (chunk)
@@ -79,8 +78,8 @@ int64_t countOps(Operation *root, StringRef name) {
 }
 
 TEST_F(RecurrentKernel, VerifiesWithTheExpectedStructure) {
-  AttentionKernelSpec s = spec(2, 64, 64, ElementKind::BF16, GateKind::Both,
-                               ScheduleKind::Learned);
+  AttentionKernelSpec s =
+      spec(2, 64, 64, ElementKind::BF16, GateKind::Both, ScheduleKind::Learned);
   ASSERT_FALSE(verifyRecurrentKernelSpec(s));
   OwningOpRef<ModuleOp> module = build(s);
   ASSERT_TRUE(succeeded(verify(*module)));
@@ -103,8 +102,8 @@ TEST_F(RecurrentKernel, VerifiesWithTheExpectedStructure) {
 }
 
 TEST_F(RecurrentKernel, RefusesWhatItCannotBuild) {
-  AttentionKernelSpec warped = spec(2, 64, 64, ElementKind::BF16,
-                                    GateKind::None, ScheduleKind::Warped);
+  AttentionKernelSpec warped =
+      spec(2, 64, 64, ElementKind::BF16, GateKind::None, ScheduleKind::Warped);
   warped.length = 128;
   llvm::Error error = verifyRecurrentKernelSpec(warped);
   ASSERT_TRUE(bool(error));
@@ -193,8 +192,8 @@ TEST_F(RecurrentKernel, ChunkedKernelsCompileWithoutSpillsForSmallHeads) {
 }
 
 TEST_F(RecurrentKernel, ChunkedKernelsRefuseWhatTheyCannotBuild) {
-  AttentionKernelSpec blend = spec(2, 64, 64, ElementKind::BF16,
-                                   GateKind::None, ScheduleKind::Blend);
+  AttentionKernelSpec blend =
+      spec(2, 64, 64, ElementKind::BF16, GateKind::None, ScheduleKind::Blend);
   blend.length = 64;
   llvm::Error error = verifyChunkedKernelSpec(blend, 64);
   ASSERT_TRUE(bool(error));

@@ -166,15 +166,16 @@ bool compileForArch(ModuleOp module, llvm::StringRef name, llvm::StringRef arch,
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();
-  bool attention = request.formulation == sympow::runtime::Formulation::Attention;
+  bool attention =
+      request.formulation == sympow::runtime::Formulation::Attention;
   for (const sympow::runtime::KernelInfo &info : infos) {
     const sympow::PtxasUsage *u = nullptr;
     for (const sympow::PtxasUsage &candidate : *usage)
       if (candidate.kernel == info.name)
         u = &candidate;
     if (!u) {
-      llvm::errs() << "sympow-aot: ptxas did not report " << info.name
-                   << " in " << stem << "\n";
+      llvm::errs() << "sympow-aot: ptxas did not report " << info.name << " in "
+                   << stem << "\n";
       return false;
     }
     llvm::json::Object entry;
@@ -182,10 +183,10 @@ bool compileForArch(ModuleOp module, llvm::StringRef name, llvm::StringRef arch,
     entry["kernel"] = info.name;
     entry["arch"] = arch.str();
     entry["formulation"] = formulationName(request.formulation);
-    entry["path"] = attention && spec.resolvedPath() ==
-                                     sympow::AttentionPath::Mma
-                        ? "mma"
-                        : "scalar";
+    entry["path"] =
+        attention && spec.resolvedPath() == sympow::AttentionPath::Mma
+            ? "mma"
+            : "scalar";
     entry["registers"] = u->registers;
     entry["spill_store_bytes"] = u->spillStoreBytes;
     entry["spill_load_bytes"] = u->spillLoadBytes;
@@ -281,8 +282,8 @@ int main(int argc, char **argv) {
     for (const sympow::LayerKernelRequest &request : parsed->requests) {
       if (llvm::Error err = sympow::verifyLayerKernels(request)) {
         std::string why = llvm::toString(std::move(err));
-        if (all && request.formulation !=
-                       sympow::runtime::Formulation::Attention) {
+        if (all &&
+            request.formulation != sympow::runtime::Formulation::Attention) {
           llvm::errs() << "sympow-aot: note: variant \"" << text << "\": no "
                        << formulationName(request.formulation)
                        << " kernels: " << why << "\n";
@@ -305,8 +306,7 @@ int main(int argc, char **argv) {
         ok = false;
         continue;
       }
-      if (dumpStages &&
-          !writeFile(path(name + ".kernel.mlir"), print(*module)))
+      if (dumpStages && !writeFile(path(name + ".kernel.mlir"), print(*module)))
         ok = false;
       llvm::errs() << "sympow-aot: " << name << "\n";
       for (llvm::StringRef arch : archList)

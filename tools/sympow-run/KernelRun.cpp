@@ -115,8 +115,9 @@ Result<LayerOutputs> runOnKernels(const std::string &backendName,
 
   std::string cache = defaultKernelCacheDir();
   if (isatty(STDERR_FILENO))
-    std::fprintf(stderr, "sympow-run: building the %s kernels of %s (cache "
-                         "%s)\n",
+    std::fprintf(stderr,
+                 "sympow-run: building the %s kernels of %s (cache "
+                 "%s)\n",
                  backendName.c_str(), request->spec.variantName().c_str(),
                  cache.c_str());
   auto compiled = compileLayerKernels(request.value(), target, archs, cache);

@@ -222,9 +222,9 @@ Status runLayer(const Options &o) {
   // Every backend gets inputs the reference's validation accepts.
   if (Status st = reference::validate(desc, in); st.isError())
     return st;
-  Result<reference::LayerOutputs> out =
-      o.backend == "reference" ? reference::forward(desc, in)
-                               : runOnKernels(o.backend, desc, in);
+  Result<reference::LayerOutputs> out = o.backend == "reference"
+                                            ? reference::forward(desc, in)
+                                            : runOnKernels(o.backend, desc, in);
   if (out.isError())
     return out.status();
 

@@ -12,13 +12,12 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringExtras.h"
 
 #include <cstdlib>
 #include <unistd.h>
@@ -102,9 +101,9 @@ llvm::Expected<LayerVariantRequest> parseLayerVariant(llvm::StringRef text) {
   if (!spec)
     return spec.takeError();
   LayerVariantRequest out{*spec, {}};
-  int64_t c = chunk ? *chunk
-                    : std::min<int64_t>(64, std::max<int64_t>(
-                                                1, largestChunk(*spec)));
+  int64_t c =
+      chunk ? *chunk
+            : std::min<int64_t>(64, std::max<int64_t>(1, largestChunk(*spec)));
   auto add = [&](runtime::Formulation f) {
     out.requests.push_back(
         {*spec, f, f == runtime::Formulation::Chunked ? c : 0});
@@ -226,8 +225,8 @@ compileLayerKernels(const LayerKernelRequest &request, KernelTarget target,
   context.loadAllAvailableDialects();
   OwningOpRef<ModuleOp> module = buildLayerKernelModule(context, request);
 
-  auto compiled = std::unique_ptr<CompiledLayerKernels>(
-      new CompiledLayerKernels());
+  auto compiled =
+      std::unique_ptr<CompiledLayerKernels>(new CompiledLayerKernels());
   compiled->infoList = kernelInfos(*module, layerVariant(request));
   auto addImage = [&](std::string arch, runtime::ImageFormat format,
                       std::unique_ptr<std::string> bytes) {
@@ -253,10 +252,9 @@ compileLayerKernels(const LayerKernelRequest &request, KernelTarget target,
     if (!jit)
       return jit.takeError();
     compiled->jit = std::move(*jit);
-    compiled->imageList.push_back({"emulator",
-                                   runtime::ImageFormat::EmulatorModule,
-                                   &compiled->jit->module(),
-                                   sizeof(emu::Module)});
+    compiled->imageList.push_back(
+        {"emulator", runtime::ImageFormat::EmulatorModule,
+         &compiled->jit->module(), sizeof(emu::Module)});
     return compiled;
   }
   case KernelTarget::EmulatorShared: {
@@ -265,8 +263,8 @@ compileLayerKernels(const LayerKernelRequest &request, KernelTarget target,
     compiled->cached = static_cast<bool>(bytes);
     if (!bytes) {
       llvm::SmallString<128> temp;
-      if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-              "sympow-kernels", "so", temp))
+      if (std::error_code ec =
+              llvm::sys::fs::createTemporaryFile("sympow-kernels", "so", temp))
         return fail("cannot create a temporary file: " + ec.message());
       llvm::Error error = emitSharedObject(*module, temp);
       bytes = readFile(std::string(temp));

@@ -108,8 +108,8 @@ struct LayerToKernelsPass
       // The _mma/_fma suffix names the attention kernel's path only.
       if (request->formulation != runtime::Formulation::Attention)
         variant = variant.substr(0, variant.rfind('_'));
-      std::string name = "sympow_" + variant + "_" +
-                         formulationName(request->formulation);
+      std::string name =
+          "sympow_" + variant + "_" + formulationName(request->formulation);
       if (request->chunk)
         name += std::to_string(request->chunk);
       // Layers of one variant share their kernels.
@@ -119,8 +119,8 @@ struct LayerToKernelsPass
         buildLayerKernels(b, kernels, *request);
         symbols.insert(kernels);
       }
-      layer->setAttr("sympow.kernels", FlatSymbolRefAttr::get(
-                                           b.getContext(), name));
+      layer->setAttr("sympow.kernels",
+                     FlatSymbolRefAttr::get(b.getContext(), name));
     });
     if (failedAny)
       return signalPassFailure();

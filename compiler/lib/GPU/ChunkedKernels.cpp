@@ -111,8 +111,8 @@ void emitGatePrefix(Chunked &K, Value logG, Value logGamma, Value h, Value t0,
                 Value inside = E.ult(t, K.T);
                 Value g = gamma;
                 if (s.hasLogG()) {
-                  Value at = K.tokenOffset(E.min(t, E.sub(K.T, E.idx(1))),
-                                           s.h, h, 1);
+                  Value at =
+                      K.tokenOffset(E.min(t, E.sub(K.T, E.idx(1))), s.h, h, 1);
                   g = E.add(g, E.load(logG, {at}));
                 }
                 Value sum = E.add(acc[0], E.select(inside, g, E.f32(0.0)));
@@ -147,7 +147,8 @@ void emitLoadRotatedTile(Chunked &K, Value src, int64_t heads, Value head,
               };
               Value x0 = read(i0), x1 = read(i1);
               if (s.rotates()) {
-                Value c = E.load(counts, {K.tokenOffset(tc, s.h, countHead, 1)});
+                Value c =
+                    E.load(counts, {K.tokenOffset(tc, s.h, countHead, 1)});
                 std::tie(x0, x1) =
                     gpu_detail::rotatePair(E, s, theta, m, c, x0, x1);
               }
@@ -180,15 +181,14 @@ void buildCounts(OpBuilder &b, gpu::GPUModuleOp module,
   Value counts = fn.getArgument(a++), c = fn.getArgument(a++);
   Value h = gpu::BlockIdOp::create(b, E.loc, gpu::Dimension::y);
   Value bh = E.add(E.mul(K.b, E.idx(s.h)), h);
-  E.forLoop(E.idx(0), K.T, E.idx(1), {E.load(c, {bh})},
-            [&](Value t, ValueRange acc) {
-              Value at = K.tokenOffset(t, s.h, h, 1);
-              Value step = beta ? E.convert(E.load(beta, {at}), f64)
-                                : E.f64(1.0);
-              Value next = E.add(acc[0], step);
-              E.store(next, counts, {at});
-              return SmallVector<Value>{next};
-            });
+  E.forLoop(
+      E.idx(0), K.T, E.idx(1), {E.load(c, {bh})}, [&](Value t, ValueRange acc) {
+        Value at = K.tokenOffset(t, s.h, h, 1);
+        Value step = beta ? E.convert(E.load(beta, {at}), f64) : E.f64(1.0);
+        Value next = E.add(acc[0], step);
+        E.store(next, counts, {at});
+        return SmallVector<Value>{next};
+      });
   gpu::ReturnOp::create(b, E.loc);
 }
 
@@ -209,12 +209,12 @@ void buildStates(OpBuilder &b, gpu::GPUModuleOp module,
   buffers.append({f32, f32, f32});
   int64_t r = s.effectiveRotaryDims();
   using gpu_detail::workgroupMemRef;
-  gpu::GPUFuncOp fn = createKernel(
-      b, module, "chunk_states", buffers,
-      {workgroupMemRef({C * s.d}, f32), workgroupMemRef({C * s.e}, f32),
-       workgroupMemRef({C}, f32),
-       workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64)},
-      chunkedThreadsPerBlock(s), C, s.h);
+  gpu::GPUFuncOp fn =
+      createKernel(b, module, "chunk_states", buffers,
+                   {workgroupMemRef({C * s.d}, f32),
+                    workgroupMemRef({C * s.e}, f32), workgroupMemRef({C}, f32),
+                    workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64)},
+                   chunkedThreadsPerBlock(s), C, s.h);
   Emitter E(b, module.getLoc());
   Chunked K{s, E, C, dim, s.hq / s.h, elem};
   bindIds(K, fn);
@@ -238,8 +238,7 @@ void buildStates(OpBuilder &b, gpu::GPUModuleOp module,
     Value last = E.load(weights, {E.idx(C - 1)});
     E.forLoop(E.idx(0), E.idx(C), E.idx(1), {}, [&](Value j, ValueRange) {
       Value w = E.exp(E.sub(last, E.load(weights, {j})));
-      E.store(E.select(E.ult(E.add(t0, j), K.T), w, E.f32(0.0)), weights,
-              {j});
+      E.store(E.select(E.ult(E.add(t0, j), K.T), w, E.f32(0.0)), weights, {j});
       return SmallVector<Value>{};
     });
     E.store(last, decay, {K.chunkOffset(n, h, 1)});
@@ -262,8 +261,7 @@ void buildStates(OpBuilder &b, gpu::GPUModuleOp module,
   int64_t lanes = stateRowLanes(s), rowsPerLane = (dim + lanes - 1) / lanes;
   Value rowBegin = E.min(E.mul(K.lane, E.idx(rowsPerLane)), E.idx(dim));
   Value rowEnd = E.min(E.add(rowBegin, E.idx(rowsPerLane)), E.idx(dim));
-  SmallVector<Value> first =
-      gpu_detail::unrankMultiset(E, s.p, s.d, rowBegin);
+  SmallVector<Value> first = gpu_detail::unrankMultiset(E, s.p, s.d, rowBegin);
   Value sBase = K.chunkOffset(n, h, dim * s.e);
   Value zBase = K.chunkOffset(n, h, dim);
   Value valid = E.min(E.idx(C), E.sub(K.T, t0));
@@ -274,18 +272,16 @@ void buildStates(OpBuilder &b, gpu::GPUModuleOp module,
     auto sums = E.forLoop(
         E.idx(0), valid, E.idx(1), {E.f32(0.0), E.f32(0.0)},
         [&](Value j, ValueRange acc) {
-          Value phi = E.mul(E.load(weights, {j}),
-                            gpu_detail::multisetProduct(
-                                E, keys, E.mul(j, E.idx(s.d)), st));
+          Value phi = E.mul(
+              E.load(weights, {j}),
+              gpu_detail::multisetProduct(E, keys, E.mul(j, E.idx(s.d)), st));
           Value vj = E.load(values, {E.add(E.mul(j, E.idx(s.e)), K.col)});
-          return SmallVector<Value>{E.fma(phi, vj, acc[0]),
-                                    E.add(acc[1], phi)};
+          return SmallVector<Value>{E.fma(phi, vj, acc[0]), E.add(acc[1], phi)};
         });
     E.store(E.mul(coef, sums[0]), dS,
             {E.add(E.add(sBase, E.mul(row, E.idx(s.e))), K.col)});
-    E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.col, E.idx(0)), [&] {
-      E.store(E.mul(coef, sums[1]), dZ, {E.add(zBase, row)});
-    });
+    E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.col, E.idx(0)),
+             [&] { E.store(E.mul(coef, sums[1]), dZ, {E.add(zBase, row)}); });
     return gpu_detail::nextMultiset(E, s.d, st);
   });
   gpu::ReturnOp::create(b, E.loc);
@@ -319,22 +315,22 @@ void buildScan(OpBuilder &b, gpu::GPUModuleOp module,
   Value N = K.chunks();
 
   auto scan = [&](Value state, Value deltas, int64_t width) {
-    E.forLoop(K.tid, E.idx(width), E.idx(K.threads()), {},
-              [&](Value i, ValueRange) {
-                Value at = E.add(E.mul(bh, E.idx(width)), i);
-                auto last = E.forLoop(
-                    E.idx(0), N, E.idx(1), {E.load(state, {at})},
-                    [&](Value n, ValueRange acc) {
-                      Value slot = E.add(K.chunkOffset(n, h, width), i);
-                      Value own = E.load(deltas, {slot});
-                      E.store(acc[0], deltas, {slot});
-                      Value keep =
-                          E.exp(E.load(decay, {K.chunkOffset(n, h, 1)}));
-                      return SmallVector<Value>{E.fma(keep, acc[0], own)};
-                    });
-                E.store(last[0], state, {at});
-                return SmallVector<Value>{};
-              });
+    E.forLoop(
+        K.tid, E.idx(width), E.idx(K.threads()), {}, [&](Value i, ValueRange) {
+          Value at = E.add(E.mul(bh, E.idx(width)), i);
+          auto last =
+              E.forLoop(E.idx(0), N, E.idx(1), {E.load(state, {at})},
+                        [&](Value n, ValueRange acc) {
+                          Value slot = E.add(K.chunkOffset(n, h, width), i);
+                          Value own = E.load(deltas, {slot});
+                          E.store(acc[0], deltas, {slot});
+                          Value keep =
+                              E.exp(E.load(decay, {K.chunkOffset(n, h, 1)}));
+                          return SmallVector<Value>{E.fma(keep, acc[0], own)};
+                        });
+          E.store(last[0], state, {at});
+          return SmallVector<Value>{};
+        });
   };
   scan(S, dS, dim * s.e);
   scan(Z, dZ, dim);
@@ -365,12 +361,12 @@ void buildOutput(OpBuilder &b, gpu::GPUModuleOp module,
   buffers.append({f32, f32, elem});
   int64_t r = s.effectiveRotaryDims();
   using gpu_detail::workgroupMemRef;
-  gpu::GPUFuncOp fn = createKernel(
-      b, module, "chunk_output", buffers,
-      {workgroupMemRef({C * s.d}, f32), workgroupMemRef({C * s.d}, f32),
-       workgroupMemRef({C}, f32),
-       workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64)},
-      chunkedThreadsPerBlock(s), C, s.hq);
+  gpu::GPUFuncOp fn =
+      createKernel(b, module, "chunk_output", buffers,
+                   {workgroupMemRef({C * s.d}, f32),
+                    workgroupMemRef({C * s.d}, f32), workgroupMemRef({C}, f32),
+                    workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64)},
+                   chunkedThreadsPerBlock(s), C, s.hq);
   Emitter E(b, module.getLoc());
   Chunked K{s, E, C, dim, s.hq / s.h, elem};
   bindIds(K, fn);
@@ -392,8 +388,8 @@ void buildOutput(OpBuilder &b, gpu::GPUModuleOp module,
   gpu_detail::emitThetaTable(E, s, theta, K.tid, K.threads());
   emitGatePrefix(K, logG, logGamma, h, t0, gp);
   gpu::BarrierOp::create(b, E.loc); // theta
-  emitLoadRotatedTile(K, q, s.hq, hq, t0, counts, h, theta,
-                      s.effectiveScale(), qs);
+  emitLoadRotatedTile(K, q, s.hq, hq, t0, counts, h, theta, s.effectiveScale(),
+                      qs);
   emitLoadRotatedTile(K, k, s.h, h, t0, counts, h, theta, 1.0, ks);
   gpu::BarrierOp::create(b, E.loc);
 
@@ -411,9 +407,8 @@ void buildOutput(OpBuilder &b, gpu::GPUModuleOp module,
           ValueRange tuple = st.take_front(s.p);
           Value phi = E.mul(gpu_detail::multisetScale(E, tuple),
                             gpu_detail::multisetProduct(E, qs, qRow, tuple));
-          Value sv = E.load(prefixS,
-                            {E.add(E.add(sBase, E.mul(row, E.idx(s.e))),
-                                   K.col)});
+          Value sv = E.load(
+              prefixS, {E.add(E.add(sBase, E.mul(row, E.idx(s.e))), K.col)});
           Value zv = E.load(prefixZ, {E.add(zBase, row)});
           SmallVector<Value> next = gpu_detail::nextMultiset(E, s.d, tuple);
           next.append({E.fma(phi, sv, st[s.p]), E.fma(phi, zv, st[s.p + 1])});
@@ -427,15 +422,13 @@ void buildOutput(OpBuilder &b, gpu::GPUModuleOp module,
       Value dot = E.forLoop(E.idx(0), E.idx(s.d), E.idx(1), {E.f32(0.0)},
                             [&](Value x, ValueRange acc) {
                               Value qx = E.load(qs, {E.add(qRow, x)});
-                              Value kx = E.load(
-                                  ks, {E.add(E.mul(j, E.idx(s.d)), x)});
+                              Value kx =
+                                  E.load(ks, {E.add(E.mul(j, E.idx(s.d)), x)});
                               return SmallVector<Value>{E.fma(qx, kx, acc[0])};
                             })[0];
-      Value logPow =
-          E.mul(E.f32(static_cast<double>(s.p)), E.log(E.abs(dot)));
+      Value logPow = E.mul(E.f32(static_cast<double>(s.p)), E.log(E.abs(dot)));
       Value valid = E.ult(E.add(t0, j), K.T);
-      return E.select(valid, E.add(E.sub(gi, E.load(gp, {j})), logPow),
-                      negInf);
+      return E.select(valid, E.add(E.sub(gi, E.load(gp, {j})), logPow), negInf);
     };
     Value end = E.add(i, E.idx(1));
     Value m = E.forLoop(E.idx(0), end, E.idx(1), {negInf},
@@ -553,11 +546,9 @@ std::vector<std::string> buildChunkedKernels(OpBuilder &builder,
   };
   if (spec.rotates())
     emit("chunk_counts", [&] { buildCounts(builder, module, spec, chunk); });
-  emit("chunk_states",
-       [&] { buildStates(builder, module, spec, chunk, dim); });
+  emit("chunk_states", [&] { buildStates(builder, module, spec, chunk, dim); });
   emit("chunk_scan", [&] { buildScan(builder, module, spec, chunk, dim); });
-  emit("chunk_output",
-       [&] { buildOutput(builder, module, spec, chunk, dim); });
+  emit("chunk_output", [&] { buildOutput(builder, module, spec, chunk, dim); });
   return names;
 }
 

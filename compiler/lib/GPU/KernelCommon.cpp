@@ -45,15 +45,15 @@ void setLaunch(OpBuilder &b, gpu::GPUFuncOp fn, int64_t threads,
   // 256-thread blocks and spill; one block per SM lets it use what the
   // state walks need (tuning the occupancy is the performance work's).
   fn->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
-  fn->setAttr("sympow.launch",
-              b.getDictionaryAttr({
-                  b.getNamedAttr("block", b.getDenseI32ArrayAttr({t, 1, 1})),
-                  b.getNamedAttr("tokens_per_block",
-                                 b.getI64IntegerAttr(tokensPerBlock)),
-                  b.getNamedAttr("grid_y", b.getI64IntegerAttr(gridY)),
-                  b.getNamedAttr("dynamic_shared_bytes",
-                                 b.getI64IntegerAttr(0)),
-              }));
+  fn->setAttr(
+      "sympow.launch",
+      b.getDictionaryAttr({
+          b.getNamedAttr("block", b.getDenseI32ArrayAttr({t, 1, 1})),
+          b.getNamedAttr("tokens_per_block",
+                         b.getI64IntegerAttr(tokensPerBlock)),
+          b.getNamedAttr("grid_y", b.getI64IntegerAttr(gridY)),
+          b.getNamedAttr("dynamic_shared_bytes", b.getI64IntegerAttr(0)),
+      }));
 }
 
 void emitThetaTable(Emitter &E, const AttentionKernelSpec &spec, Value theta,

@@ -38,14 +38,13 @@ void setLaunch(mlir::OpBuilder &b, mlir::gpu::GPUFuncOp fn, int64_t threads,
 
 /// theta[m] = rate_scale * base^(-2m/r) in f64 for m < r/2, written by
 /// threads tid, tid + threads, ...; the caller places the barrier.
-void emitThetaTable(Emitter &E, const AttentionKernelSpec &spec, mlir::Value theta,
-                    mlir::Value tid, int64_t threads);
+void emitThetaTable(Emitter &E, const AttentionKernelSpec &spec,
+                    mlir::Value theta, mlir::Value tid, int64_t threads);
 
 /// The dims pair m couples: rotated pairs follow the layout, pairs from r/2
 /// on are consecutive dims past r.
-std::pair<mlir::Value, mlir::Value> pairDims(Emitter &E,
-                                             const AttentionKernelSpec &spec,
-                                             mlir::Value m);
+std::pair<mlir::Value, mlir::Value>
+pairDims(Emitter &E, const AttentionKernelSpec &spec, mlir::Value m);
 
 /// (x0, x1) turned by count * theta[m] when m < r/2 (unchanged otherwise);
 /// the angle is reduced modulo 2*pi in f64 before cos/sin in f32.

@@ -77,8 +77,7 @@ void emitAdvanceCount(Recurrent &K, Value t) {
       logGate = E.load(K.logG, {rowBH});
     if (s.hasLogGamma())
       logGate = E.add(logGate, E.load(K.logGamma, {K.h}));
-    E.store(E.convert(E.exp(logGate), E.b.getF64Type()), K.scalars,
-            {E.idx(1)});
+    E.store(E.convert(E.exp(logGate), E.b.getF64Type()), K.scalars, {E.idx(1)});
   });
   gpu::BarrierOp::create(E.b, E.loc);
 }
@@ -97,24 +96,23 @@ void emitLoadVectors(Recurrent &K, Value t) {
               Value m = E.rem(item, E.idx(pairs));
               // vec 0 is k; vec j > 0 is query head h * g + j - 1.
               Value isKey = E.cmpi(arith::CmpIPredicate::eq, vec, E.idx(0));
-              Value qHead = E.add(E.mul(K.h, E.idx(K.g)),
-                                  E.sub(vec, E.idx(1)));
+              Value qHead = E.add(E.mul(K.h, E.idx(K.g)), E.sub(vec, E.idx(1)));
               Value kBase = tokenOffset(K, t, s.h, K.h, s.d);
-              Value qBase = tokenOffset(
-                  K, t, s.hq, E.select(isKey, E.idx(0), qHead), s.d);
+              Value qBase = tokenOffset(K, t, s.hq,
+                                        E.select(isKey, E.idx(0), qHead), s.d);
               auto [i0, i1] = gpu_detail::pairDims(E, s, m);
               auto read = [&](Value dim) {
                 Value fromK = E.convert(E.load(K.k, {E.add(kBase, dim)}), f32);
                 // For vec 0 the query load (head 0) is in bounds and unused.
-                Value fromQ = E.mul(
-                    E.convert(E.load(K.q, {E.add(qBase, dim)}), f32),
-                    E.f32(s.effectiveScale()));
+                Value fromQ =
+                    E.mul(E.convert(E.load(K.q, {E.add(qBase, dim)}), f32),
+                          E.f32(s.effectiveScale()));
                 return E.select(isKey, fromK, fromQ);
               };
               Value x0 = read(i0), x1 = read(i1);
               if (s.rotates())
-                std::tie(x0, x1) = gpu_detail::rotatePair(E, s, K.theta, m,
-                                                          count, x0, x1);
+                std::tie(x0, x1) =
+                    gpu_detail::rotatePair(E, s, K.theta, m, count, x0, x1);
               Value base = E.mul(vec, E.idx(s.d));
               E.store(x0, K.vectors, {E.add(base, i0)});
               E.store(x1, K.vectors, {E.add(base, i1)});
@@ -143,18 +141,17 @@ SmallVector<Value> emitRowWalk(Recurrent &K, ArrayRef<Value> firstRow,
   SmallVector<Value> inits(firstRow.begin(), firstRow.end());
   for (int64_t j = 0; j < 2 * K.g; ++j)
     inits.push_back(E.f32(0.0));
-  auto result = E.forLoop(
-      rowBegin, rowEnd, E.idx(1), inits, [&](Value n, ValueRange st) {
+  auto result =
+      E.forLoop(rowBegin, rowEnd, E.idx(1), inits, [&](Value n, ValueRange st) {
         ValueRange row = st.take_front(p);
         Value coef = gpu_detail::multisetScale(E, row);
-        Value phiK =
-            E.mul(coef, gpu_detail::multisetProduct(E, K.vectors, E.idx(0),
-                                                    row));
+        Value phiK = E.mul(
+            coef, gpu_detail::multisetProduct(E, K.vectors, E.idx(0), row));
         SmallVector<Value> phiQ;
         for (int64_t j = 0; j < K.g; ++j)
-          phiQ.push_back(E.mul(
-              coef, gpu_detail::multisetProduct(
-                        E, K.vectors, E.idx((1 + j) * s.d), row)));
+          phiQ.push_back(
+              E.mul(coef, gpu_detail::multisetProduct(
+                              E, K.vectors, E.idx((1 + j) * s.d), row)));
 
         Value sIndex = E.add(E.mul(E.add(stateBase, n), E.idx(s.e)), K.col);
         Value sNew = E.fma(phiK, vc, E.mul(gamma, E.load(K.s, {sIndex})));
@@ -190,9 +187,8 @@ void emitWriteOutput(Recurrent &K, Value t, ArrayRef<Value> sums) {
   Emitter &E = K.E;
   const AttentionKernelSpec &s = K.spec;
   for (int64_t j = 0; j < K.g; ++j) {
-    Value at = E.add(E.mul(E.add(E.mul(K.lane, E.idx(K.g)), E.idx(j)),
-                           E.idx(s.e)),
-                     K.col);
+    Value at = E.add(
+        E.mul(E.add(E.mul(K.lane, E.idx(K.g)), E.idx(j)), E.idx(s.e)), K.col);
     E.store(sums[j], K.partialNum, {at});
     E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.col, E.idx(0)), [&] {
       E.store(sums[K.g + j], K.partialDen,
@@ -249,8 +245,7 @@ llvm::Error verifyRecurrentKernelSpec(const AttentionKernelSpec &spec) {
   return llvm::Error::success();
 }
 
-gpu::GPUFuncOp buildRecurrentKernel(OpBuilder &builder,
-                                    gpu::GPUModuleOp module,
+gpu::GPUFuncOp buildRecurrentKernel(OpBuilder &builder, gpu::GPUModuleOp module,
                                     const AttentionKernelSpec &spec,
                                     StringRef name) {
   OpBuilder::InsertionGuard guard(builder);
@@ -275,14 +270,15 @@ gpu::GPUFuncOp buildRecurrentKernel(OpBuilder &builder,
   int64_t r = spec.effectiveRotaryDims();
   using gpu_detail::workgroupMemRef;
   SmallVector<Type> workgroup{
-      workgroupMemRef({(1 + g) * spec.d}, f32), workgroupMemRef({spec.e}, f32),
+      workgroupMemRef({(1 + g) * spec.d}, f32),
+      workgroupMemRef({spec.e}, f32),
       workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64),
-      workgroupMemRef({2}, f64), workgroupMemRef({lanes * g * spec.e}, f32),
+      workgroupMemRef({2}, f64),
+      workgroupMemRef({lanes * g * spec.e}, f32),
       workgroupMemRef({lanes * g}, f32)};
 
-  auto fn = gpu::GPUFuncOp::create(builder, loc, name,
-                                   builder.getFunctionType(args, {}),
-                                   workgroup);
+  auto fn = gpu::GPUFuncOp::create(
+      builder, loc, name, builder.getFunctionType(args, {}), workgroup);
   gpu_detail::setLaunch(builder, fn, recurrentThreadsPerBlock(spec),
                         /*tokensPerBlock=*/0, /*gridY=*/spec.h);
 
@@ -322,9 +318,8 @@ gpu::GPUFuncOp buildRecurrentKernel(OpBuilder &builder,
 
   // The count c of this state, carried in workgroup memory across tokens.
   Value stateBH = E.add(E.mul(K.b, E.idx(spec.h)), K.h);
-  E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.tid, E.idx(0)), [&] {
-    E.store(E.load(K.c, {stateBH}), K.scalars, {E.idx(0)});
-  });
+  E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.tid, E.idx(0)),
+           [&] { E.store(E.load(K.c, {stateBH}), K.scalars, {E.idx(0)}); });
   gpu_detail::emitThetaTable(E, spec, K.theta, K.tid,
                              recurrentThreadsPerBlock(spec));
   gpu::BarrierOp::create(builder, loc);
@@ -344,9 +339,8 @@ gpu::GPUFuncOp buildRecurrentKernel(OpBuilder &builder,
     return SmallVector<Value>{};
   });
 
-  E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.tid, E.idx(0)), [&] {
-    E.store(E.load(K.scalars, {E.idx(0)}), K.c, {stateBH});
-  });
+  E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.tid, E.idx(0)),
+           [&] { E.store(E.load(K.scalars, {E.idx(0)}), K.c, {stateBH}); });
   gpu::ReturnOp::create(builder, loc);
   return fn;
 }

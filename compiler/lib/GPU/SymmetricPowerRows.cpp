@@ -13,8 +13,8 @@ namespace sympow::gpu_detail {
 static Value binomial(Emitter &E, Value top, int64_t k) {
   Value result = E.idx(1);
   for (int64_t j = 1; j <= k; ++j)
-    result = E.div(E.mul(result, E.add(E.sub(top, E.idx(k)), E.idx(j))),
-                   E.idx(j));
+    result =
+        E.div(E.mul(result, E.add(E.sub(top, E.idx(k)), E.idx(j))), E.idx(j));
   return result;
 }
 
@@ -38,20 +38,21 @@ SmallVector<Value> unrankMultiset(Emitter &E, int64_t p, int64_t d,
     int64_t after = p - l - 1; // positions after this one
     // Walk the candidates a = low, low + 1, ...: C(d - a + after - 1, after)
     // rows start with a here; stop at the one whose rows hold `rest`.
-    auto found = E.forLoop(
-        low, E.idx(d), E.idx(1), {rest, low, boolean(E, true)},
-        [&](Value a, ValueRange st) {
-          Value top = E.add(E.sub(E.idx(d), a), E.idx(after - 1));
-          Value count = binomial(E, top, after);
-          Value searching = st[2];
-          Value inside = E.ult(st[0], count);
-          Value take = logicalAnd(E, searching, inside);
-          Value skip = logicalAnd(E, searching, logicalNot(E, inside));
-          return SmallVector<Value>{E.select(skip, E.sub(st[0], count), st[0]),
-                                    E.select(take, a, st[1]),
-                                    logicalAnd(E, searching,
-                                               logicalNot(E, take))};
-        });
+    auto found =
+        E.forLoop(low, E.idx(d), E.idx(1), {rest, low, boolean(E, true)},
+                  [&](Value a, ValueRange st) {
+                    Value top = E.add(E.sub(E.idx(d), a), E.idx(after - 1));
+                    Value count = binomial(E, top, after);
+                    Value searching = st[2];
+                    Value inside = E.ult(st[0], count);
+                    Value take = logicalAnd(E, searching, inside);
+                    Value skip =
+                        logicalAnd(E, searching, logicalNot(E, inside));
+                    return SmallVector<Value>{
+                        E.select(skip, E.sub(st[0], count), st[0]),
+                        E.select(take, a, st[1]),
+                        logicalAnd(E, searching, logicalNot(E, take))};
+                  });
     rest = found[0];
     low = found[1];
     row.push_back(low);

@@ -1,4 +1,5 @@
-//===- SymmetricPowerRows.h - Walking the rows of phi^p in kernels -*- C++ -*-===//
+//===- SymmetricPowerRows.h - Walking the rows of phi^p in kernels -*- C++
+//-*-===//
 //
 // A coordinate of phi^p is a multiset i1 <= ... <= ip of {0..d-1}; SPEC
 // orders them lexicographically. Kernels that touch a state (S, Z) walk a
@@ -17,8 +18,8 @@ namespace sympow::gpu_detail {
 
 /// The multiset of lexicographic rank `rank` (index), for power p over d.
 /// O(p * d) integer operations.
-llvm::SmallVector<mlir::Value> unrankMultiset(Emitter &E, int64_t p,
-                                              int64_t d, mlir::Value rank);
+llvm::SmallVector<mlir::Value> unrankMultiset(Emitter &E, int64_t p, int64_t d,
+                                              mlir::Value rank);
 
 /// The multiset after `row` in lexicographic order (meaningless after the
 /// last one): the last index below d - 1 grows by one and every index after

@@ -105,8 +105,7 @@ Cost sympow::recurrentCost(const LayerSizes &s) {
 }
 
 double sympow::estimatedSeconds(const Cost &cost, const MachineModel &m) {
-  return std::max(cost.flops / m.flopsPerSecond,
-                  cost.bytes / m.bytesPerSecond);
+  return std::max(cost.flops / m.flopsPerSecond, cost.bytes / m.bytesPerSecond);
 }
 
 FormulationKind sympow::chooseFormulation(const LayerSizes &s,

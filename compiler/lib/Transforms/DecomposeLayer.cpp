@@ -217,10 +217,10 @@ Value LayerDecomposer::finalCount(Value counts) {
                    tb.constant(0)};
   Sizes sizes = {batch, tb.constant(1), tb.dim(counts, 2)};
   Sizes strides(3, tb.constant(1));
-  auto last = RankedTensorType::get(
-      {type.getDimSize(0), type.getDimSize(1)}, b.getF64Type());
-  Value slice = tensor::ExtractSliceOp::create(b, last, counts, offsets, sizes,
-                                               strides);
+  auto last = RankedTensorType::get({type.getDimSize(0), type.getDimSize(1)},
+                                    b.getF64Type());
+  Value slice =
+      tensor::ExtractSliceOp::create(b, last, counts, offsets, sizes, strides);
   return tb.convert(slice, type.getElementType());
 }
 
@@ -230,9 +230,9 @@ Value LayerDecomposer::finalCount(Value counts) {
 
 RankedTensorType LayerDecomposer::numeratorType(OpFoldResult batch,
                                                 OpFoldResult tokens) {
-  return TensorBuilder::type({batch, tokens, tb.dim(layer.getQ(), 2),
-                              tb.dim(layer.getV(), 3)},
-                             b.getF32Type());
+  return TensorBuilder::type(
+      {batch, tokens, tb.dim(layer.getQ(), 2), tb.dim(layer.getV(), 3)},
+      b.getF32Type());
 }
 
 RankedTensorType LayerDecomposer::rowType(OpFoldResult batch,
@@ -333,8 +333,7 @@ void LayerDecomposer::chunked(int64_t chunkSize, Value q, Value k, Value gate,
   // Zero tokens contribute nothing: phi(0) = 0, and a zero log gate does
   // not decay. Padded queries give y = 0 and are sliced away.
   auto toChunks = [&](Value x) {
-    return x ? tb.splitChunks(tb.padTokens(x, padded), batch, chunks,
-                              chunkSize)
+    return x ? tb.splitChunks(tb.padTokens(x, padded), batch, chunks, chunkSize)
              : Value();
   };
   Value qc = toChunks(q);
@@ -378,17 +377,17 @@ void LayerDecomposer::chunked(int64_t chunkSize, Value q, Value k, Value gate,
     y = tensor::CastOp::create(b, layer.getY().getType(), y);
   results.push_back(y);
   if (layer.hasFinalState())
-    results.append({Value(scanS.getFinal()), Value(scanZ.getFinal()),
-                    finalCount(counts)});
+    results.append(
+        {Value(scanS.getFinal()), Value(scanZ.getFinal()), finalCount(counts)});
 }
 
 void LayerDecomposer::recurrent(Value q, Value k, Value gate,
                                 SmallVectorImpl<Value> &results) {
   auto [s0, z0] = initialOrZeroState();
   // Sizes come from the operands: the layer's results are being replaced.
-  Value y0 = tb.empty({batch, seqLen, tb.dim(layer.getQ(), 2),
-                       tb.dim(layer.getV(), 3)},
-                      layer.getY().getType().getElementType());
+  Value y0 = tb.empty(
+      {batch, seqLen, tb.dim(layer.getQ(), 2), tb.dim(layer.getV(), 3)},
+      layer.getY().getType().getElementType());
   Value zero = tb.toValue(tb.constant(0)), one = tb.toValue(tb.constant(1));
   auto loop = scf::ForOp::create(
       b, zero, tb.toValue(seqLen), one, ValueRange{s0, z0, y0},

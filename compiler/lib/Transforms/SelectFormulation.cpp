@@ -53,8 +53,7 @@ struct SelectFormulationPass
     sizes.headDim = q[3];
     sizes.valueDim = v[3];
     sizes.power = layer.getPower();
-    sizes.elementBytes =
-        layer.getQ().getType().getElementTypeBitWidth() / 8;
+    sizes.elementBytes = layer.getQ().getType().getElementTypeBitWidth() / 8;
     sizes.hasInitialState = layer.hasInitialState();
     FormulationKind kind = chooseFormulation(sizes, chunkSize);
     std::optional<int64_t> chunk;

@@ -87,9 +87,11 @@ Value TensorBuilder::padTokens(Value value, OpFoldResult length) {
   sizes[1] = length;
   Sizes low(type.getRank(), constant(0)), high = low;
   high[1] = extra;
-  Value zero = arith::ConstantOp::create(b, b.getZeroAttr(type.getElementType()));
-  return tensor::PadOp::create(b, TensorBuilder::type(sizes, type.getElementType()),
-                               value, low, high, zero);
+  Value zero =
+      arith::ConstantOp::create(b, b.getZeroAttr(type.getElementType()));
+  return tensor::PadOp::create(
+      b, TensorBuilder::type(sizes, type.getElementType()), value, low, high,
+      zero);
 }
 
 Value TensorBuilder::splitChunks(Value value, OpFoldResult batch,
@@ -135,7 +137,7 @@ Value TensorBuilder::sliceTokens(Value value, OpFoldResult offset,
                                  OpFoldResult length) {
   int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
   Sizes offsets(rank, constant(0)), sizes = sizesOf(value),
-      strides(rank, constant(1));
+                                    strides(rank, constant(1));
   offsets[1] = offset;
   sizes[1] = length;
   return tensor::ExtractSliceOp::create(b, value, offsets, sizes, strides);
@@ -144,7 +146,7 @@ Value TensorBuilder::sliceTokens(Value value, OpFoldResult offset,
 Value TensorBuilder::insertTokens(Value part, Value into, OpFoldResult offset) {
   int64_t rank = cast<RankedTensorType>(part.getType()).getRank();
   Sizes offsets(rank, constant(0)), sizes = sizesOf(part),
-      strides(rank, constant(1));
+                                    strides(rank, constant(1));
   offsets[1] = offset;
   return tensor::InsertSliceOp::create(b, part, into, offsets, sizes, strides);
 }

@@ -56,11 +56,11 @@ public:
     if (!module || !kernelName)
       return Status::error("getKernel needs a module and a kernel name");
     CUfunction function = nullptr;
-    if (Status s = check(driver,
-                         driver.cuModuleGetFunction(
-                             &function, static_cast<CUmodule>(module),
-                             kernelName),
-                         "cuModuleGetFunction");
+    if (Status s =
+            check(driver,
+                  driver.cuModuleGetFunction(
+                      &function, static_cast<CUmodule>(module), kernelName),
+                  "cuModuleGetFunction");
         s.isError())
       return Status::error(s.message() + " (kernel '" + kernelName + "')");
     return static_cast<KernelHandle>(function);
@@ -72,14 +72,13 @@ public:
       return Status::error("launch of a null kernel");
     if (Status s = makeCurrent(); s.isError())
       return s;
-    return check(driver,
-                 driver.cuLaunchKernel(static_cast<CUfunction>(kernel),
-                                       c.grid.x, c.grid.y, c.grid.z, c.block.x,
-                                       c.block.y, c.block.z,
-                                       c.dynamicSharedBytes,
-                                       static_cast<CUstream>(c.stream), args,
-                                       nullptr),
-                 "cuLaunchKernel");
+    return check(
+        driver,
+        driver.cuLaunchKernel(static_cast<CUfunction>(kernel), c.grid.x,
+                              c.grid.y, c.grid.z, c.block.x, c.block.y,
+                              c.block.z, c.dynamicSharedBytes,
+                              static_cast<CUstream>(c.stream), args, nullptr),
+        "cuLaunchKernel");
   }
 
   Result<DevicePtr> allocate(size_t bytes) override {
@@ -141,8 +140,8 @@ sympow::runtime::createCudaBackend(int ordinal) {
   if (Status s = check(driver, driver.cuInit(0), "cuInit"); s.isError())
     return s;
   int count = 0;
-  if (Status s = check(driver, driver.cuDeviceGetCount(&count),
-                       "cuDeviceGetCount");
+  if (Status s =
+          check(driver, driver.cuDeviceGetCount(&count), "cuDeviceGetCount");
       s.isError())
     return s;
   if (ordinal < 0 || ordinal >= count)
@@ -151,25 +150,26 @@ sympow::runtime::createCudaBackend(int ordinal) {
                          " device(s) present");
   CUdevice device = 0;
   int major = 0, minor = 0;
-  if (Status s = check(driver, driver.cuDeviceGet(&device, ordinal),
-                       "cuDeviceGet");
+  if (Status s =
+          check(driver, driver.cuDeviceGet(&device, ordinal), "cuDeviceGet");
       s.isError())
     return s;
-  if (Status s = check(driver,
-                       driver.cuDeviceGetAttribute(
-                           &major, kComputeCapabilityMajor, device),
-                       "cuDeviceGetAttribute");
+  if (Status s = check(
+          driver,
+          driver.cuDeviceGetAttribute(&major, kComputeCapabilityMajor, device),
+          "cuDeviceGetAttribute");
       s.isError())
     return s;
-  if (Status s = check(driver,
-                       driver.cuDeviceGetAttribute(
-                           &minor, kComputeCapabilityMinor, device),
-                       "cuDeviceGetAttribute");
+  if (Status s = check(
+          driver,
+          driver.cuDeviceGetAttribute(&minor, kComputeCapabilityMinor, device),
+          "cuDeviceGetAttribute");
       s.isError())
     return s;
   CUcontext context = nullptr;
-  if (Status s = check(driver, driver.cuDevicePrimaryCtxRetain(&context, device),
-                       "cuDevicePrimaryCtxRetain");
+  if (Status s =
+          check(driver, driver.cuDevicePrimaryCtxRetain(&context, device),
+                "cuDevicePrimaryCtxRetain");
       s.isError())
     return s;
   std::string arch = "sm_" + std::to_string(major * 10 + minor);

@@ -62,8 +62,8 @@ Result<const Driver *> openDriver() {
   for (Symbol &symbol : symbols) {
     *symbol.slot = dlsym(library, symbol.name);
     if (!*symbol.slot)
-      return Status::error(std::string("the CUDA driver ") + path +
-                           " lacks " + symbol.name +
+      return Status::error(std::string("the CUDA driver ") + path + " lacks " +
+                           symbol.name +
                            ": it is too old or not a CUDA driver");
   }
   return static_cast<const Driver *>(&driver);

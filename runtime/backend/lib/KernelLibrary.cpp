@@ -9,15 +9,14 @@ using namespace sympow::runtime;
 
 KernelLibrary::KernelLibrary(Backend &backend, std::vector<KernelImage> images,
                              std::vector<KernelInfo> kernels)
-    : backend(backend), images(std::move(images)), infos(std::move(kernels)) {
-}
+    : backend(backend), images(std::move(images)), infos(std::move(kernels)) {}
 
 LaunchConfig KernelLibrary::launchConfig(size_t index, int64_t B, int64_t T,
                                          void *stream) const {
   const KernelLaunch &l = infos[index].launch;
   LaunchConfig config;
-  int64_t x = l.tokensPerBlock ? (T + l.tokensPerBlock - 1) / l.tokensPerBlock
-                               : 1;
+  int64_t x =
+      l.tokensPerBlock ? (T + l.tokensPerBlock - 1) / l.tokensPerBlock : 1;
   config.grid = {static_cast<uint32_t>(x), static_cast<uint32_t>(l.gridY),
                  static_cast<uint32_t>(B)};
   config.block = l.block;

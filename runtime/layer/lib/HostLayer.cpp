@@ -27,19 +27,17 @@ public:
 
   /// Uploads `values` as `type`, checking the element count.
   Result<DevicePtr> upload(const char *name, ElementType type,
-                           const std::vector<double> &values,
-                           size_t expected) {
+                           const std::vector<double> &values, size_t expected) {
     if (values.size() != expected)
-      return Status::error(std::string("'") + name + "' has " +
-                           std::to_string(values.size()) +
-                           " values; the layer's shape needs " +
-                           std::to_string(expected));
+      return Status::error(
+          std::string("'") + name + "' has " + std::to_string(values.size()) +
+          " values; the layer's shape needs " + std::to_string(expected));
     std::vector<uint8_t> bytes = encodeTensor(type, values);
     Result<DevicePtr> ptr = allocate(bytes.size());
     if (ptr.isError())
       return ptr;
-    if (Status s = backend.copyToDevice(ptr.value(), bytes.data(),
-                                        bytes.size());
+    if (Status s =
+            backend.copyToDevice(ptr.value(), bytes.data(), bytes.size());
         s.isError())
       return s;
     return ptr;
@@ -73,10 +71,10 @@ ElementType inputType(DType dtype) {
 
 } // namespace
 
-Result<HostOutputs>
-sympow::runtime::runLayerFromHost(Backend &backend, KernelLibrary &library,
-                                  const LayerVariant &v,
-                                  const HostLayer &layer) {
+Result<HostOutputs> sympow::runtime::runLayerFromHost(Backend &backend,
+                                                      KernelLibrary &library,
+                                                      const LayerVariant &v,
+                                                      const HostLayer &layer) {
   int64_t B = layer.B, T = layer.T, dim = v.stateDim();
   size_t tokens = static_cast<size_t>(B * T);
   ElementType elem = inputType(v.dtype);
@@ -172,8 +170,8 @@ sympow::runtime::runLayerFromHost(Backend &backend, KernelLibrary &library,
                     {ElementType::F32, buffers.z, zSize, &out.z},
                     {ElementType::F64, buffers.c, cSize, &out.c}});
   for (const Output &o : outputs) {
-    Result<std::vector<double>> values = staging.download(o.type, o.ptr,
-                                                          o.count);
+    Result<std::vector<double>> values =
+        staging.download(o.type, o.ptr, o.count);
     if (values.isError())
       return values.status();
     *o.into = std::move(values.value());

@@ -159,8 +159,7 @@ struct ChunkedWorkspace {
   size_t counts = 0, states = 0, norms = 0, decays = 0, total = 0;
 };
 
-ChunkedWorkspace chunkedWorkspace(const LayerVariant &v, int64_t B,
-                                  int64_t T) {
+ChunkedWorkspace chunkedWorkspace(const LayerVariant &v, int64_t B, int64_t T) {
   ChunkedWorkspace w;
   if (v.formulation != Formulation::Chunked)
     return w;
@@ -206,11 +205,10 @@ public:
   void buffer(DevicePtr ptr, int64_t elements) {
     Descriptor &d = descriptors[buffers++];
     d = {ptr, ptr, 0, elements, 1};
-    for (void *field : {static_cast<void *>(&d.allocated),
-                        static_cast<void *>(&d.aligned),
-                        static_cast<void *>(&d.offset),
-                        static_cast<void *>(&d.size),
-                        static_cast<void *>(&d.stride)})
+    for (void *field :
+         {static_cast<void *>(&d.allocated), static_cast<void *>(&d.aligned),
+          static_cast<void *>(&d.offset), static_cast<void *>(&d.size),
+          static_cast<void *>(&d.stride)})
       params[count++] = field;
   }
   void **finish(int64_t *B, int64_t *T) {
@@ -254,8 +252,10 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
                          "formulation needs " + std::to_string(names.size));
   for (size_t i = 0; i < names.size; ++i)
     if (library.info(i).name != names.names[i])
-      return Status::error("kernel " + std::to_string(i) + " of the library "
-                           "is '" + library.info(i).name + "', expected '" +
+      return Status::error("kernel " + std::to_string(i) +
+                           " of the library "
+                           "is '" +
+                           library.info(i).name + "', expected '" +
                            names.names[i] + "'");
 
   // Every buffer the variant reads or writes must be there.
@@ -264,14 +264,16 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
     const char *name;
     DevicePtr ptr;
     bool needed;
-  } required[] = {
-      {"q", buf.q, true},         {"k", buf.k, true},
-      {"v", buf.v, true},         {"y", buf.y, true},
-      {"log_g", buf.logG, v.hasLogG()},
-      {"log_gamma", buf.logGamma, v.hasLogGamma()},
-      {"beta", buf.beta, v.hasBeta()},
-      {"S", buf.s, state},        {"Z", buf.z, state},
-      {"c", buf.c, state}};
+  } required[] = {{"q", buf.q, true},
+                  {"k", buf.k, true},
+                  {"v", buf.v, true},
+                  {"y", buf.y, true},
+                  {"log_g", buf.logG, v.hasLogG()},
+                  {"log_gamma", buf.logGamma, v.hasLogGamma()},
+                  {"beta", buf.beta, v.hasBeta()},
+                  {"S", buf.s, state},
+                  {"Z", buf.z, state},
+                  {"c", buf.c, state}};
   for (const Required &r : required)
     if (r.needed && !r.ptr)
       return Status::error(std::string("buffer '") + r.name +
@@ -332,9 +334,9 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
     if (kernel.isError())
       return kernel.status();
     int64_t batch = B, length = T;
-    Status s = backend.launch(kernel.value(),
-                              library.launchConfig(i, B, T, stream),
-                              p.finish(&batch, &length));
+    Status s =
+        backend.launch(kernel.value(), library.launchConfig(i, B, T, stream),
+                       p.finish(&batch, &length));
     if (s.isError())
       return Status::error(std::string(name) + ": " + s.message());
   }

@@ -18,14 +18,14 @@ enum class FormulationKind : uint32_t;
 
 /// The sizes a layer's cost depends on.
 struct LayerSizes {
-  int64_t batch = 1;          // B
-  int64_t seqLen = 1;         // T
-  int64_t queryHeads = 1;     // Hq
-  int64_t keyHeads = 1;       // H
-  int64_t headDim = 64;       // d
-  int64_t valueDim = 64;      // e
-  int64_t power = 2;          // p
-  int64_t elementBytes = 2;   // bytes of one q/k/v element
+  int64_t batch = 1;        // B
+  int64_t seqLen = 1;       // T
+  int64_t queryHeads = 1;   // Hq
+  int64_t keyHeads = 1;     // H
+  int64_t headDim = 64;     // d
+  int64_t valueDim = 64;    // e
+  int64_t power = 2;        // p
+  int64_t elementBytes = 2; // bytes of one q/k/v element
   bool hasInitialState = false;
 };
 

@@ -1,4 +1,5 @@
-//===- LayerKernels.h - A layer's kernels, compiled for a backend -*- C++ -*-===//
+//===- LayerKernels.h - A layer's kernels, compiled for a backend -*- C++
+//-*-===//
 //
 // The step between a layer's description and the runtime: which kernels its
 // formulation needs (the generators in compiler/lib/GPU), compiled for the

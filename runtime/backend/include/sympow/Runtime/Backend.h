@@ -63,8 +63,7 @@ public:
 
   virtual Result<DevicePtr> allocate(size_t bytes) = 0;
   virtual Status release(DevicePtr ptr) = 0;
-  virtual Status copyToDevice(DevicePtr dst, const void *src,
-                              size_t bytes) = 0;
+  virtual Status copyToDevice(DevicePtr dst, const void *src, size_t bytes) = 0;
   virtual Status copyToHost(void *dst, DevicePtr src, size_t bytes) = 0;
   /// Waits for the work queued on `stream`.
   virtual Status synchronize(void *stream) = 0;

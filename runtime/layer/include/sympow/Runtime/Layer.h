@@ -55,7 +55,20 @@ std::vector<std::string> layerKernelNames(const LayerVariant &variant);
 /// A kernel's buffer arguments (docs/KernelABI.md): the layer's tensors,
 /// and the chunked formulation's scratch in the workspace.
 enum class KernelArg {
-  Q, K, V, LogG, LogGamma, Beta, Y, S, Z, C, Counts, ChunkS, ChunkZ, Decay
+  Q,
+  K,
+  V,
+  LogG,
+  LogGamma,
+  Beta,
+  Y,
+  S,
+  Z,
+  C,
+  Counts,
+  ChunkS,
+  ChunkZ,
+  Decay
 };
 
 /// The buffers `kernel` of the variant takes, in order (then i64 B, T).

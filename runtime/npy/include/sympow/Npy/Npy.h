@@ -10,9 +10,9 @@
 #ifndef SYMPOW_NPY_NPY_H
 #define SYMPOW_NPY_NPY_H
 
+#include "sympow/Support/Status.h"
 #include <cstdint>
 #include <optional>
-#include "sympow/Support/Status.h"
 
 #include <string>
 #include <vector>
