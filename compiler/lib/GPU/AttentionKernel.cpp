@@ -790,20 +790,8 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
 
   Type elem = elementType(ctx, spec.dtype);
   Type f32 = builder.getF32Type(), f64 = builder.getF64Type();
-  Type i64 = builder.getI64Type();
-  auto buffer = [](Type t) {
-    return MemRefType::get({ShapedType::kDynamic}, t);
-  };
-  SmallVector<Type> args{buffer(elem), buffer(elem), buffer(elem)};
-  if (spec.hasLogG())
-    args.push_back(buffer(f32));
-  if (spec.hasLogGamma())
-    args.push_back(buffer(f32));
-  if (spec.hasBeta())
-    args.push_back(buffer(f32));
-  args.push_back(buffer(elem));
-  args.push_back(i64);
-  args.push_back(i64);
+  gpu_detail::KernelArguments args =
+      gpu_detail::kernelArguments(ctx, spec, "attention");
 
   bool mmaPath = spec.resolvedPath() == AttentionPath::Mma;
   int64_t bt = spec.resolvedBlockTokens();
@@ -837,7 +825,7 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
         {attentionTileBuffers(spec), bt, spec.d + pad}, tileElem));
 
   auto fn = gpu::GPUFuncOp::create(
-      builder, loc, name, builder.getFunctionType(args, {}), workgroup);
+      builder, loc, name, builder.getFunctionType(args.types, {}), workgroup);
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   // ldmatrix rows and cp.async chunks need 16-byte aligned workgroup memory;
   // by default the arrays are aligned to their element type only.
@@ -864,20 +852,15 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   builder.setInsertionPointToStart(&fn.getBody().front());
   Emitter E(builder, loc);
   Kernel K{spec, E, elem, bt, spec.threadsPerBlock(), r};
-  unsigned a = 0;
-  K.q = fn.getArgument(a++);
-  K.k = fn.getArgument(a++);
-  K.v = fn.getArgument(a++);
-  if (spec.hasLogG())
-    K.logG = fn.getArgument(a++);
-  if (spec.hasLogGamma())
-    K.logGamma = fn.getArgument(a++);
-  if (spec.hasBeta())
-    K.beta = fn.getArgument(a++);
-  K.y = fn.getArgument(a++);
-  a++; // B: the grid's z extent already says it
-  K.T = arith::IndexCastOp::create(builder, loc, builder.getIndexType(),
-                                   fn.getArgument(a++));
+  using runtime::KernelArg;
+  K.q = args.get(fn, KernelArg::Q);
+  K.k = args.get(fn, KernelArg::K);
+  K.v = args.get(fn, KernelArg::V);
+  K.logG = args.get(fn, KernelArg::LogG);
+  K.logGamma = args.get(fn, KernelArg::LogGamma);
+  K.beta = args.get(fn, KernelArg::Beta);
+  K.y = args.get(fn, KernelArg::Y);
+  K.T = args.seqLen(builder, fn); // B: the grid's z extent already says it
   unsigned w = 2;
   if (spec.gate != GateKind::None)
     K.pg = fn.getWorkgroupAttributions()[w++];

@@ -57,44 +57,29 @@ struct Chunked {
   Value isThread0() { return E.cmpi(arith::CmpIPredicate::eq, tid, E.idx(0)); }
 };
 
-/// The kernel's function with buffer arguments of the given element types
-/// (then i64 B, T), its workgroup arrays, launch metadata and ids.
+/// The kernel's function with the arguments the runtime packs for `name`
+/// (runtime::layerKernelArguments), its workgroup arrays, launch metadata.
 gpu::GPUFuncOp createKernel(OpBuilder &b, gpu::GPUModuleOp module,
-                            StringRef name, ArrayRef<Type> buffers,
+                            StringRef name,
+                            const gpu_detail::KernelArguments &args,
                             ArrayRef<Type> workgroup, int64_t threads,
                             int64_t tokensPerBlock, int64_t gridY) {
-  SmallVector<Type> args;
-  for (Type t : buffers)
-    args.push_back(gpu_detail::bufferType(t));
-  args.append({b.getI64Type(), b.getI64Type()});
-  auto fn = gpu::GPUFuncOp::create(b, module.getLoc(), name,
-                                   b.getFunctionType(args, {}), workgroup);
+  auto fn = gpu::GPUFuncOp::create(
+      b, module.getLoc(), name, b.getFunctionType(args.types, {}), workgroup);
   gpu_detail::setLaunch(b, fn, threads, tokensPerBlock, gridY);
   b.setInsertionPointToStart(&fn.getBody().front());
   return fn;
 }
 
-/// Fills T, b and the thread ids of `K` from `fn` (whose last argument is T).
-void bindIds(Chunked &K, gpu::GPUFuncOp fn) {
+/// Fills T, b and the thread ids of `K`.
+void bindIds(Chunked &K, gpu::GPUFuncOp fn,
+             const gpu_detail::KernelArguments &args) {
   Emitter &E = K.E;
-  // The block's arguments go on with the workgroup arrays: T is the last
-  // argument of the function type.
-  unsigned last = fn.getFunctionType().getNumInputs() - 1;
-  K.T = arith::IndexCastOp::create(E.b, E.loc, E.b.getIndexType(),
-                                   fn.getArgument(last));
+  K.T = args.seqLen(E.b, fn);
   K.b = gpu::BlockIdOp::create(E.b, E.loc, gpu::Dimension::z);
   K.tid = gpu::ThreadIdOp::create(E.b, E.loc, gpu::Dimension::x);
   K.lane = E.div(K.tid, E.idx(K.spec.e));
   K.col = E.rem(K.tid, E.idx(K.spec.e));
-}
-
-/// The buffer arguments after q/k/v: [log_g], [log_gamma].
-void appendGates(const AttentionKernelSpec &s, OpBuilder &b,
-                 SmallVectorImpl<Type> &types) {
-  if (s.hasLogG())
-    types.push_back(b.getF32Type());
-  if (s.hasLogGamma())
-    types.push_back(b.getF32Type());
 }
 
 /// Inclusive prefix of log_g + log_gamma over the chunk's tokens into
@@ -166,19 +151,17 @@ void emitLoadRotatedTile(Chunked &K, Value src, int64_t heads, Value head,
 void buildCounts(OpBuilder &b, gpu::GPUModuleOp module,
                  const AttentionKernelSpec &s, int64_t C) {
   Type f32 = b.getF32Type(), f64 = b.getF64Type();
-  SmallVector<Type> buffers;
-  if (s.hasBeta())
-    buffers.push_back(f32);
-  buffers.append({f64, f64});
+  auto args = gpu_detail::kernelArguments(b.getContext(), s, "chunk_counts");
   // One thread per (head, sequence): the counts are a serial prefix sum.
-  gpu::GPUFuncOp fn = createKernel(b, module, "chunk_counts", buffers, {},
+  gpu::GPUFuncOp fn = createKernel(b, module, "chunk_counts", args, {},
                                    /*threads=*/1, /*tokensPerBlock=*/0, s.h);
   Emitter E(b, module.getLoc());
   Chunked K{s, E, C, 0, 0, Type()};
-  bindIds(K, fn);
-  unsigned a = 0;
-  Value beta = s.hasBeta() ? fn.getArgument(a++) : Value();
-  Value counts = fn.getArgument(a++), c = fn.getArgument(a++);
+  bindIds(K, fn, args);
+  using runtime::KernelArg;
+  Value beta = args.get(fn, KernelArg::Beta);
+  Value counts = args.get(fn, KernelArg::Counts),
+        c = args.get(fn, KernelArg::C);
   Value h = gpu::BlockIdOp::create(b, E.loc, gpu::Dimension::y);
   Value bh = E.add(E.mul(K.b, E.idx(s.h)), h);
   E.forLoop(
@@ -202,29 +185,26 @@ void buildStates(OpBuilder &b, gpu::GPUModuleOp module,
   MLIRContext *ctx = b.getContext();
   Type elem = gpu_detail::elementType(ctx, s.dtype);
   Type f32 = b.getF32Type(), f64 = b.getF64Type();
-  SmallVector<Type> buffers{elem, elem};
-  appendGates(s, b, buffers);
-  if (s.rotates())
-    buffers.push_back(f64);
-  buffers.append({f32, f32, f32});
+  auto args = gpu_detail::kernelArguments(ctx, s, "chunk_states");
   int64_t r = s.effectiveRotaryDims();
   using gpu_detail::workgroupMemRef;
   gpu::GPUFuncOp fn =
-      createKernel(b, module, "chunk_states", buffers,
+      createKernel(b, module, "chunk_states", args,
                    {workgroupMemRef({C * s.d}, f32),
                     workgroupMemRef({C * s.e}, f32), workgroupMemRef({C}, f32),
                     workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64)},
                    chunkedThreadsPerBlock(s), C, s.h);
   Emitter E(b, module.getLoc());
   Chunked K{s, E, C, dim, s.hq / s.h, elem};
-  bindIds(K, fn);
-  unsigned a = 0;
-  Value k = fn.getArgument(a++), v = fn.getArgument(a++);
-  Value logG = s.hasLogG() ? fn.getArgument(a++) : Value();
-  Value logGamma = s.hasLogGamma() ? fn.getArgument(a++) : Value();
-  Value counts = s.rotates() ? fn.getArgument(a++) : Value();
-  Value dS = fn.getArgument(a++), dZ = fn.getArgument(a++),
-        decay = fn.getArgument(a++);
+  bindIds(K, fn, args);
+  using runtime::KernelArg;
+  Value k = args.get(fn, KernelArg::K), v = args.get(fn, KernelArg::V);
+  Value logG = args.get(fn, KernelArg::LogG);
+  Value logGamma = args.get(fn, KernelArg::LogGamma);
+  Value counts = args.get(fn, KernelArg::Counts);
+  Value dS = args.get(fn, KernelArg::ChunkS),
+        dZ = args.get(fn, KernelArg::ChunkZ),
+        decay = args.get(fn, KernelArg::Decay);
   auto wg = fn.getWorkgroupAttributions();
   Value keys = wg[0], values = wg[1], weights = wg[2], theta = wg[3];
 
@@ -295,21 +275,19 @@ void buildStates(OpBuilder &b, gpu::GPUModuleOp module,
 void buildScan(OpBuilder &b, gpu::GPUModuleOp module,
                const AttentionKernelSpec &s, int64_t C, int64_t dim) {
   Type f32 = b.getF32Type(), f64 = b.getF64Type();
-  SmallVector<Type> buffers{f32, f32, f64};
-  if (s.rotates())
-    buffers.push_back(f64);
-  buffers.append({f32, f32, f32});
-  gpu::GPUFuncOp fn = createKernel(b, module, "chunk_scan", buffers, {},
+  auto args = gpu_detail::kernelArguments(b.getContext(), s, "chunk_scan");
+  gpu::GPUFuncOp fn = createKernel(b, module, "chunk_scan", args, {},
                                    chunkedThreadsPerBlock(s), 0, s.h);
   Emitter E(b, module.getLoc());
   Chunked K{s, E, C, dim, s.hq / s.h, Type()};
-  bindIds(K, fn);
-  unsigned a = 0;
-  Value S = fn.getArgument(a++), Z = fn.getArgument(a++),
-        c = fn.getArgument(a++);
-  Value counts = s.rotates() ? fn.getArgument(a++) : Value();
-  Value dS = fn.getArgument(a++), dZ = fn.getArgument(a++),
-        decay = fn.getArgument(a++);
+  bindIds(K, fn, args);
+  using runtime::KernelArg;
+  Value S = args.get(fn, KernelArg::S), Z = args.get(fn, KernelArg::Z),
+        c = args.get(fn, KernelArg::C);
+  Value counts = args.get(fn, KernelArg::Counts);
+  Value dS = args.get(fn, KernelArg::ChunkS),
+        dZ = args.get(fn, KernelArg::ChunkZ),
+        decay = args.get(fn, KernelArg::Decay);
   Value h = gpu::BlockIdOp::create(b, E.loc, gpu::Dimension::y);
   Value bh = E.add(E.mul(K.b, E.idx(s.h)), h);
   Value N = K.chunks();
@@ -354,30 +332,27 @@ void buildOutput(OpBuilder &b, gpu::GPUModuleOp module,
   MLIRContext *ctx = b.getContext();
   Type elem = gpu_detail::elementType(ctx, s.dtype);
   Type f32 = b.getF32Type(), f64 = b.getF64Type();
-  SmallVector<Type> buffers{elem, elem, elem};
-  appendGates(s, b, buffers);
-  if (s.rotates())
-    buffers.push_back(f64);
-  buffers.append({f32, f32, elem});
+  auto args = gpu_detail::kernelArguments(ctx, s, "chunk_output");
   int64_t r = s.effectiveRotaryDims();
   using gpu_detail::workgroupMemRef;
   gpu::GPUFuncOp fn =
-      createKernel(b, module, "chunk_output", buffers,
+      createKernel(b, module, "chunk_output", args,
                    {workgroupMemRef({C * s.d}, f32),
                     workgroupMemRef({C * s.d}, f32), workgroupMemRef({C}, f32),
                     workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64)},
                    chunkedThreadsPerBlock(s), C, s.hq);
   Emitter E(b, module.getLoc());
   Chunked K{s, E, C, dim, s.hq / s.h, elem};
-  bindIds(K, fn);
-  unsigned a = 0;
-  Value q = fn.getArgument(a++), k = fn.getArgument(a++),
-        v = fn.getArgument(a++);
-  Value logG = s.hasLogG() ? fn.getArgument(a++) : Value();
-  Value logGamma = s.hasLogGamma() ? fn.getArgument(a++) : Value();
-  Value counts = s.rotates() ? fn.getArgument(a++) : Value();
-  Value prefixS = fn.getArgument(a++), prefixZ = fn.getArgument(a++),
-        y = fn.getArgument(a++);
+  bindIds(K, fn, args);
+  using runtime::KernelArg;
+  Value q = args.get(fn, KernelArg::Q), k = args.get(fn, KernelArg::K),
+        v = args.get(fn, KernelArg::V);
+  Value logG = args.get(fn, KernelArg::LogG);
+  Value logGamma = args.get(fn, KernelArg::LogGamma);
+  Value counts = args.get(fn, KernelArg::Counts);
+  Value prefixS = args.get(fn, KernelArg::ChunkS),
+        prefixZ = args.get(fn, KernelArg::ChunkZ),
+        y = args.get(fn, KernelArg::Y);
   auto wg = fn.getWorkgroupAttributions();
   Value qs = wg[0], ks = wg[1], gp = wg[2], theta = wg[3];
 

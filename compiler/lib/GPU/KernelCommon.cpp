@@ -36,6 +36,53 @@ MemRefType workgroupMemRef(ArrayRef<int64_t> shape, Type element) {
   return MemRefType::get(shape, element, MemRefLayoutAttrInterface{}, space);
 }
 
+KernelArguments kernelArguments(MLIRContext *ctx,
+                                const AttentionKernelSpec &spec,
+                                StringRef kernel) {
+  // Only the inputs a variant has change the arguments.
+  runtime::LayerVariant variant;
+  variant.gate = static_cast<runtime::Gate>(spec.gate);
+  variant.schedule = static_cast<runtime::Schedule>(spec.schedule);
+  KernelArguments args;
+  Type elem = elementType(ctx, spec.dtype);
+  Type f32 = Float32Type::get(ctx), f64 = Float64Type::get(ctx);
+  for (runtime::KernelArg kind :
+       runtime::layerKernelArguments(variant, kernel.str())) {
+    args.buffers.push_back(kind);
+    Type element = f32;
+    switch (kind) {
+    case runtime::KernelArg::Q:
+    case runtime::KernelArg::K:
+    case runtime::KernelArg::V:
+    case runtime::KernelArg::Y:
+      element = elem;
+      break;
+    case runtime::KernelArg::C:
+    case runtime::KernelArg::Counts:
+      element = f64;
+      break;
+    default:
+      break;
+    }
+    args.types.push_back(bufferType(element));
+  }
+  Type i64 = IntegerType::get(ctx, 64);
+  args.types.append({i64, i64});
+  return args;
+}
+
+Value KernelArguments::get(gpu::GPUFuncOp fn, runtime::KernelArg kind) const {
+  for (auto [i, k] : llvm::enumerate(buffers))
+    if (k == kind)
+      return fn.getArgument(i);
+  return nullptr;
+}
+
+Value KernelArguments::seqLen(OpBuilder &b, gpu::GPUFuncOp fn) const {
+  return arith::IndexCastOp::create(b, fn.getLoc(), b.getIndexType(),
+                                    fn.getArgument(buffers.size() + 1));
+}
+
 void setLaunch(OpBuilder &b, gpu::GPUFuncOp fn, int64_t threads,
                int64_t tokensPerBlock, int64_t gridY) {
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());

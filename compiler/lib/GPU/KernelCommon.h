@@ -11,6 +11,7 @@
 #include "Emitter.h"
 
 #include "sympow/Compiler/GPU/AttentionKernel.h"
+#include "sympow/Runtime/Layer.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -25,6 +26,23 @@ mlir::MemRefType bufferType(mlir::Type element);
 /// A static array in workgroup memory.
 mlir::MemRefType workgroupMemRef(llvm::ArrayRef<int64_t> shape,
                                  mlir::Type element);
+
+/// A kernel's arguments as the runtime packs them: the buffers of
+/// runtime::layerKernelArguments (one table for both sides), then i64 B, T.
+struct KernelArguments {
+  llvm::SmallVector<runtime::KernelArg> buffers;
+  /// memref<?xT> per buffer, then i64, i64.
+  llvm::SmallVector<mlir::Type> types;
+
+  /// Buffer `kind` of `fn`, or null if the kernel takes none.
+  mlir::Value get(mlir::gpu::GPUFuncOp fn, runtime::KernelArg kind) const;
+  /// The sequence length T of `fn`, as an index.
+  mlir::Value seqLen(mlir::OpBuilder &b, mlir::gpu::GPUFuncOp fn) const;
+};
+
+KernelArguments kernelArguments(mlir::MLIRContext *ctx,
+                                const AttentionKernelSpec &spec,
+                                llvm::StringRef kernel);
 
 /// Row lanes of the state kernels: threads form lanes of e columns, about
 /// 256 threads per block.

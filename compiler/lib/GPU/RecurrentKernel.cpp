@@ -255,17 +255,8 @@ gpu::GPUFuncOp buildRecurrentKernel(OpBuilder &builder, gpu::GPUModuleOp module,
 
   Type elem = gpu_detail::elementType(ctx, spec.dtype);
   Type f32 = builder.getF32Type(), f64 = builder.getF64Type();
-  Type i64 = builder.getI64Type();
-  auto buffer = gpu_detail::bufferType;
-  SmallVector<Type> args{buffer(elem), buffer(elem), buffer(elem)};
-  if (spec.hasLogG())
-    args.push_back(buffer(f32));
-  if (spec.hasLogGamma())
-    args.push_back(buffer(f32));
-  if (spec.hasBeta())
-    args.push_back(buffer(f32));
-  args.append({buffer(elem), buffer(f32), buffer(f32), buffer(f64), i64, i64});
-
+  gpu_detail::KernelArguments args =
+      gpu_detail::kernelArguments(ctx, spec, "recurrent");
   int64_t g = spec.hq / spec.h, lanes = stateRowLanes(spec);
   int64_t r = spec.effectiveRotaryDims();
   using gpu_detail::workgroupMemRef;
@@ -278,30 +269,25 @@ gpu::GPUFuncOp buildRecurrentKernel(OpBuilder &builder, gpu::GPUModuleOp module,
       workgroupMemRef({lanes * g}, f32)};
 
   auto fn = gpu::GPUFuncOp::create(
-      builder, loc, name, builder.getFunctionType(args, {}), workgroup);
+      builder, loc, name, builder.getFunctionType(args.types, {}), workgroup);
   gpu_detail::setLaunch(builder, fn, recurrentThreadsPerBlock(spec),
                         /*tokensPerBlock=*/0, /*gridY=*/spec.h);
 
   builder.setInsertionPointToStart(&fn.getBody().front());
   Emitter E(builder, loc);
   Recurrent K{spec, E, elem, g, r, lanes, *symmetricPowerDim(spec.d, spec.p)};
-  unsigned a = 0;
-  K.q = fn.getArgument(a++);
-  K.k = fn.getArgument(a++);
-  K.v = fn.getArgument(a++);
-  if (spec.hasLogG())
-    K.logG = fn.getArgument(a++);
-  if (spec.hasLogGamma())
-    K.logGamma = fn.getArgument(a++);
-  if (spec.hasBeta())
-    K.beta = fn.getArgument(a++);
-  K.y = fn.getArgument(a++);
-  K.s = fn.getArgument(a++);
-  K.z = fn.getArgument(a++);
-  K.c = fn.getArgument(a++);
-  a++; // B: the grid's z extent already says it
-  K.T = arith::IndexCastOp::create(builder, loc, builder.getIndexType(),
-                                   fn.getArgument(a++));
+  using runtime::KernelArg;
+  K.q = args.get(fn, KernelArg::Q);
+  K.k = args.get(fn, KernelArg::K);
+  K.v = args.get(fn, KernelArg::V);
+  K.logG = args.get(fn, KernelArg::LogG);
+  K.logGamma = args.get(fn, KernelArg::LogGamma);
+  K.beta = args.get(fn, KernelArg::Beta);
+  K.y = args.get(fn, KernelArg::Y);
+  K.s = args.get(fn, KernelArg::S);
+  K.z = args.get(fn, KernelArg::Z);
+  K.c = args.get(fn, KernelArg::C);
+  K.T = args.seqLen(builder, fn); // B: the grid's z extent already says it
   auto wg = fn.getWorkgroupAttributions();
   K.vectors = wg[0];
   K.values = wg[1];
