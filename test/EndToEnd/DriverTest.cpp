@@ -91,8 +91,8 @@ TEST(Driver, SharedObjectKernelsRunFromTheCache) {
     KernelResult got = runLayer(spec, runtime::Formulation::Recurrent, 0, layer,
                                 KernelTarget::EmulatorShared, cache);
     ASSERT_TRUE(got.error.empty()) << got.error;
-    EXPECT_LE(maxAbsDiff(got.y, want.y), 1e-2 * maxAbs(want.y));
-    EXPECT_LE(maxAbsDiff(got.s, want.s), 1e-4 * maxAbs(want.s));
+    expectMatches(got, want, spec.dtype, /*state=*/true,
+                  "round " + std::to_string(round));
   }
   std::error_code ec;
   int files = 0;

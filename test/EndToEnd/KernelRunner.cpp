@@ -8,6 +8,8 @@
 #include "sympow/Runtime/EmulatorBackend.h"
 #include "sympow/Runtime/HostLayer.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <deque>
@@ -218,6 +220,17 @@ KernelResult runLayer(const AttentionKernelSpec &spec,
                       const LayerCase &layer, KernelTarget target,
                       const std::string &cacheDir) {
   return CompiledLayer(spec, formulation, chunk, target, cacheDir).run(layer);
+}
+
+void expectMatches(const KernelResult &got, const ReferenceResult &want,
+                   ElementKind dtype, bool state, const std::string &what) {
+  double tol = dtype == ElementKind::F32 ? 1e-4 : 1e-2;
+  EXPECT_LE(maxAbsDiff(got.y, want.y), tol * maxAbs(want.y)) << what;
+  if (!state)
+    return;
+  EXPECT_LE(maxAbsDiff(got.s, want.s), 1e-4 * maxAbs(want.s)) << what;
+  EXPECT_LE(maxAbsDiff(got.z, want.z), 1e-4 * maxAbs(want.z)) << what;
+  EXPECT_LE(maxAbsDiff(got.c, want.c), 1e-9 * (1 + maxAbs(want.c))) << what;
 }
 
 double maxAbs(const std::vector<double> &x) {

@@ -71,6 +71,12 @@ KernelResult runLayer(const AttentionKernelSpec &spec,
 ReferenceResult runReference(const AttentionKernelSpec &spec,
                              const LayerCase &layer);
 
+/// Checks `got` against `want` within SPEC's accuracy: y to 1e-4 (f32
+/// inputs) or 1e-2 (bf16/f16) of max|y|; with `state`, S and Z to 1e-4 (they
+/// are f32 whatever the inputs) and c to 1e-9. `what` names the case.
+void expectMatches(const KernelResult &got, const ReferenceResult &want,
+                   ElementKind dtype, bool state, const std::string &what);
+
 double maxAbs(const std::vector<double> &x);
 /// max_i |a_i - b_i|; infinity if the sizes differ or a value is NaN.
 double maxAbsDiff(const std::vector<double> &a, const std::vector<double> &b);

@@ -99,7 +99,6 @@ TEST_P(Sweep, MatchesTheReferenceAtEveryLength) {
   bool state = c.formulation != runtime::Formulation::Attention;
   // C: the chunk, or the attention kernel's tile of queries.
   int64_t C = state ? (c.chunk ? c.chunk : 8) : c.spec.resolvedBlockTokens();
-  double tol = c.spec.dtype == ElementKind::F32 ? 1e-4 : 1e-2;
   for (int64_t T : {int64_t(1), C - 1, C, C + 1, 3 * C + 5}) {
     LayerCase input = randomLayer(c.spec, /*B=*/2, T,
                                   /*seed=*/unsigned(T * 977 + c.spec.p),
@@ -108,15 +107,8 @@ TEST_P(Sweep, MatchesTheReferenceAtEveryLength) {
     ASSERT_TRUE(got.error.empty()) << got.error;
     ReferenceResult want = runReference(c.spec, input);
     ASSERT_TRUE(want.error.empty()) << want.error;
-    EXPECT_LE(maxAbsDiff(got.y, want.y), tol * maxAbs(want.y)) << "T = " << T;
-    if (state) {
-      EXPECT_LE(maxAbsDiff(got.s, want.s), 1e-4 * maxAbs(want.s))
-          << "T = " << T;
-      EXPECT_LE(maxAbsDiff(got.z, want.z), 1e-4 * maxAbs(want.z))
-          << "T = " << T;
-      EXPECT_LE(maxAbsDiff(got.c, want.c), 1e-9 * (1 + maxAbs(want.c)))
-          << "T = " << T;
-    }
+    expectMatches(got, want, c.spec.dtype, state,
+                  c.name + " T = " + std::to_string(T));
   }
 }
 

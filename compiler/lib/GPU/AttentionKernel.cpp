@@ -826,28 +826,9 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
 
   auto fn = gpu::GPUFuncOp::create(
       builder, loc, name, builder.getFunctionType(args.types, {}), workgroup);
-  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
-  // ldmatrix rows and cp.async chunks need 16-byte aligned workgroup memory;
-  // by default the arrays are aligned to their element type only.
-  for (unsigned i = 0, e = workgroup.size(); i < e; ++i)
-    fn.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                                   builder.getI64IntegerAttr(16));
-  int32_t threads = static_cast<int32_t>(spec.threadsPerBlock());
-  fn.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr({threads, 1, 1}));
-  // An occupancy floor for ptxas (.minnctapersm): without it ptxas may aim
-  // at a register count low enough to spill for 256-thread blocks.
-  fn->setAttr("nvvm.minctasm", builder.getI32IntegerAttr(2));
-  fn->setAttr(
-      "sympow.launch",
-      builder.getDictionaryAttr({
-          builder.getNamedAttr("block",
-                               builder.getDenseI32ArrayAttr({threads, 1, 1})),
-          builder.getNamedAttr("tokens_per_block",
-                               builder.getI64IntegerAttr(bt)),
-          builder.getNamedAttr("grid_y", builder.getI64IntegerAttr(spec.hq)),
-          builder.getNamedAttr("dynamic_shared_bytes",
-                               builder.getI64IntegerAttr(0)),
-      }));
+  // Two blocks per SM: the tiles' registers fit 65536 / (2 * threads).
+  gpu_detail::setLaunch(builder, fn, spec.threadsPerBlock(), bt, spec.hq,
+                        /*minBlocksPerSM=*/2);
 
   builder.setInsertionPointToStart(&fn.getBody().front());
   Emitter E(builder, loc);

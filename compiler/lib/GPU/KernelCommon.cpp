@@ -2,6 +2,7 @@
 
 #include "KernelCommon.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <cmath>
@@ -84,14 +85,14 @@ Value KernelArguments::seqLen(OpBuilder &b, gpu::GPUFuncOp fn) const {
 }
 
 void setLaunch(OpBuilder &b, gpu::GPUFuncOp fn, int64_t threads,
-               int64_t tokensPerBlock, int64_t gridY) {
+               int64_t tokensPerBlock, int64_t gridY, int32_t minBlocksPerSM) {
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  for (unsigned i = 0, e = fn.getNumWorkgroupAttributions(); i < e; ++i)
+    fn.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                                   b.getI64IntegerAttr(16));
   int32_t t = static_cast<int32_t>(threads);
   fn.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({t, 1, 1}));
-  // Without an occupancy target ptxas may pick too few registers for these
-  // 256-thread blocks and spill; one block per SM lets it use what the
-  // state walks need (tuning the occupancy is the performance work's).
-  fn->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+  fn->setAttr("nvvm.minctasm", b.getI32IntegerAttr(minBlocksPerSM));
   fn->setAttr(
       "sympow.launch",
       b.getDictionaryAttr({

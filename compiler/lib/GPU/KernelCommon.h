@@ -50,9 +50,13 @@ inline int64_t stateRowLanes(const AttentionKernelSpec &spec) {
   return std::max<int64_t>(1, 256 / spec.e);
 }
 
-/// Marks `fn` as a kernel and records its launch (docs/KernelABI.md).
+/// Marks `fn` as a kernel and records its launch (docs/KernelABI.md). Its
+/// workgroup arrays are 16-byte aligned (ldmatrix rows, cp.async chunks);
+/// `minBlocksPerSM` is ptxas' occupancy floor (.minnctapersm): without one
+/// ptxas may pick too few registers for large blocks and spill.
 void setLaunch(mlir::OpBuilder &b, mlir::gpu::GPUFuncOp fn, int64_t threads,
-               int64_t tokensPerBlock, int64_t gridY);
+               int64_t tokensPerBlock, int64_t gridY,
+               int32_t minBlocksPerSM = 1);
 
 /// theta[m] = rate_scale * base^(-2m/r) in f64 for m < r/2, written by
 /// threads tid, tid + threads, ...; the caller places the barrier.
