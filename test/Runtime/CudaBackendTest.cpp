@@ -73,6 +73,23 @@ TEST(FakeDriver, LoadsLaunchesAndCopies) {
   ASSERT_TRUE(backend->copyToHost(host, buffer.value(), sizeof(host)).isOk());
   EXPECT_EQ(host[0], 2);
   EXPECT_EQ(host[3], 5);
+
+  // Device-side copies and fills are queued like launches.
+  Result<DevicePtr> other = backend->allocate(sizeof(host));
+  ASSERT_TRUE(other.isOk());
+  ASSERT_TRUE(
+      backend
+          ->copyOnDevice(other.value(), buffer.value(), sizeof(host), nullptr)
+          .isOk());
+  ASSERT_TRUE(backend->fillZero(buffer.value(), sizeof(float), nullptr).isOk());
+  float copied[4] = {}, filled[4] = {};
+  ASSERT_TRUE(backend->copyToHost(copied, other.value(), sizeof(host)).isOk());
+  ASSERT_TRUE(backend->copyToHost(filled, buffer.value(), sizeof(host)).isOk());
+  EXPECT_EQ(copied[0], 2);
+  EXPECT_EQ(copied[3], 5);
+  EXPECT_EQ(filled[0], 0);
+  EXPECT_EQ(filled[1], 3);
+  EXPECT_TRUE(backend->release(other.value()).isOk());
   EXPECT_TRUE(backend->release(buffer.value()).isOk());
   EXPECT_TRUE(backend->unloadModule(module.value()).isOk());
 }

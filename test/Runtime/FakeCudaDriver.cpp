@@ -92,6 +92,16 @@ CUresult cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n) {
   std::memcpy(dst, reinterpret_cast<void *>(src), n);
   return kSuccess;
 }
+CUresult cuMemcpyDtoDAsync_v2(unsigned long long dst, unsigned long long src,
+                              size_t n, void *) {
+  std::memmove(reinterpret_cast<void *>(dst), reinterpret_cast<void *>(src), n);
+  return kSuccess;
+}
+CUresult cuMemsetD8Async(unsigned long long dst, unsigned char value, size_t n,
+                         void *) {
+  std::memset(reinterpret_cast<void *>(dst), value, n);
+  return kSuccess;
+}
 CUresult cuStreamSynchronize(void *) { return kSuccess; }
 struct ErrorText {
   CUresult code;

@@ -42,6 +42,7 @@ std::string cacheKey(ModuleOp module, llvm::StringRef target) {
   module.print(os);
   llvm::SHA256 hash;
   hash.update(kPipelineRevision);
+  hash.update(compilerFingerprint());
   hash.update(target);
   hash.update(text);
   return llvm::toHex(hash.final(), /*LowerCase=*/true).substr(0, 32);
@@ -325,6 +326,19 @@ compileLayerKernels(const LayerKernelRequest &request, KernelTarget target,
   }
   }
   return fail("unknown kernel target");
+}
+
+std::string compilerFingerprint() {
+  static const std::string fingerprint = [] {
+    std::string exe = llvm::sys::fs::getMainExecutable(
+        nullptr, reinterpret_cast<void *>(&compilerFingerprint));
+    llvm::sys::fs::file_status status;
+    if (exe.empty() || llvm::sys::fs::status(exe, status))
+      return std::string(kPipelineRevision);
+    return exe + ":" + std::to_string(status.getSize()) + ":" +
+           std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
+  }();
+  return fingerprint;
 }
 
 std::string defaultKernelCacheDir() {

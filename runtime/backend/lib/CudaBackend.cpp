@@ -109,6 +109,25 @@ public:
     return check(driver, driver.cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
   }
 
+  Status copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes,
+                      void *stream) override {
+    if (Status s = makeCurrent(); s.isError())
+      return s;
+    return check(driver,
+                 driver.cuMemcpyDtoDAsync(dst, src, bytes,
+                                          static_cast<CUstream>(stream)),
+                 "cuMemcpyDtoDAsync");
+  }
+
+  Status fillZero(DevicePtr dst, size_t bytes, void *stream) override {
+    if (Status s = makeCurrent(); s.isError())
+      return s;
+    return check(
+        driver,
+        driver.cuMemsetD8Async(dst, 0, bytes, static_cast<CUstream>(stream)),
+        "cuMemsetD8Async");
+  }
+
   Status synchronize(void *stream) override {
     if (Status s = makeCurrent(); s.isError())
       return s;

@@ -93,6 +93,16 @@ public:
     std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
     return Status::success();
   }
+  Status copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes,
+                      void *) override {
+    std::memmove(reinterpret_cast<void *>(dst),
+                 reinterpret_cast<const void *>(src), bytes);
+    return Status::success();
+  }
+  Status fillZero(DevicePtr dst, size_t bytes, void *) override {
+    std::memset(reinterpret_cast<void *>(dst), 0, bytes);
+    return Status::success();
+  }
   /// Launches finish before they return.
   Status synchronize(void *) override { return Status::success(); }
 

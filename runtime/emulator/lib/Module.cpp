@@ -104,15 +104,24 @@ std::unique_ptr<Module> Module::loadSharedObjectImage(const void *image,
     p += n;
     left -= static_cast<size_t>(n);
   }
-  // dlopen keeps its own mapping; the descriptor can go afterwards.
+  // The descriptor stays open while the module lives: dlopen knows a loaded
+  // object by its path, and a closed descriptor's number (so its
+  // /proc/self/fd path) is reused by the next image, which would then be
+  // taken for this one.
   auto module = loadSharedObject("/proc/self/fd/" + std::to_string(fd), error);
-  close(fd);
+  if (!module) {
+    close(fd);
+    return nullptr;
+  }
+  module->imageFd = fd;
   return module;
 }
 
 Module::~Module() {
   if (handle)
     dlclose(handle);
+  if (imageFd >= 0)
+    close(imageFd);
 }
 
 const Kernel *Module::getKernel(const std::string &name) const {

@@ -101,6 +101,10 @@ compileLayerKernels(const LayerKernelRequest &request, KernelTarget target,
                     const std::vector<std::string> &archs,
                     const std::string &cacheDir);
 
+/// Identifies the compiler that runs (its executable's path, size and
+/// time): a rebuilt compiler never reuses what an older one cached.
+std::string compilerFingerprint();
+
 /// $SYMPOW_CACHE_DIR, else $XDG_CACHE_HOME/sympow, else ~/.cache/sympow.
 std::string defaultKernelCacheDir();
 

@@ -65,6 +65,10 @@ public:
   virtual Status release(DevicePtr ptr) = 0;
   virtual Status copyToDevice(DevicePtr dst, const void *src, size_t bytes) = 0;
   virtual Status copyToHost(void *dst, DevicePtr src, size_t bytes) = 0;
+  /// Queued on `stream`, like launches.
+  virtual Status copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes,
+                              void *stream) = 0;
+  virtual Status fillZero(DevicePtr dst, size_t bytes, void *stream) = 0;
   /// Waits for the work queued on `stream`.
   virtual Status synchronize(void *stream) = 0;
 };

@@ -129,6 +129,7 @@ private:
   std::vector<Kernel> kernelList;
   std::vector<std::string> qualifiedNames;
   void *handle = nullptr; // dlopen handle, if any
+  int imageFd = -1;       // the memfd an image was loaded from, if any
 };
 
 /// Runs `kernel` on a grid of blocks; returns when every block has finished

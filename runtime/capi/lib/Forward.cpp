@@ -1,0 +1,370 @@
+//===- Forward.cpp - Forward and decode calls of the C API ----------------===//
+//
+// A call is checked whole before anything is queued: the description, the
+// kernels the library has for it, every tensor against the shapes SPEC
+// gives, the workspace. Then the state is staged (copied from the initial
+// state, or zeroed) where the kernels update it in place, and the
+// formulation's kernels are launched (runtime::launchLayer). Nothing here
+// allocates unless it reports an error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Context.h"
+#include "Registry.h"
+#include "Tensors.h"
+#include "sympow/CAPI/Desc.h"
+
+#include "sympow/Runtime/Layer.h"
+
+#include <cmath>
+
+using namespace sympow;
+using namespace sympow::capi;
+using runtime::DevicePtr;
+
+namespace {
+
+constexpr size_t kWorkspaceAlign = 256;
+
+size_t alignUp(size_t n) {
+  return (n + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
+}
+
+/// Bytes of S, Z and c for B sequences.
+struct StateBytes {
+  size_t s, z, c;
+  size_t total() const { return alignUp(s) + alignUp(z) + alignUp(c); }
+};
+
+StateBytes stateBytes(const runtime::LayerVariant &v, int64_t B) {
+  size_t states = size_t(B) * v.h, dim = size_t(v.stateDim());
+  return {states * dim * v.e * sizeof(float), states * dim * sizeof(float),
+          states * sizeof(double)};
+}
+
+bool stateful(const runtime::LayerVariant &v) {
+  return v.formulation != runtime::Formulation::Attention;
+}
+
+/// The parts of a forward or decode call.
+struct Call {
+  const sympow_tensor *q, *k, *v, *logG, *logGamma, *beta, *y;
+  const sympow_state *initial = nullptr; // forward
+  const sympow_state *final = nullptr;   // forward
+  const sympow_state *inPlace = nullptr; // decode
+  void *workspace = nullptr;
+  size_t workspaceBytes = 0;
+  void *stream = nullptr;
+};
+
+/// The checked call, ready to launch.
+struct Plan {
+  runtime::LayerVariant variant;
+  runtime::KernelLibrary *library = nullptr;
+  int64_t B = 0, T = 0;
+};
+
+Result<sympow_layer_desc> normalized(const sympow_layer_desc *desc) {
+  if (!desc)
+    return Status::error("'desc' is null");
+  return normalizeDesc(*desc);
+}
+
+Status checkState(const sympow_state &state, const char *which,
+                  const runtime::LayerVariant &v, int64_t B) {
+  std::string s = std::string(which) + ".S", z = std::string(which) + ".Z",
+              c = std::string(which) + ".c";
+  int64_t dim = v.stateDim();
+  if (Status st = checkTensor(
+          state.S, {s.c_str(), SYMPOW_DTYPE_F32, {B, v.h, dim, v.e}, 16});
+      st.isError())
+    return st;
+  if (Status st = checkTensor(state.Z,
+                              {z.c_str(), SYMPOW_DTYPE_F32, {B, v.h, dim}, 16});
+      st.isError())
+    return st;
+  return checkTensor(state.c, {c.c_str(), SYMPOW_DTYPE_F64, {B, v.h}, 8});
+}
+
+/// Everything a call is checked for; the failure's code says which kind.
+sympow_status plan(sympow_context *context, const sympow_layer_desc &d,
+                   const Call &call, Plan &out) {
+  const sympow_tensor &q = *call.q;
+  if (!q.data)
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT, "'q' is null");
+  if (q.rank != 4 || q.shape[0] < 1 || q.shape[1] < 0)
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
+                "'q' must have shape [B, T, Hq, d] with B >= 1 and T >= 0 "
+                "(rank " +
+                    std::to_string(q.rank) + ")");
+  int64_t B = q.shape[0], T = q.shape[1];
+  CallShape shape{T, call.initial || call.final || call.inPlace};
+  sympow_layer_desc wanted = d;
+  if (call.inPlace)
+    wanted.formulation = SYMPOW_FORMULATION_RECURRENT;
+  Result<size_t> entry = findEntry(*context->registry, wanted, shape);
+  if (entry.isError())
+    return fail(entry.message().rfind("no kernels", 0) == 0
+                    ? SYMPOW_ERROR_NOT_COMPILED
+                    : SYMPOW_ERROR_INVALID_ARGUMENT,
+                entry.message());
+  const sympow_registry_entry &e = context->registry->entries[entry.value()];
+  runtime::LayerVariant v = layerVariant(e.desc);
+
+  sympow_dtype dt = d.dtype;
+  int64_t H = v.h, Hq = v.hq;
+  struct Required {
+    const sympow_tensor *tensor;
+    TensorRule rule;
+  } required[] = {
+      {call.q, {"q", dt, {B, T, Hq, v.d}, 16}},
+      {call.k, {"k", dt, {B, T, H, v.d}, 16}},
+      {call.v, {"v", dt, {B, T, H, v.e}, 16}},
+      {call.y, {"y", dt, {B, T, Hq, v.e}, 16}},
+  };
+  for (const Required &r : required)
+    if (Status s = checkTensor(*r.tensor, r.rule); s.isError())
+      return fail(SYMPOW_ERROR_INVALID_ARGUMENT, s.message());
+  struct Optional {
+    const sympow_tensor *tensor;
+    TensorRule rule;
+    bool needed;
+    const char *has, *hasNot;
+  } optional[] = {
+      {call.logG,
+       {"log_g", SYMPOW_DTYPE_F32, {B, T, H}, 4},
+       v.hasLogG(),
+       "desc.has_log_g is set",
+       "desc.has_log_g is 0"},
+      {call.logGamma,
+       {"log_gamma", SYMPOW_DTYPE_F32, {H}, 4},
+       v.hasLogGamma(),
+       "desc.has_log_gamma is set",
+       "desc.has_log_gamma is 0"},
+      {call.beta,
+       {"beta", SYMPOW_DTYPE_F32, {B, T, H}, 4},
+       v.hasBeta(),
+       "the schedule is learned",
+       "the schedule is not learned"},
+  };
+  for (const Optional &o : optional) {
+    if (Status s =
+            checkPresence(*o.tensor, o.rule.name, o.needed, o.has, o.hasNot);
+        s.isError())
+      return fail(SYMPOW_ERROR_INVALID_ARGUMENT, s.message());
+    if (o.needed)
+      if (Status s = checkTensor(*o.tensor, o.rule); s.isError())
+        return fail(SYMPOW_ERROR_INVALID_ARGUMENT, s.message());
+  }
+  struct StateArg {
+    const sympow_state *state;
+    const char *name;
+  } states[] = {{call.initial, "initial_state"},
+                {call.final, "final_state"},
+                {call.inPlace, "state"}};
+  for (const StateArg &s : states)
+    if (s.state)
+      if (Status st = checkState(*s.state, s.name, v, B); st.isError())
+        return fail(SYMPOW_ERROR_INVALID_ARGUMENT, st.message());
+
+  size_t need = alignUp(runtime::layerWorkspaceBytes(v, B, T));
+  if (stateful(v) && !call.final && !call.inPlace)
+    need += stateBytes(v, B).total();
+  if (need && (!call.workspace || call.workspaceBytes < need))
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
+                "the workspace has " + std::to_string(call.workspaceBytes) +
+                    " bytes" + (call.workspace ? "" : " (null)") +
+                    "; this call needs " + std::to_string(need) +
+                    " (sympow_forward_workspace_size)");
+  if (call.workspace &&
+      reinterpret_cast<uintptr_t>(call.workspace) % kWorkspaceAlign)
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
+                "the workspace is not aligned to 256 bytes");
+  out.variant = v;
+  out.library = context->libraries[entry.value()].get();
+  out.B = B;
+  out.T = T;
+  return SYMPOW_SUCCESS;
+}
+
+DevicePtr ptr(const sympow_tensor &t) {
+  return reinterpret_cast<DevicePtr>(t.data);
+}
+
+sympow_status run(sympow_context *context, const sympow_layer_desc *desc,
+                  const Call &call) {
+  if (!context)
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT, "'context' is null");
+  Result<sympow_layer_desc> d = normalized(desc);
+  if (d.isError())
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT, d.message());
+  Plan p;
+  if (sympow_status s = plan(context, d.value(), call, p); s != SYMPOW_SUCCESS)
+    return s;
+
+  runtime::Backend &backend = *context->backend;
+  const runtime::LayerVariant &v = p.variant;
+  runtime::LayerBuffers buffers;
+  buffers.q = ptr(*call.q);
+  buffers.k = ptr(*call.k);
+  buffers.v = ptr(*call.v);
+  buffers.logG = ptr(*call.logG);
+  buffers.logGamma = ptr(*call.logGamma);
+  buffers.beta = ptr(*call.beta);
+  buffers.y = ptr(*call.y);
+  DevicePtr workspace = reinterpret_cast<DevicePtr>(call.workspace);
+  size_t kernelBytes = alignUp(runtime::layerWorkspaceBytes(v, p.B, p.T));
+
+  auto backendError = [](const Status &s) {
+    return fail(SYMPOW_ERROR_BACKEND, s.message());
+  };
+  if (stateful(v)) {
+    // Where the kernels update the state: the caller's, or scratch.
+    const sympow_state *target = call.inPlace ? call.inPlace : call.final;
+    StateBytes bytes = stateBytes(v, p.B);
+    DevicePtr s, z, c;
+    if (target) {
+      s = ptr(target->S), z = ptr(target->Z), c = ptr(target->c);
+    } else {
+      s = workspace + kernelBytes;
+      z = s + alignUp(bytes.s);
+      c = z + alignUp(bytes.z);
+    }
+    if (!call.inPlace) {
+      struct Part {
+        DevicePtr to;
+        const sympow_tensor *from;
+        size_t bytes;
+      } parts[] = {{s, call.initial ? &call.initial->S : nullptr, bytes.s},
+                   {z, call.initial ? &call.initial->Z : nullptr, bytes.z},
+                   {c, call.initial ? &call.initial->c : nullptr, bytes.c}};
+      for (const Part &part : parts) {
+        Status st = !part.from
+                        ? backend.fillZero(part.to, part.bytes, call.stream)
+                    : ptr(*part.from) == part.to
+                        ? Status::success()
+                        : backend.copyOnDevice(part.to, ptr(*part.from),
+                                               part.bytes, call.stream);
+        if (st.isError())
+          return backendError(st);
+      }
+    }
+    buffers.s = s, buffers.z = z, buffers.c = c;
+  }
+  Status s = runtime::launchLayer(backend, *p.library, v, buffers, p.B, p.T,
+                                  workspace, kernelBytes, call.stream);
+  if (s.isError())
+    return backendError(s);
+  return succeed();
+}
+
+const sympow_tensor kAbsent{};
+
+} // namespace
+
+extern "C" {
+
+sympow_tensor sympow_tensor_contiguous(void *data, sympow_dtype dtype,
+                                       int32_t rank, const int64_t *shape) {
+  sympow_tensor t{};
+  t.data = data;
+  t.dtype = dtype;
+  t.rank = rank < 0 ? 0 : rank > SYMPOW_MAX_RANK ? SYMPOW_MAX_RANK : rank;
+  int64_t stride = 1;
+  for (int32_t i = t.rank; i-- > 0;) {
+    t.shape[i] = shape ? shape[i] : 0;
+    t.strides[i] = stride;
+    stride *= t.shape[i];
+  }
+  return t;
+}
+
+int sympow_is_compiled(const sympow_layer_desc *desc) {
+  const sympow_registry *registry = activeRegistry();
+  if (!registry) {
+    fail(SYMPOW_ERROR_NOT_COMPILED, "this program has no kernel registry");
+    return 0;
+  }
+  Result<sympow_layer_desc> d = normalized(desc);
+  if (d.isError()) {
+    fail(SYMPOW_ERROR_INVALID_ARGUMENT, d.message());
+    return 0;
+  }
+  Result<size_t> entry = findEntry(*registry, d.value(), CallShape{});
+  if (entry.isError()) {
+    fail(SYMPOW_ERROR_NOT_COMPILED, entry.message());
+    return 0;
+  }
+  succeed();
+  return 1;
+}
+
+sympow_status sympow_forward_workspace_size(sympow_context *context,
+                                            const sympow_layer_desc *desc,
+                                            int64_t B, int64_t T,
+                                            uint32_t stateFlags,
+                                            size_t *bytes) {
+  if (!context || !bytes)
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
+                "sympow_forward_workspace_size: 'context' and 'bytes' must "
+                "not be null");
+  if (B < 1 || T < 0)
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
+                "B must be >= 1 and T >= 0, got B = " + std::to_string(B) +
+                    ", T = " + std::to_string(T));
+  if (stateFlags &
+      ~uint32_t(SYMPOW_WITH_INITIAL_STATE | SYMPOW_WITH_FINAL_STATE))
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
+                "state_flags " + std::to_string(stateFlags) +
+                    " has unknown bits: use SYMPOW_WITH_INITIAL_STATE and "
+                    "SYMPOW_WITH_FINAL_STATE");
+  Result<sympow_layer_desc> d = normalized(desc);
+  if (d.isError())
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT, d.message());
+  Result<size_t> entry =
+      findEntry(*context->registry, d.value(), CallShape{T, stateFlags != 0});
+  if (entry.isError())
+    return fail(entry.message().rfind("no kernels", 0) == 0
+                    ? SYMPOW_ERROR_NOT_COMPILED
+                    : SYMPOW_ERROR_INVALID_ARGUMENT,
+                entry.message());
+  runtime::LayerVariant v =
+      layerVariant(context->registry->entries[entry.value()].desc);
+  size_t need = alignUp(runtime::layerWorkspaceBytes(v, B, T));
+  if (stateful(v) && !(stateFlags & SYMPOW_WITH_FINAL_STATE))
+    need += stateBytes(v, B).total();
+  *bytes = need;
+  return succeed();
+}
+
+sympow_status sympow_forward(sympow_context *context,
+                             const sympow_layer_desc *desc,
+                             const sympow_forward_args *args) {
+  if (!args)
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT, "'args' is null");
+  Call call{&args->q,         &args->k,    &args->v, &args->log_g,
+            &args->log_gamma, &args->beta, &args->y};
+  call.initial = args->initial_state;
+  call.final = args->final_state;
+  call.workspace = args->workspace;
+  call.workspaceBytes = args->workspace_bytes;
+  call.stream = args->stream;
+  return run(context, desc, call);
+}
+
+sympow_status sympow_decode(sympow_context *context,
+                            const sympow_layer_desc *desc,
+                            const sympow_decode_args *args) {
+  if (!args)
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT, "'args' is null");
+  if (!args->state)
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
+                "'state' is null: decoding reads and updates a state");
+  Call call{&args->q,         &args->k,    &args->v, &args->log_g,
+            &args->log_gamma, &args->beta, &args->y};
+  call.inPlace = args->state;
+  call.stream = args->stream;
+  return run(context, desc, call);
+}
+
+} // extern "C"
