@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from . import _capi, _dtypes, _library
-from ._errors import SympowError, invalid
+from ._errors import invalid
 
 # The kernels' alignment for q, k, v, y, S and Z is 16 bytes, c 8, gates 4,
 # workspace 256: host buffers made here are 256-aligned.

@@ -371,6 +371,26 @@ class WithLibrary(SpecCase):
         self.assertState(state, tuple(np.asarray(a, np.float64)
                                       for a in state_fwd),
                          "decoded vs forward state")
+        # Several tokens in one step.
+        state = tuple(a.copy() for a in init)
+        y = sympow.decode(x["q"], x["k"], x["v"], state, log_g=x["log_g"],
+                          beta=x["beta"], **F32_KW, **self.lib)
+        self.assertSpec(y, y_ref, "f32", "decode of %d tokens" % T)
+        self.assertState(state, state_ref, "state after %d tokens" % T)
+
+    def test_cuda_backend(self):
+        # Where there is a GPU this runs the kernels on it; where there is
+        # none, the error says so.
+        x = inputs(14, 1, 17, 2, 1, 16, 16, log_g=True, beta=True)
+        try:
+            y, state = self.f32(x, backend="cuda", return_final_state=True)
+        except sympow.SympowError as e:
+            self.assertEqual(e.status, sympow.NO_DEVICE, e.message)
+            self.assertIn("CUDA", e.message)
+            return
+        y_ref, state_ref = self.f32_ref(x, final=True)
+        self.assertSpec(y, y_ref, "f32")
+        self.assertState(state, state_ref)
 
     def test_device_memory_path_on_the_emulator(self):
         # backend="cuda" stages tensors with sympow_device_alloc/copy; the
