@@ -87,27 +87,32 @@ llvm::Expected<Config> sympow::aot::readConfig(llvm::StringRef path) {
         return text;
       return text.empty() ? common : common + "," + text;
     };
-    size_t before = config.variants.size();
+    // The set is each of its variants (or just `common`) combined with
+    // every point of its grid (if any).
+    std::vector<std::string> listed;
     if (const llvm::json::Value *v = set->get("variants")) {
       const llvm::json::Array *list = v->getAsArray();
-      if (!list)
-        return fail(where + ": \"variants\" must be a list of strings");
+      if (!list || list->empty())
+        return fail(where + ": \"variants\" must be a non-empty list of "
+                            "strings");
       for (size_t j = 0; j < list->size(); ++j) {
         auto text = (*list)[j].getAsString();
         if (!text)
           return fail(where + ": variants[" + llvm::Twine(j) +
                       "] must be a string");
-        config.variants.push_back(
-            {withCommon(text->str()),
-             where + " variants[" + std::to_string(j) + "]"});
+        listed.push_back(text->str());
       }
+    } else if (!set->get("grid") && common.empty()) {
+      return fail(where + ": no variants (give \"variants\", \"grid\" or "
+                          "\"common\")");
+    } else {
+      listed.push_back("");
     }
+    std::vector<std::string> combos = {""};
     if (const llvm::json::Value *g = set->get("grid")) {
       const llvm::json::Object *grid = g->getAsObject();
       if (!grid)
         return fail(where + ": \"grid\" must map keys to lists of values");
-      // Every combination, keys in the file's (sorted) order.
-      std::vector<std::string> combos = {""};
       for (const auto &[key, values] : *grid) {
         const llvm::json::Array *list = values.getAsArray();
         if (!list || list->empty())
@@ -125,11 +130,14 @@ llvm::Expected<Config> sympow::aot::readConfig(llvm::StringRef path) {
           }
         combos = std::move(next);
       }
-      for (const std::string &combo : combos)
-        config.variants.push_back({withCommon(combo), where + " grid"});
     }
-    if (config.variants.size() == before)
-      return fail(where + ": no variants (give \"variants\" or \"grid\")");
+    for (const std::string &variant : listed)
+      for (const std::string &combo : combos) {
+        std::string text = variant;
+        if (!combo.empty())
+          text += (text.empty() ? "" : ",") + combo;
+        config.variants.push_back({withCommon(text), where});
+      }
   }
   return config;
 }

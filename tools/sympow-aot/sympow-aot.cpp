@@ -218,9 +218,9 @@ int main(int argc, char **argv) {
   if (!collectVariants(variantTexts, options.archs))
     return 1;
   std::vector<aot::ModuleBuild> builds;
+  // A wrong variant fails the run, but what can be built still is, so the
+  // report shows everything else.
   bool ok = planModules(variantTexts, builds);
-  if (!ok)
-    return 1;
   if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
     llvm::errs() << "sympow-aot: cannot create " << outDir << ": "
                  << ec.message() << "\n";
@@ -263,7 +263,8 @@ int main(int argc, char **argv) {
     ok = ok && build.ok;
   ok = writeReport(builds) && ok;
   if (!ok) {
-    llvm::errs() << "sympow-aot: some modules failed; no library written\n";
+    llvm::errs() << "sympow-aot: some variants failed"
+                 << (options.emulator ? "; no library written" : "") << "\n";
     return 1;
   }
   if (options.emulator) {

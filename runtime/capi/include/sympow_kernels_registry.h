@@ -56,8 +56,7 @@ typedef struct sympow_registry {
   uint32_t entry_count;
 } sympow_registry;
 
-/* Defined by the generated registry of a library (tests of the runtime
- * alone define an empty one). */
+/* Defined by the generated registry of a library. */
 extern const sympow_registry sympow_kernels_registry;
 
 #ifdef __cplusplus

@@ -4,21 +4,11 @@
 
 #include "sympow/CAPI/Desc.h"
 
-#include <atomic>
-
 using namespace sympow;
 using namespace sympow::capi;
 
-static std::atomic<const sympow_registry *> testRegistry{nullptr};
-
 const sympow_registry *sympow::capi::activeRegistry() {
-  if (const sympow_registry *r = testRegistry.load())
-    return r;
   return &sympow_kernels_registry;
-}
-
-void sympow::capi::setRegistryForTesting(const sympow_registry *registry) {
-  testRegistry.store(registry);
 }
 
 namespace {
@@ -50,12 +40,13 @@ Status notCompiled(const sympow_registry &registry,
                    const sympow_layer_desc &desc, const char *why) {
   std::string message = std::string("no kernels for ") + why + " \"" +
                         variantString(desc) + "\" in this library";
-  size_t listed = 0;
-  for (uint32_t i = 0; i < registry.entry_count && listed < 8; ++i, ++listed)
-    message += std::string(listed ? ", " : " (it holds: ") +
-               registry.entries[i].variant;
-  if (registry.entry_count > 8)
-    message += ", ... " + std::to_string(registry.entry_count) + " in all";
+  constexpr uint32_t kListed = 3;
+  for (uint32_t i = 0; i < registry.entry_count && i < kListed; ++i)
+    message +=
+        std::string(i ? "; " : " (it holds: ") + registry.entries[i].variant;
+  if (registry.entry_count > kListed)
+    message += "; ... " + std::to_string(registry.entry_count) +
+               " in all, see sympow_variant_name";
   message += registry.entry_count ? ")" : " (it holds none)";
   message +=
       "; build them with sympow-aot --variant \"" + variantString(desc) + "\"";
