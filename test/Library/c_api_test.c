@@ -154,6 +154,13 @@ static void badArguments(sympow_context *ctx, Buffers *x) {
   bad = a, bad.log_gamma = bad.log_g;
   EXPECT_FAILS(sympow_forward(ctx, &d, &bad), SYMPOW_ERROR_INVALID_ARGUMENT,
                "'log_gamma' is given but desc.has_log_gamma is 0");
+  /* A wrong input is named before the library is searched (no variant
+   * without rotation is compiled here). */
+  sympow_layer_desc unrotated = d;
+  unrotated.schedule = SYMPOW_SCHEDULE_NONE;
+  EXPECT_FAILS(sympow_forward(ctx, &unrotated, &a),
+               SYMPOW_ERROR_INVALID_ARGUMENT,
+               "'beta' is given but the schedule is not learned");
   sympow_layer_desc chunked = d;
   chunked.formulation = SYMPOW_FORMULATION_CHUNKED;
   bad = a, bad.workspace_bytes = 16;

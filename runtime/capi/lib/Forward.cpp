@@ -98,6 +98,26 @@ sympow_status plan(sympow_context *context, const sympow_layer_desc &d,
                 "(rank " +
                     std::to_string(q.rank) + ")");
   int64_t B = q.shape[0], T = q.shape[1];
+  // Which optional inputs are given is a mistake of the call, whatever the
+  // library holds: checked before the kernels are looked up.
+  struct Presence {
+    const sympow_tensor *tensor;
+    const char *name;
+    bool needed;
+    const char *has, *hasNot;
+  } presence[] = {
+      {call.logG, "log_g", d.has_log_g != 0, "desc.has_log_g is set",
+       "desc.has_log_g is 0"},
+      {call.logGamma, "log_gamma", d.has_log_gamma != 0,
+       "desc.has_log_gamma is set", "desc.has_log_gamma is 0"},
+      {call.beta, "beta", d.schedule == SYMPOW_SCHEDULE_LEARNED,
+       "the schedule is learned", "the schedule is not learned"},
+  };
+  for (const Presence &o : presence)
+    if (Status s = checkPresence(*o.tensor, o.name, o.needed, o.has, o.hasNot);
+        s.isError())
+      return fail(SYMPOW_ERROR_INVALID_ARGUMENT, s.message());
+
   CallShape shape{T, call.initial || call.final || call.inPlace};
   sympow_layer_desc wanted = d;
   if (call.inPlace)
@@ -125,37 +145,15 @@ sympow_status plan(sympow_context *context, const sympow_layer_desc &d,
   for (const Required &r : required)
     if (Status s = checkTensor(*r.tensor, r.rule); s.isError())
       return fail(SYMPOW_ERROR_INVALID_ARGUMENT, s.message());
-  struct Optional {
-    const sympow_tensor *tensor;
-    TensorRule rule;
-    bool needed;
-    const char *has, *hasNot;
-  } optional[] = {
-      {call.logG,
-       {"log_g", SYMPOW_DTYPE_F32, {B, T, H}, 4},
-       v.hasLogG(),
-       "desc.has_log_g is set",
-       "desc.has_log_g is 0"},
-      {call.logGamma,
-       {"log_gamma", SYMPOW_DTYPE_F32, {H}, 4},
-       v.hasLogGamma(),
-       "desc.has_log_gamma is set",
-       "desc.has_log_gamma is 0"},
-      {call.beta,
-       {"beta", SYMPOW_DTYPE_F32, {B, T, H}, 4},
-       v.hasBeta(),
-       "the schedule is learned",
-       "the schedule is not learned"},
+  TensorRule optional[] = {
+      {"log_g", SYMPOW_DTYPE_F32, {B, T, H}, 4},
+      {"log_gamma", SYMPOW_DTYPE_F32, {H}, 4},
+      {"beta", SYMPOW_DTYPE_F32, {B, T, H}, 4},
   };
-  for (const Optional &o : optional) {
-    if (Status s =
-            checkPresence(*o.tensor, o.rule.name, o.needed, o.has, o.hasNot);
-        s.isError())
-      return fail(SYMPOW_ERROR_INVALID_ARGUMENT, s.message());
-    if (o.needed)
-      if (Status s = checkTensor(*o.tensor, o.rule); s.isError())
+  for (size_t i = 0; i < 3; ++i)
+    if (presence[i].needed)
+      if (Status s = checkTensor(*presence[i].tensor, optional[i]); s.isError())
         return fail(SYMPOW_ERROR_INVALID_ARGUMENT, s.message());
-  }
   struct StateArg {
     const sympow_state *state;
     const char *name;
