@@ -37,3 +37,14 @@ grep -o '= sympow\.[a-z_]*' "$OUT/2-decomposed.mlir" | sort | uniq -c
 echo
 echo "== a layer of the same kind on the generated kernels (emulator) vs the reference"
 "$SYMPOW_ROOT/examples/run-layer.sh" "$SYMPOW_BUILD"
+
+echo
+echo "== the default kernel library (examples/kernels.json) and the trainer example"
+KERNELS="$SYMPOW_BUILD/kernels"
+"$SYMPOW_BUILD/bin/sympow-aot" --config "$SYMPOW_ROOT/examples/kernels.json" \
+  --out "$KERNELS"
+echo "built: $(ls "$KERNELS"/lib/libsympow_kernels.*) ($(ls "$KERNELS"/*.cubin | wc -l) cubins)"
+cmake -S "$SYMPOW_ROOT/examples/trainer" -B "$SYMPOW_BUILD/trainer" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$KERNELS" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$SYMPOW_BUILD/trainer" >/dev/null
+"$SYMPOW_BUILD/trainer/trainer" --tokens 24
