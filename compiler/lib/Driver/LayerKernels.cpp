@@ -328,7 +328,7 @@ compileLayerKernels(const LayerKernelRequest &request, KernelTarget target,
   return fail("unknown kernel target");
 }
 
-std::string compilerFingerprint() {
+const std::string &compilerFingerprint() {
   static const std::string fingerprint = [] {
     std::string exe = llvm::sys::fs::getMainExecutable(
         nullptr, reinterpret_cast<void *>(&compilerFingerprint));

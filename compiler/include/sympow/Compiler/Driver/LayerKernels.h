@@ -103,7 +103,7 @@ compileLayerKernels(const LayerKernelRequest &request, KernelTarget target,
 
 /// Identifies the compiler that runs (its executable's path, size and
 /// time): a rebuilt compiler never reuses what an older one cached.
-std::string compilerFingerprint();
+const std::string &compilerFingerprint();
 
 /// $SYMPOW_CACHE_DIR, else $XDG_CACHE_HOME/sympow, else ~/.cache/sympow.
 std::string defaultKernelCacheDir();
