@@ -1,120 +1,20 @@
-//===- CostModel.cpp - Cost of each formulation of a layer ----------------===//
-//
-// Terms follow docs/CostModel.md. Counts are per layer, 1 FMA = 2 FLOPs.
-//
-//===----------------------------------------------------------------------===//
+//===- CostModel.cpp - The cost model, in the dialect's terms -------------===//
 
 #include "sympow/Compiler/CostModel.h"
 
-#include "sympow/Dialect/SymmetricPower.h"
 #include "sympow/Dialect/SympowAttrs.h"
-
-#include <algorithm>
 
 using namespace sympow;
 
-namespace {
-// Bytes of the f32 side inputs per token and head: log_g and beta.
-constexpr double kGateBytes = 8;
-// Query rows a FlashAttention-style block keeps on chip: K and V are read
-// once per block of this many queries.
-constexpr double kQueryBlock = 64;
-// FLOPs per score besides the dot products: log, scale by p, exp, gates.
-constexpr double kScoreOverhead = 8;
-
-double embeddingDim(const LayerSizes &s) {
-  return static_cast<double>(
-      symmetricPowerDim(s.headDim, s.power).value_or(INT64_MAX));
-}
-
-/// Reading q, k, v and the gates, writing y.
-double ioBytes(const LayerSizes &s) {
-  double tokens = static_cast<double>(s.batch) * s.seqLen;
-  double perToken = (s.queryHeads * (s.headDim + s.valueDim) +
-                     s.keyHeads * (s.headDim + s.valueDim)) *
-                        static_cast<double>(s.elementBytes) +
-                    s.keyHeads * kGateBytes;
-  return tokens * perToken;
-}
-
-/// One f32 state (S and Z) per batch and key/value head.
-double stateBytes(const LayerSizes &s) {
-  return static_cast<double>(s.batch) * s.keyHeads * embeddingDim(s) *
-         (s.valueDim + 1) * 4.0;
-}
-} // namespace
-
-MachineModel MachineModel::sm80(int64_t elementBytes) {
-  // A100: 312 TFLOP/s bf16/f16 tensor cores, 19.5 TFLOP/s f32 FMA, 1.55 TB/s.
-  double flops = elementBytes == 4 ? 19.5e12 : 312e12;
-  return {flops, 1.55e12};
-}
-
-Cost sympow::attentionCost(const LayerSizes &s) {
-  double t = static_cast<double>(s.seqLen);
-  double pairs = static_cast<double>(s.batch) * s.queryHeads * t * (t + 1) / 2;
-  Cost cost;
-  cost.flops = pairs * (2.0 * s.headDim + 2.0 * s.valueDim + kScoreOverhead);
-  double blocks = std::max(1.0, t / kQueryBlock);
-  double kvBytes = static_cast<double>(s.batch) * s.keyHeads * t *
-                   (s.headDim + s.valueDim) * s.elementBytes;
-  cost.bytes = ioBytes(s) + (blocks - 1) * kvBytes;
-  if (s.hasInitialState) {
-    // Every query also meets the initial state through phi(q).
-    Cost query = recurrentCost(s);
-    cost.flops += query.flops * t;
-    cost.bytes += stateBytes(s);
-  }
-  return cost;
-}
-
-Cost sympow::chunkedCost(const LayerSizes &s, int64_t chunkSize) {
-  double t = static_cast<double>(s.seqLen);
-  double c = static_cast<double>(std::max<int64_t>(1, chunkSize));
-  double chunks = static_cast<double>((s.seqLen + chunkSize - 1) / chunkSize);
-  double dim = embeddingDim(s);
-  double b = static_cast<double>(s.batch);
-  Cost cost;
-  // Inside each chunk: causal attention over C tokens.
-  double intraPairs = b * s.queryHeads * chunks * c * (c + 1) / 2;
-  cost.flops +=
-      intraPairs * (2.0 * s.headDim + 2.0 * s.valueDim + kScoreOverhead);
-  // Each chunk's contribution phi(K)^T [V 1], per key/value head, plus
-  // building phi(k) (p - 1 multiplies per coordinate).
-  cost.flops += b * s.keyHeads * t * dim * (2.0 * (s.valueDim + 1) + s.power);
-  // Queries against the state: phi(q) . [S Z], per query head.
-  cost.flops += b * s.queryHeads * t * dim * (2.0 * (s.valueDim + 1) + s.power);
-  // The discounted scan over chunk states.
-  cost.flops += b * s.keyHeads * chunks * dim * (s.valueDim + 1) * 2.0;
-  // Chunk states are written once and read once by the query pass.
-  cost.bytes = ioBytes(s) + 2.0 * chunks * stateBytes(s);
-  return cost;
-}
-
-Cost sympow::recurrentCost(const LayerSizes &s) {
-  double dim = embeddingDim(s);
-  double tokens = static_cast<double>(s.batch) * s.seqLen;
-  Cost cost;
-  // Per token: update S, Z with phi(k) (x) [v 1]; read them with phi(q).
-  cost.flops = tokens * dim *
-               (s.keyHeads * (3.0 * (s.valueDim + 1) + s.power) +
-                s.queryHeads * (2.0 * (s.valueDim + 1) + s.power));
-  // The state is read and written once per step.
-  cost.bytes = ioBytes(s) + 2.0 * stateBytes(s) * s.seqLen;
-  return cost;
-}
-
-double sympow::estimatedSeconds(const Cost &cost, const MachineModel &m) {
-  return std::max(cost.flops / m.flopsPerSecond, cost.bytes / m.bytesPerSecond);
-}
-
-FormulationKind sympow::chooseFormulation(const LayerSizes &s,
+FormulationKind sympow::chooseFormulation(const LayerSizes &sizes,
                                           int64_t chunkSize) {
-  if (s.seqLen == 1 && s.hasInitialState)
+  switch (preferredFormulation(sizes, chunkSize)) {
+  case runtime::Formulation::Recurrent:
     return FormulationKind::Recurrent;
-  MachineModel machine = MachineModel::sm80(s.elementBytes);
-  double attention = estimatedSeconds(attentionCost(s), machine);
-  double chunked = estimatedSeconds(chunkedCost(s, chunkSize), machine);
-  return chunked < attention ? FormulationKind::Chunked
-                             : FormulationKind::Attention;
+  case runtime::Formulation::Chunked:
+    return FormulationKind::Chunked;
+  case runtime::Formulation::Attention:
+    break;
+  }
+  return FormulationKind::Attention;
 }

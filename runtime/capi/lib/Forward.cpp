@@ -118,7 +118,7 @@ sympow_status plan(sympow_context *context, const sympow_layer_desc &d,
         s.isError())
       return fail(SYMPOW_ERROR_INVALID_ARGUMENT, s.message());
 
-  CallShape shape{T, call.initial || call.final || call.inPlace};
+  CallShape shape{B, T, call.initial || call.final || call.inPlace};
   sympow_layer_desc wanted = d;
   if (call.inPlace)
     wanted.formulation = SYMPOW_FORMULATION_RECURRENT;
@@ -319,8 +319,8 @@ sympow_status sympow_forward_workspace_size(sympow_context *context,
   Result<sympow_layer_desc> d = normalized(desc);
   if (d.isError())
     return fail(SYMPOW_ERROR_INVALID_ARGUMENT, d.message());
-  Result<size_t> entry =
-      findEntry(*context->registry, d.value(), CallShape{T, stateFlags != 0});
+  Result<size_t> entry = findEntry(*context->registry, d.value(),
+                                   CallShape{B, T, stateFlags != 0});
   if (entry.isError())
     return fail(entry.message().rfind("no kernels", 0) == 0
                     ? SYMPOW_ERROR_NOT_COMPILED

@@ -3,6 +3,7 @@
 #include "Registry.h"
 
 #include "sympow/CAPI/Desc.h"
+#include "sympow/Runtime/CostModel.h"
 
 using namespace sympow;
 using namespace sympow::capi;
@@ -13,27 +14,24 @@ const sympow_registry *sympow::capi::activeRegistry() {
 
 namespace {
 
-/// Multiply-adds of a formulation per sequence and query head, enough to
-/// choose between compiled formulations (docs/CostModel.md has the
-/// compiler's fuller model).
-double estimatedWork(const sympow_layer_desc &d, int64_t T) {
-  double t = double(T), qk = double(d.head_dim + d.value_dim);
-  switch (d.formulation) {
-  case SYMPOW_FORMULATION_ATTENTION:
-    return t * (t + 1) / 2 * qk;
-  case SYMPOW_FORMULATION_CHUNKED: {
-    double dim = double(layerVariant(d).stateDim());
-    double c = double(d.chunk_size);
-    return t * ((c + 1) / 2 * qk + 2 * dim * d.value_dim);
-  }
-  case SYMPOW_FORMULATION_RECURRENT: {
-    double dim = double(layerVariant(d).stateDim());
-    // One launch per token: charged as if unparallelised over T.
-    return t * t * 2 * dim * d.value_dim;
-  }
-  default:
-    return 0;
-  }
+/// The cost model's time for entry `e` on a call of `call`'s shape.
+double estimatedTime(const sympow_layer_desc &e, const CallShape &call) {
+  LayerSizes sizes;
+  sizes.batch = call.B;
+  sizes.seqLen = call.T;
+  sizes.queryHeads = e.query_heads;
+  sizes.keyHeads = e.kv_heads;
+  sizes.headDim = e.head_dim;
+  sizes.valueDim = e.value_dim;
+  sizes.power = e.power;
+  sizes.elementBytes = e.dtype == SYMPOW_DTYPE_F32 ? 4 : 2;
+  sizes.hasInitialState = call.state;
+  Cost cost = e.formulation == SYMPOW_FORMULATION_CHUNKED
+                  ? chunkedCost(sizes, e.chunk_size)
+              : e.formulation == SYMPOW_FORMULATION_RECURRENT
+                  ? recurrentCost(sizes)
+                  : attentionCost(sizes);
+  return estimatedSeconds(cost, MachineModel::sm80(sizes.elementBytes));
 }
 
 Status notCompiled(const sympow_registry &registry,
@@ -80,7 +78,7 @@ Result<size_t> sympow::capi::findEntry(const sympow_registry &registry,
       continue;
     if (call.state && e.formulation == SYMPOW_FORMULATION_ATTENTION)
       continue;
-    double work = estimatedWork(e, call.T);
+    double work = estimatedTime(e, call);
     if (best < 0 || work < bestWork) {
       best = i;
       bestWork = work;

@@ -20,7 +20,7 @@ const sympow_registry *activeRegistry();
 
 /// What a call needs from the entry it runs.
 struct CallShape {
-  int64_t T = 1;
+  int64_t B = 1, T = 1;
   bool state = false; // an initial or final state is involved
 };
 
