@@ -2,7 +2,8 @@
 """Checks a sympow-aot report.json: every kernel of every requested arch has
 a cubin (an ELF file) and PTX, launch metadata and the argument list,
 kernels with d <= 64 do not spill, bf16/f16 attention kernels on the
-tensor-core path contain tensor-core instructions and f32 kernels none, and
+tensor-core path and bf16/f16 chunk_states/chunk_output (d <= 64) contain
+tensor-core instructions and f32 kernels (and the other chunked ones) none, and
 every variant has the formulations it admits (warped and blend: attention
 only). Prints one line per kernel (the registers and spills it found).
 
@@ -53,6 +54,17 @@ def main():
                 k["name"], k["kernel"], k["args"]))
         if v["d"] <= 64 and (k["spill_store_bytes"] or k["spill_load_bytes"]):
             failures.append("%s %s spills (d = %d)" % (k["name"], k["arch"], v["d"]))
+        if k["formulation"] == "chunked":
+            # chunk_states and chunk_output run phi blocks on tensor cores
+            # for bf16/f16 (when their workgroup arrays fit: d <= 64 here).
+            heavy = k["kernel"] in ("chunk_states", "chunk_output")
+            tc = k["tensor_core_instructions"]
+            if heavy and v["dtype"] != "f32" and v["d"] <= 64 and tc == 0:
+                failures.append("%s %s %s: no tensor-core instructions" % (
+                    k["name"], k["kernel"], k["arch"]))
+            if (v["dtype"] == "f32" or not heavy) and tc != 0:
+                failures.append("%s %s %s: unexpected tensor-core instructions" % (
+                    k["name"], k["kernel"], k["arch"]))
         if k["formulation"] != "attention":
             continue
         if k["path"] == "mma" and k["tensor_core_instructions"] == 0:

@@ -14,6 +14,7 @@
 
 #include "Emitter.h"
 #include "KernelCommon.h"
+#include "MmaTiles.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -576,27 +577,12 @@ void emitMmaBody(Kernel &K) {
   Value vTile = fn.getWorkgroupAttributions()[1];
   int64_t sTiles = K.bt / 8, kSteps = s.d / 16, oTiles = s.e / 8,
           pSteps = K.bt / 16;
-  auto fragA = VectorType::get({4, 2}, K.elem);
-  auto fragB = VectorType::get({2, 2}, K.elem);
-  auto fragC = VectorType::get({2, 2}, f32);
-
   Value warp = E.div(K.tid, E.idx(32));
-  Value lane = E.rem(K.tid, E.idx(32));
-  Value g = E.div(lane, E.idx(4));
-  Value t2 = E.mul(E.rem(lane, E.idx(4)), E.idx(2));
-  Value lane16 = E.rem(lane, E.idx(16));
+  gpu_detail::MmaTiles M(E, K.elem, E.rem(K.tid, E.idx(32)));
+  Value t2 = M.t2;
   Value warpRow = E.mul(warp, E.idx(16));
-  Value rows[2] = {E.add(warpRow, g), E.add(E.add(warpRow, g), E.idx(8))};
-
-  auto mma = [&](Value a, Value bm, Value c) -> Value {
-    return nvgpu::MmaSyncOp::create(b, loc, a, bm, c,
-                                    ArrayRef<int64_t>{16, 8, 16});
-  };
-  auto ldmatrix = [&](Value mem, Value buf, Value r, Value c, VectorType type,
-                      bool trans) -> Value {
-    return nvgpu::LdMatrixOp::create(b, loc, type, mem, ValueRange{buf, r, c},
-                                     trans, type.getDimSize(0));
-  };
+  Value rows[2] = {E.add(warpRow, M.row(0)), E.add(warpRow, M.row(1))};
+  auto mma = [&](Value a, Value bm, Value c) { return M.mma(a, bm, c); };
   // With two buffers, the cp.async copies of key tile kt-1 run while tile kt
   // is computed (FlashAttention-2's pipelining); the diagonal tile and
   // Q use buffer 0.
@@ -624,14 +610,10 @@ void emitMmaBody(Kernel &K) {
   }
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> qFrag, qFragLo;
-  Value aRow = E.add(warpRow, lane16);
-  Value aCol = E.mul(E.div(lane, E.idx(16)), E.idx(8));
   for (int64_t ks = 0; ks < kSteps; ++ks) {
-    qFrag.push_back(
-        ldmatrix(kTile, buf0, aRow, E.add(E.idx(ks * 16), aCol), fragA, false));
+    qFrag.push_back(M.loadA(kTile, warpRow, E.idx(ks * 16), {buf0}));
     if (split)
-      qFragLo.push_back(ldmatrix(kLoTile, buf0, aRow,
-                                 E.add(E.idx(ks * 16), aCol), fragA, false));
+      qFragLo.push_back(M.loadA(kLoTile, warpRow, E.idx(ks * 16), {buf0}));
   }
   gpu::BarrierOp::create(b, loc);
 
@@ -665,10 +647,7 @@ void emitMmaBody(Kernel &K) {
     });
   };
 
-  Value bRow = E.rem(lane, E.idx(8));
-  Value bCol = E.mul(E.rem(E.div(lane, E.idx(8)), E.idx(2)), E.idx(8));
-  Value zeroC = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(fragC, b.getF32FloatAttr(0.0)));
+  Value zeroC = M.zero();
 
   // State: m[2], den[2] (this thread's part of the row sums), O[oTiles].
   auto processTile = [&](Value buf, Value cgTile, ValueRange st,
@@ -677,12 +656,10 @@ void emitMmaBody(Kernel &K) {
     for (int64_t nt = 0; nt < sTiles; ++nt) {
       Value acc = zeroC;
       for (int64_t ks = 0; ks < kSteps; ++ks) {
-        Value bf = ldmatrix(kTile, buf, E.add(E.idx(nt * 8), bRow),
-                            E.add(E.idx(ks * 16), bCol), fragB, false);
+        Value bf = M.loadB(kTile, E.idx(nt * 8), E.idx(ks * 16), {buf});
         acc = mma(qFrag[ks], bf, acc);
         if (split) { // hi.lo + lo.hi; lo.lo is below bf16's resolution
-          Value bfLo = ldmatrix(kLoTile, buf, E.add(E.idx(nt * 8), bRow),
-                                E.add(E.idx(ks * 16), bCol), fragB, false);
+          Value bfLo = M.loadB(kLoTile, E.idx(nt * 8), E.idx(ks * 16), {buf});
           acc = mma(qFrag[ks], bfLo, acc);
           acc = mma(qFragLo[ks], bf, acc);
         }
@@ -726,7 +703,7 @@ void emitMmaBody(Kernel &K) {
     for (int ri = 0; ri < 2; ++ri)
       next[2 + ri] = E.fma(st[2 + ri], corr[ri], rowSum[ri]);
     Value corrVec = vector::FromElementsOp::create(
-        b, loc, fragC, ValueRange{corr[0], corr[0], corr[1], corr[1]});
+        b, loc, M.fragC, ValueRange{corr[0], corr[0], corr[1], corr[1]});
     for (int64_t ot = 0; ot < oTiles; ++ot)
       next[4 + ot] = E.mul(st[4 + ot], corrVec);
     // P (the S accumulator layout of two n-tiles) is the A fragment of P.V.
@@ -734,10 +711,9 @@ void emitMmaBody(Kernel &K) {
       SmallVector<Value> elems;
       for (int64_t i = 0; i < 8; ++i)
         elems.push_back(pv[ps * 8 + i]);
-      Value pa = vector::FromElementsOp::create(b, loc, fragA, elems);
+      Value pa = vector::FromElementsOp::create(b, loc, M.fragA, elems);
       for (int64_t ot = 0; ot < oTiles; ++ot) {
-        Value bf = ldmatrix(vTile, buf, E.add(E.idx(ps * 16), lane16),
-                            E.idx(ot * 8), fragB, true);
+        Value bf = M.loadBTrans(vTile, E.idx(ps * 16), E.idx(ot * 8), {buf});
         next[4 + ot] = mma(pa, bf, next[4 + ot]);
       }
     }

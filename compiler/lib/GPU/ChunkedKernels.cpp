@@ -1,10 +1,12 @@
 //===- ChunkedKernels.cpp - The chunked formulation's gpu.funcs -----------===//
 //
-// Scalar f32 kernels (FMA, full f32 accuracy for every input type); the
-// tensor-core versions of chunk_states and chunk_output come with the
-// performance work. Threads of chunk_states, chunk_scan and chunk_output
-// form L row lanes of e columns, as in the recurrent kernel: column c of a
-// thread is column c of the state or of y.
+// The pieces every chunked kernel shares, the scalar kernels and the entry
+// points. Scalar kernels compute in f32 FMA (full f32 accuracy): every
+// kernel for f32 inputs, chunk_counts and chunk_scan always, and
+// chunk_states/chunk_output when their tensor-core versions
+// (ChunkedMmaKernels.cpp) do not fit. Threads of the scalar chunk_states,
+// chunk_scan and chunk_output form L row lanes of e columns, as in the
+// recurrent kernel: column c of a thread is column c of the state or of y.
 //
 // Absolute angle counts rotate the keys that enter a state (the conformal
 // form of SPEC) and the queries that read it; inside a chunk only
@@ -15,8 +17,7 @@
 
 #include "sympow/Compiler/GPU/ChunkedKernels.h"
 
-#include "KernelCommon.h"
-#include "MmaTiles.h"
+#include "ChunkedCommon.h"
 #include "SymmetricPowerRows.h"
 
 #include "sympow/Dialect/SymmetricPower.h"
@@ -31,36 +32,7 @@ using namespace mlir;
 using sympow::gpu_detail::Emitter;
 
 namespace sympow {
-namespace {
-
-using gpu_detail::stateRowLanes;
-
-/// What every chunked kernel knows about itself.
-struct Chunked {
-  const AttentionKernelSpec &spec;
-  Emitter &E;
-  int64_t C, dim, g;
-  Type elem;
-  Value T, b, tid, lane, col;
-
-  int64_t threadCount = 0; // 0: chunkedThreadsPerBlock
-
-  int64_t threads() const {
-    return threadCount ? threadCount : chunkedThreadsPerBlock(spec);
-  }
-  Value chunks() { return E.div(E.add(T, E.idx(C - 1)), E.idx(C)); }
-  /// Flat offset of [b, t, head, 0] in a [B, T, heads, width] tensor.
-  Value tokenOffset(Value t, int64_t heads, Value head, int64_t width) {
-    Value bt = E.add(E.mul(b, T), t);
-    return E.mul(E.add(E.mul(bt, E.idx(heads)), head), E.idx(width));
-  }
-  /// Flat offset of [b, n, h, 0] in a [B, N, H, width] tensor.
-  Value chunkOffset(Value n, Value h, int64_t width) {
-    Value bn = E.add(E.mul(b, chunks()), n);
-    return E.mul(E.add(E.mul(bn, E.idx(spec.h)), h), E.idx(width));
-  }
-  Value isThread0() { return E.cmpi(arith::CmpIPredicate::eq, tid, E.idx(0)); }
-};
+namespace chunked {
 
 /// The kernel's function with the arguments the runtime packs for `name`
 /// (runtime::layerKernelArguments), its workgroup arrays, launch metadata.
@@ -69,7 +41,7 @@ gpu::GPUFuncOp createKernel(OpBuilder &b, gpu::GPUModuleOp module,
                             const gpu_detail::KernelArguments &args,
                             ArrayRef<Type> workgroup, int64_t threads,
                             int64_t tokensPerBlock, int64_t gridY,
-                            int32_t minBlocksPerSM = 1) {
+                            int32_t minBlocksPerSM) {
   auto fn = gpu::GPUFuncOp::create(
       b, module.getLoc(), name, b.getFunctionType(args.types, {}), workgroup);
   gpu_detail::setLaunch(b, fn, threads, tokensPerBlock, gridY, minBlocksPerSM);
@@ -139,9 +111,10 @@ void emitChunkWeights(Chunked &K, Value weights, int64_t size, Value t0,
 
 /// Rows t0 .. t0 + C - 1 of a [B, T, heads, d] tensor into `tile` [C * d]
 /// as f32, times `factor`, rotated by the absolute counts; zero past T.
+/// With `store`, each f32 element goes through it instead.
 void emitLoadRotatedTile(Chunked &K, Value src, int64_t heads, Value head,
                          Value t0, Value counts, Value countHead, Value theta,
-                         double factor, Value tile) {
+                         double factor, Value tile, StoreElement store) {
   Emitter &E = K.E;
   const AttentionKernelSpec &s = K.spec;
   Type f32 = E.b.getF32Type();
@@ -167,12 +140,24 @@ void emitLoadRotatedTile(Chunked &K, Value src, int64_t heads, Value head,
                 std::tie(x0, x1) =
                     gpu_detail::rotatePair(E, s, theta, m, c, x0, x1);
               }
+              if (store) {
+                store(j, i0, x0);
+                store(j, i1, x1);
+                return SmallVector<Value>{};
+              }
               Value row = E.mul(j, E.idx(s.d));
               E.store(x0, tile, {E.add(row, i0)});
               E.store(x1, tile, {E.add(row, i1)});
               return SmallVector<Value>{};
             });
 }
+
+} // namespace chunked
+
+namespace {
+
+using namespace chunked;
+using gpu_detail::stateRowLanes;
 
 //===----------------------------------------------------------------------===//
 // chunk_counts: c_t for every token (f64), from c_0.
@@ -284,176 +269,6 @@ void buildStates(OpBuilder &b, gpu::GPUModuleOp module,
             {E.add(E.add(sBase, E.mul(row, E.idx(s.e))), K.col)});
     E.ifThen(E.cmpi(arith::CmpIPredicate::eq, K.col, E.idx(0)),
              [&] { E.store(E.mul(coef, sums[1]), dZ, {E.add(zBase, row)}); });
-    return gpu_detail::nextMultiset(E, s.d, st);
-  });
-  gpu::ReturnOp::create(b, E.loc);
-}
-
-//===----------------------------------------------------------------------===//
-// chunk_states on tensor cores (bf16/f16): dS_n = Phi^T [V | 1], Phi the
-// chunk's weighted features, built block by block in workgroup memory.
-//===----------------------------------------------------------------------===//
-
-/// Tensor-core shapes of the chunked kernels: 8 warps; the state's rows go
-/// in groups of kGroupRows, group g holding rows f * G + g (f < kGroupRows,
-/// G groups), so that each thread steps its feature with nextMultiset.
-constexpr int64_t kMmaThreads = 256, kGroupRows = 32;
-/// ptxas' occupancy floor for them (at most 65536 / (2 * 256) registers).
-constexpr int32_t kMmaBlocksPerSM = 2;
-
-int64_t paddedChunk(int64_t C) { return (C + 15) / 16 * 16; }
-
-/// Value columns with the ones column of Z (an n-tile of its own), padded.
-int64_t valueStride(const AttentionKernelSpec &s) { return s.e + 16; }
-
-void buildStatesMma(OpBuilder &b, gpu::GPUModuleOp module,
-                    const AttentionKernelSpec &s, int64_t C, int64_t dim) {
-  MLIRContext *ctx = b.getContext();
-  Type elem = gpu_detail::elementType(ctx, s.dtype);
-  Type f32 = b.getF32Type(), f64 = b.getF64Type(), bf16 = b.getBF16Type();
-  auto args = gpu_detail::kernelArguments(ctx, s, "chunk_states");
-  int64_t r = s.effectiveRotaryDims();
-  int64_t CP = paddedChunk(C), F = kGroupRows, W = kMmaThreads / 32;
-  int64_t vs = valueStride(s), nTiles = s.e / 8 + 1;
-  // f16 values are exact as bf16 hi + lo; bf16 values are exact as they are.
-  bool splitV = s.dtype != ElementKind::BF16;
-  using gpu_detail::workgroupMemRef;
-  SmallVector<Type> wg = {workgroupMemRef({C * s.d}, f32),
-                          workgroupMemRef({CP}, f32),
-                          workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64),
-                          workgroupMemRef({CP, F + 8}, bf16),
-                          workgroupMemRef({CP, F + 8}, bf16),
-                          workgroupMemRef({CP, vs}, bf16)};
-  if (splitV)
-    wg.push_back(workgroupMemRef({CP, vs}, bf16));
-  gpu::GPUFuncOp fn = createKernel(b, module, "chunk_states", args, wg,
-                                   kMmaThreads, C, s.h, kMmaBlocksPerSM);
-  Emitter E(b, module.getLoc());
-  Chunked K{s, E, C, dim, s.hq / s.h, elem};
-  K.threadCount = kMmaThreads;
-  bindIds(K, fn, args);
-  using runtime::KernelArg;
-  Value k = args.get(fn, KernelArg::K), v = args.get(fn, KernelArg::V);
-  Value logG = args.get(fn, KernelArg::LogG);
-  Value logGamma = args.get(fn, KernelArg::LogGamma);
-  Value counts = args.get(fn, KernelArg::Counts);
-  Value dS = args.get(fn, KernelArg::ChunkS),
-        dZ = args.get(fn, KernelArg::ChunkZ),
-        decay = args.get(fn, KernelArg::Decay);
-  auto attrs = fn.getWorkgroupAttributions();
-  Value keys = attrs[0], weights = attrs[1], theta = attrs[2];
-  Value phiHi = attrs[3], phiLo = attrs[4], vHi = attrs[5];
-  Value vLo = splitV ? Value(attrs[6]) : Value();
-
-  Value n = gpu::BlockIdOp::create(b, E.loc, gpu::Dimension::x);
-  Value h = gpu::BlockIdOp::create(b, E.loc, gpu::Dimension::y);
-  Value t0 = E.mul(n, E.idx(C));
-  gpu_detail::emitThetaTable(E, s, theta, K.tid, K.threads());
-  emitGatePrefix(K, logG, logGamma, h, t0, weights);
-  emitChunkWeights(K, weights, CP, t0, decay, K.chunkOffset(n, h, 1));
-  gpu::BarrierOp::create(b, E.loc); // theta
-  emitLoadRotatedTile(K, k, s.h, h, t0, counts, h, theta, 1.0, keys);
-  gpu_detail::MmaTiles M(E, bf16, E.rem(K.tid, E.idx(32)));
-  // [V | 1 | 0...] over the padded chunk, zero past T and C.
-  E.forLoop(K.tid, E.idx(CP * (s.e + 8)), E.idx(K.threads()), {},
-            [&](Value item, ValueRange) {
-              Value j = E.div(item, E.idx(s.e + 8));
-              Value i = E.rem(item, E.idx(s.e + 8));
-              Value t = E.add(t0, j);
-              Value tc = E.min(t, E.sub(K.T, E.idx(1)));
-              Value ic = E.min(i, E.idx(s.e - 1));
-              Value x = E.convert(
-                  E.load(v, {E.add(K.tokenOffset(tc, s.h, h, s.e), ic)}), f32);
-              Value valid = arith::AndIOp::create(b, E.loc, E.ult(t, K.T),
-                                                  E.ult(j, E.idx(C)));
-              Value isV = E.ult(i, E.idx(s.e));
-              Value one =
-                  E.select(E.cmpi(arith::CmpIPredicate::eq, i, E.idx(s.e)),
-                           E.f32(1.0), E.f32(0.0));
-              x = E.select(isV, E.select(valid, x, E.f32(0.0)), one);
-              M.storeSplit(x, vHi, vLo, {j, i});
-              return SmallVector<Value>{};
-            });
-  gpu::BarrierOp::create(b, E.loc);
-
-  // Thread tid builds feature f = tid % F of each group for tokens
-  // tid / F, + W * 32 / F, ...; warp w multiplies m-tile w % 2 with the
-  // n-tiles w / 2, w / 2 + W / 2, ... (the last one is the ones column).
-  int64_t G = (dim + F - 1) / F, tokenStep = kMmaThreads / F;
-  Value f = E.rem(K.tid, E.idx(F));
-  Value jFirst = E.div(K.tid, E.idx(F));
-  Value warp = E.div(K.tid, E.idx(32));
-  Value wm = E.rem(warp, E.idx(2)), wn = E.div(warp, E.idx(2));
-  int64_t NW = W / 2, perWarp = (nTiles + NW - 1) / NW;
-  Value sBase = K.chunkOffset(n, h, dim * s.e);
-  Value zBase = K.chunkOffset(n, h, dim);
-  Value valid = E.min(E.idx(C), E.sub(K.T, t0));
-  Value kSteps = E.div(E.add(valid, E.idx(15)), E.idx(16));
-  SmallVector<Value> first =
-      gpu_detail::unrankMultiset(E, s.p, s.d, E.mul(f, E.idx(G)));
-  E.forLoop(E.idx(0), E.idx(G), E.idx(1), first, [&](Value grp, ValueRange st) {
-    Value row = E.add(E.mul(f, E.idx(G)), grp);
-    Value rowValid = E.ult(row, E.idx(dim));
-    Value coef = gpu_detail::multisetScale(E, st);
-    SmallVector<Value> index;
-    for (Value i : st)
-      index.push_back(E.min(i, E.idx(s.d - 1)));
-    E.forLoop(jFirst, E.idx(CP), E.idx(tokenStep), {},
-              [&](Value j, ValueRange) {
-                Value jc = E.min(j, E.idx(C - 1));
-                Value phi = gpu_detail::multisetProduct(
-                    E, keys, E.mul(jc, E.idx(s.d)), index);
-                phi = E.mul(E.mul(phi, coef), E.load(weights, {j}));
-                phi = E.select(rowValid, phi, E.f32(0.0));
-                M.storeSplit(phi, phiHi, phiLo, {j, f});
-                return SmallVector<Value>{};
-              });
-    gpu::BarrierOp::create(b, E.loc);
-    SmallVector<Value> acc(perWarp, M.zero());
-    Value m0 = E.mul(wm, E.idx(16));
-    auto tileOf = [&](int64_t i) {
-      return E.min(E.add(wn, E.idx(i * NW)), E.idx(nTiles - 1));
-    };
-    // Over the tokens before T only (Phi is 0 past them); a run-time bound
-    // also keeps LLVM from hoisting every step's ldmatrix address.
-    acc = E.forLoop(
-        E.idx(0), kSteps, E.idx(1), acc, [&](Value ks, ValueRange in) {
-          SmallVector<Value> out(in.begin(), in.end());
-          Value k0 = E.mul(ks, E.idx(16));
-          Value aHi = M.loadATrans(phiHi, k0, m0);
-          Value aLo = M.loadATrans(phiLo, k0, m0);
-          for (int64_t i = 0; i < perWarp; ++i) {
-            Value n0 = E.mul(tileOf(i), E.idx(8));
-            Value bHi = M.loadBTrans(vHi, k0, n0);
-            out[i] = M.mma(aLo, bHi, M.mma(aHi, bHi, out[i]));
-            if (splitV)
-              out[i] = M.mma(aHi, M.loadBTrans(vLo, k0, n0), out[i]);
-          }
-          return out;
-        });
-    for (int64_t i = 0; i < perWarp; ++i) {
-      Value nt = E.add(wn, E.idx(i * NW));
-      E.ifThen(E.ult(nt, E.idx(nTiles)), [&] {
-        for (int ri = 0; ri < 2; ++ri) {
-          Value feature = E.add(m0, M.row(ri));
-          Value out = E.add(E.mul(feature, E.idx(G)), grp);
-          E.ifThen(E.ult(out, E.idx(dim)), [&] {
-            for (int ci = 0; ci < 2; ++ci) {
-              Value c = E.add(E.mul(nt, E.idx(8)), M.col(ci));
-              Value x = M.element(acc[i], ri, ci);
-              E.ifThen(E.ult(c, E.idx(s.e)), [&] {
-                E.store(x, dS,
-                        {E.add(E.add(sBase, E.mul(out, E.idx(s.e))), c)});
-              });
-              E.ifThen(E.cmpi(arith::CmpIPredicate::eq, c, E.idx(s.e)),
-                       [&] { E.store(x, dZ, {E.add(zBase, out)}); });
-            }
-          });
-        }
-      });
-    }
-    // The next group's features overwrite Phi.
-    gpu::BarrierOp::create(b, E.loc);
     return gpu_detail::nextMultiset(E, s.d, st);
   });
   gpu::ReturnOp::create(b, E.loc);
@@ -645,362 +460,7 @@ void buildOutput(OpBuilder &b, gpu::GPUModuleOp module,
   gpu::ReturnOp::create(b, E.loc);
 }
 
-//===----------------------------------------------------------------------===//
-// chunk_output on tensor cores (bf16/f16). Per chunk and query head:
-//   P = exp(s - m) of the causal block (scores in f32 FMA, P rounded to
-//   bf16 as in the attention kernel), [num_I | den_I] = P [V | 1];
-//   [num_S | den_S] = phi(Q) [S | Z] with phi(Q) and the state as hi + lo
-//   bf16 pairs, feature group by feature group;
-//   combined as the scalar kernel does, at the larger of the two scales.
-// Workgroup memory is one arena reused by the phases (memref.view).
-//===----------------------------------------------------------------------===//
-
-/// Byte sizes of the tensor-core chunk_output's workgroup arrays.
-struct OutputMmaLayout {
-  int64_t CP, qBytes, pBytes, kBytes, vBytes, phiBytes, sBytes, arena;
-  int64_t vStride, pStride, phiStride;
-  bool splitV;
-
-  OutputMmaLayout(const AttentionKernelSpec &s, int64_t C) {
-    CP = paddedChunk(C);
-    splitV = s.dtype != ElementKind::BF16;
-    vStride = valueStride(s);
-    pStride = CP + 8;
-    phiStride = kGroupRows + 8;
-    qBytes = CP * s.d * 4;
-    pBytes = CP * pStride * 2;
-    kBytes = CP * s.d * 4;
-    vBytes = CP * vStride * 2 * (splitV ? 2 : 1);
-    phiBytes = CP * phiStride * 2 * 2;
-    sBytes = kGroupRows * vStride * 2 * 2;
-    arena = std::max(pBytes + std::max(kBytes, vBytes), phiBytes + sBytes);
-  }
-  int64_t total(const AttentionKernelSpec &s) const {
-    return qBytes + arena + 4 * CP * 4 + s.effectiveRotaryDims() / 2 * 8;
-  }
-};
-
-/// Output tiles (16 x 8) per warp of the tensor-core chunk_output.
-int64_t outputTilesPerWarp(const AttentionKernelSpec &s, int64_t C) {
-  int64_t pairs = paddedChunk(C) / 16 * (s.e / 8 + 1);
-  return (pairs + kMmaThreads / 32 - 1) / (kMmaThreads / 32);
-}
-
-void buildOutputMma(OpBuilder &b, gpu::GPUModuleOp module,
-                    const AttentionKernelSpec &s, int64_t C, int64_t dim) {
-  MLIRContext *ctx = b.getContext();
-  Location loc = module.getLoc();
-  Type elem = gpu_detail::elementType(ctx, s.dtype);
-  Type f32 = b.getF32Type(), f64 = b.getF64Type(), bf16 = b.getBF16Type();
-  Type i8 = b.getIntegerType(8);
-  auto args = gpu_detail::kernelArguments(ctx, s, "chunk_output");
-  int64_t r = s.effectiveRotaryDims();
-  OutputMmaLayout L(s, C);
-  int64_t CP = L.CP, F = kGroupRows, W = kMmaThreads / 32;
-  int64_t nTiles = s.e / 8 + 1, mTiles = CP / 16;
-  int64_t perWarp = outputTilesPerWarp(s, C);
-  using gpu_detail::workgroupMemRef;
-  gpu::GPUFuncOp fn = createKernel(
-      b, module, "chunk_output", args,
-      {workgroupMemRef({CP * s.d}, f32), workgroupMemRef({L.arena}, i8),
-       workgroupMemRef({CP}, f32), workgroupMemRef({CP}, f32),
-       workgroupMemRef({CP}, f32), workgroupMemRef({CP}, f32),
-       workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64)},
-      kMmaThreads, C, s.hq, kMmaBlocksPerSM);
-  Emitter E(b, loc);
-  Chunked K{s, E, C, dim, s.hq / s.h, elem};
-  K.threadCount = kMmaThreads;
-  bindIds(K, fn, args);
-  using runtime::KernelArg;
-  Value q = args.get(fn, KernelArg::Q), k = args.get(fn, KernelArg::K),
-        v = args.get(fn, KernelArg::V);
-  Value logG = args.get(fn, KernelArg::LogG);
-  Value logGamma = args.get(fn, KernelArg::LogGamma);
-  Value counts = args.get(fn, KernelArg::Counts);
-  Value prefixS = args.get(fn, KernelArg::ChunkS),
-        prefixZ = args.get(fn, KernelArg::ChunkZ),
-        y = args.get(fn, KernelArg::Y);
-  auto wg = fn.getWorkgroupAttributions();
-  Value qs = wg[0], arena = wg[1], gp = wg[2], rowMax = wg[3], denI = wg[4],
-        denS = wg[5], theta = wg[6];
-  auto view = [&](int64_t offset, ArrayRef<int64_t> shape, Type type) {
-    return memref::ViewOp::create(b, loc, workgroupMemRef(shape, type), arena,
-                                  E.idx(offset), ValueRange{})
-        .getResult();
-  };
-  // Phase A: P and K; B: P and V; C: phi(Q) and the state.
-  Value pTile = view(0, {CP, L.pStride}, bf16);
-  Value ks = view(L.pBytes, {CP * s.d}, f32);
-  Value vHi = view(L.pBytes, {CP, L.vStride}, bf16);
-  Value vLo = L.splitV
-                  ? view(L.pBytes + CP * L.vStride * 2, {CP, L.vStride}, bf16)
-                  : Value();
-  Value phiHi = view(0, {CP, L.phiStride}, bf16);
-  Value phiLo = view(CP * L.phiStride * 2, {CP, L.phiStride}, bf16);
-  Value sHi = view(L.phiBytes, {F, L.vStride}, bf16);
-  Value sLo = view(L.phiBytes + F * L.vStride * 2, {F, L.vStride}, bf16);
-
-  Value n = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value hq = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
-  Value h = E.div(hq, E.idx(K.g));
-  Value t0 = E.mul(n, E.idx(C));
-  Value valid = E.min(E.idx(C), E.sub(K.T, t0));
-  Value kSteps = E.div(E.add(valid, E.idx(15)), E.idx(16));
-  gpu_detail::emitThetaTable(E, s, theta, K.tid, K.threads());
-  emitGatePrefix(K, logG, logGamma, h, t0, gp);
-  gpu::BarrierOp::create(b, loc); // theta
-  emitLoadRotatedTile(K, q, s.hq, hq, t0, counts, h, theta, s.effectiveScale(),
-                      qs);
-  emitLoadRotatedTile(K, k, s.h, h, t0, counts, h, theta, 1.0, ks);
-  gpu::BarrierOp::create(b, loc);
-
-  // Scores: tpr threads per query row, each over keys part, part + tpr, ...
-  Value negInf = E.f32(-std::numeric_limits<float>::infinity());
-  int64_t tpr = 1;
-  while (tpr * 2 * CP <= kMmaThreads && tpr < 16)
-    tpr *= 2;
-  Value part = E.rem(K.tid, E.idx(tpr));
-  E.forLoop(
-      E.div(K.tid, E.idx(tpr)), E.idx(CP), E.idx(kMmaThreads / tpr), {},
-      [&](Value i, ValueRange) {
-        Value ic = E.min(i, E.idx(C - 1));
-        Value qRow = E.mul(ic, E.idx(s.d));
-        Value gi = E.load(gp, {ic});
-        // -inf past the causal edge, T and the chunk.
-        auto score = [&](Value j) {
-          Value jc = E.min(j, E.idx(C - 1));
-          Value kRow = E.mul(jc, E.idx(s.d));
-          Value dot =
-              E.forLoop(E.idx(0), E.idx(s.d), E.idx(1), {E.f32(0.0)},
-                        [&](Value x, ValueRange acc) {
-                          Value qx = E.load(qs, {E.add(qRow, x)});
-                          Value kx = E.load(ks, {E.add(kRow, x)});
-                          return SmallVector<Value>{E.fma(qx, kx, acc[0])};
-                        })[0];
-          Value logPow =
-              E.mul(E.f32(static_cast<double>(s.p)), E.log(E.abs(dot)));
-          Value inside = arith::AndIOp::create(
-              b, loc, E.cmpi(arith::CmpIPredicate::ule, j, i), E.ult(j, valid));
-          return E.select(inside, E.add(E.sub(gi, E.load(gp, {jc})), logPow),
-                          negInf);
-        };
-        Value m =
-            E.forLoop(part, E.idx(CP), E.idx(tpr), {negInf},
-                      [&](Value j, ValueRange acc) {
-                        return SmallVector<Value>{E.max(acc[0], score(j))};
-                      })[0];
-        for (int64_t off = tpr / 2; off >= 1; off /= 2)
-          m = E.max(m, gpu::ShuffleOp::create(b, loc, m, off, 32,
-                                              gpu::ShuffleMode::XOR)
-                           .getShuffleResult());
-        Value mFinite = E.cmpf(arith::CmpFPredicate::ONE, m, negInf);
-        Value mSafe = E.select(mFinite, m, E.f32(0.0));
-        E.forLoop(part, E.idx(CP), E.idx(tpr), {}, [&](Value j, ValueRange) {
-          Value sij = score(j);
-          Value w = E.select(E.cmpf(arith::CmpFPredicate::ONE, sij, negInf),
-                             E.exp(E.sub(sij, mSafe)), E.f32(0.0));
-          E.store(E.convert(w, bf16), pTile, {i, j});
-          return SmallVector<Value>{};
-        });
-        E.ifThen(E.cmpi(arith::CmpIPredicate::eq, part, E.idx(0)),
-                 [&] { E.store(m, rowMax, {i}); });
-        return SmallVector<Value>{};
-      });
-  gpu::BarrierOp::create(b, loc); // K's last readers are done
-
-  gpu_detail::MmaTiles M(E, bf16, E.rem(K.tid, E.idx(32)));
-  // [V | 1 | 0...] over the padded chunk, zero past T and C.
-  E.forLoop(K.tid, E.idx(CP * (s.e + 8)), E.idx(K.threads()), {},
-            [&](Value item, ValueRange) {
-              Value j = E.div(item, E.idx(s.e + 8));
-              Value c = E.rem(item, E.idx(s.e + 8));
-              Value t = E.min(E.add(t0, j), E.sub(K.T, E.idx(1)));
-              Value x =
-                  E.convert(E.load(v, {E.add(K.tokenOffset(t, s.h, h, s.e),
-                                             E.min(c, E.idx(s.e - 1)))}),
-                            f32);
-              Value one =
-                  E.select(E.cmpi(arith::CmpIPredicate::eq, c, E.idx(s.e)),
-                           E.f32(1.0), E.f32(0.0));
-              x = E.select(E.ult(c, E.idx(s.e)),
-                           E.select(E.ult(j, valid), x, E.f32(0.0)), one);
-              M.storeSplit(x, vHi, vLo, {j, c});
-              return SmallVector<Value>{};
-            });
-  gpu::BarrierOp::create(b, loc);
-
-  // Output tile i of this warp: pair w + W i of (m-tile, n-tile), clamped
-  // (a warp past the last pair recomputes it and stores nothing).
-  Value warp = E.div(K.tid, E.idx(32));
-  SmallVector<Value> m0s, n0s, owns;
-  for (int64_t i = 0; i < perWarp; ++i) {
-    Value pair = E.add(warp, E.idx(i * W));
-    owns.push_back(E.ult(pair, E.idx(mTiles * nTiles)));
-    Value pc = E.min(pair, E.idx(mTiles * nTiles - 1));
-    m0s.push_back(E.mul(E.div(pc, E.idx(nTiles)), E.idx(16)));
-    n0s.push_back(E.mul(E.rem(pc, E.idx(nTiles)), E.idx(8)));
-  }
-  SmallVector<Value> accI = E.forLoop(
-      E.idx(0), kSteps, E.idx(1), SmallVector<Value>(perWarp, M.zero()),
-      [&](Value kstep, ValueRange in) {
-        SmallVector<Value> out(in.begin(), in.end());
-        Value k0 = E.mul(kstep, E.idx(16));
-        for (int64_t i = 0; i < perWarp; ++i) {
-          Value a = M.loadA(pTile, m0s[i], k0);
-          Value bHi = M.loadBTrans(vHi, k0, n0s[i]);
-          out[i] = M.mma(a, bHi, out[i]);
-          if (L.splitV)
-            out[i] = M.mma(a, M.loadBTrans(vLo, k0, n0s[i]), out[i]);
-        }
-        return out;
-      });
-  gpu::BarrierOp::create(b, loc); // P and V are dead
-
-  // The state before the chunk, kGroupRows rows at a time (rows f G + g).
-  int64_t G = (dim + F - 1) / F;
-  Value f = E.rem(K.tid, E.idx(F));
-  Value sBase = K.chunkOffset(n, h, dim * s.e);
-  Value zBase = K.chunkOffset(n, h, dim);
-  SmallVector<Value> init =
-      gpu_detail::unrankMultiset(E, s.p, s.d, E.mul(f, E.idx(G)));
-  init.append(perWarp, M.zero());
-  SmallVector<Value> loop = E.forLoop(
-      E.idx(0), E.idx(G), E.idx(1), init, [&](Value grp, ValueRange st) {
-        ValueRange tuple = st.take_front(s.p);
-        // [S | Z | 0...] rows of this group, as hi + lo.
-        E.forLoop(
-            K.tid, E.idx(F * (s.e + 8)), E.idx(K.threads()), {},
-            [&](Value item, ValueRange) {
-              Value fr = E.div(item, E.idx(s.e + 8));
-              Value c = E.rem(item, E.idx(s.e + 8));
-              Value row = E.add(E.mul(fr, E.idx(G)), grp);
-              Value inside = E.ult(row, E.idx(dim));
-              Value rc = E.min(row, E.idx(dim - 1));
-              Value sv =
-                  E.load(prefixS, {E.add(E.add(sBase, E.mul(rc, E.idx(s.e))),
-                                         E.min(c, E.idx(s.e - 1)))});
-              Value zv = E.load(prefixZ, {E.add(zBase, rc)});
-              Value x = E.select(
-                  E.ult(c, E.idx(s.e)), sv,
-                  E.select(E.cmpi(arith::CmpIPredicate::eq, c, E.idx(s.e)), zv,
-                           E.f32(0.0)));
-              M.storeSplit(E.select(inside, x, E.f32(0.0)), sHi, sLo, {fr, c});
-              return SmallVector<Value>{};
-            });
-        // phi(q_i) for this thread's feature, every query row.
-        Value coef = gpu_detail::multisetScale(E, tuple);
-        SmallVector<Value> index;
-        for (Value x : tuple)
-          index.push_back(E.min(x, E.idx(s.d - 1)));
-        E.forLoop(E.div(K.tid, E.idx(F)), E.idx(CP), E.idx(kMmaThreads / F), {},
-                  [&](Value i, ValueRange) {
-                    Value ic = E.min(i, E.idx(C - 1));
-                    Value phi =
-                        E.mul(coef, gpu_detail::multisetProduct(
-                                        E, qs, E.mul(ic, E.idx(s.d)), index));
-                    M.storeSplit(phi, phiHi, phiLo, {i, f});
-                    return SmallVector<Value>{};
-                  });
-        gpu::BarrierOp::create(b, loc);
-        SmallVector<Value> next = gpu_detail::nextMultiset(E, s.d, tuple);
-        for (int64_t i = 0; i < perWarp; ++i) {
-          Value acc = st[s.p + i];
-          for (int64_t kstep = 0; kstep < F / 16; ++kstep) {
-            Value k0 = E.idx(kstep * 16);
-            Value aHi = M.loadA(phiHi, m0s[i], k0);
-            Value aLo = M.loadA(phiLo, m0s[i], k0);
-            Value bHi = M.loadBTrans(sHi, k0, n0s[i]);
-            Value bLo = M.loadBTrans(sLo, k0, n0s[i]);
-            acc = M.mma(aHi, bHi, acc);
-            acc = M.mma(aLo, bHi, acc);
-            acc = M.mma(aHi, bLo, acc);
-          }
-          next.push_back(acc);
-        }
-        // The next group overwrites phi(Q) and the state rows.
-        gpu::BarrierOp::create(b, loc);
-        return next;
-      });
-  ArrayRef<Value> accS = ArrayRef<Value>(loop).drop_front(s.p);
-
-  // The denominators (column e) to every warp.
-  for (int64_t i = 0; i < perWarp; ++i)
-    E.ifThen(owns[i], [&] {
-      for (int ri = 0; ri < 2; ++ri) {
-        Value c = E.add(n0s[i], M.col(0));
-        E.ifThen(E.cmpi(arith::CmpIPredicate::eq, c, E.idx(s.e)), [&] {
-          Value row = E.add(m0s[i], M.row(ri));
-          E.store(M.element(accI[i], ri, 0), denI, {row});
-          E.store(M.element(accS[i], ri, 0), denS, {row});
-        });
-      }
-    });
-  gpu::BarrierOp::create(b, loc);
-
-  // y = (num_I e^(m-M) + num_S e^(G_i-M)) / (den_I e^(m-M) + den_S e^(G_i-M))
-  // at M = max(m, G_i + log|den_S|) (see the scalar kernel).
-  for (int64_t i = 0; i < perWarp; ++i)
-    E.ifThen(owns[i], [&] {
-      for (int ri = 0; ri < 2; ++ri) {
-        Value row = E.add(m0s[i], M.row(ri));
-        Value t = E.add(t0, row);
-        E.ifThen(E.ult(row, valid), [&] {
-          Value m = E.load(rowMax, {row}), gi = E.load(gp, {row});
-          Value di = E.load(denI, {row}), ds = E.load(denS, {row});
-          Value mFinite = E.cmpf(arith::CmpFPredicate::ONE, m, negInf);
-          Value mSafe = E.select(mFinite, m, E.f32(0.0));
-          Value hasState = E.cmpf(arith::CmpFPredicate::ONE, ds, E.f32(0.0));
-          Value absDs = E.select(hasState, E.abs(ds), E.f32(1.0));
-          Value stateScale =
-              E.select(hasState, E.add(gi, E.log(absDs)), negInf);
-          Value Mx = E.max(m, stateScale);
-          Value any = E.cmpf(arith::CmpFPredicate::ONE, Mx, negInf);
-          Value MSafe = E.select(any, Mx, E.f32(0.0));
-          Value bw = E.select(mFinite, E.exp(E.sub(mSafe, MSafe)), E.f32(0.0));
-          Value sw = E.select(any, E.exp(E.sub(gi, MSafe)), E.f32(0.0));
-          Value den = E.add(E.mul(di, bw), E.mul(ds, sw));
-          Value nonzero = E.cmpf(arith::CmpFPredicate::ONE, den, E.f32(0.0));
-          Value inv = E.select(
-              nonzero, E.div(E.f32(1.0), E.select(nonzero, den, E.f32(1.0))),
-              E.f32(0.0));
-          Value base = K.tokenOffset(t, s.hq, hq, s.e);
-          for (int ci = 0; ci < 2; ++ci) {
-            Value c = E.add(n0s[i], M.col(ci));
-            E.ifThen(E.ult(c, E.idx(s.e)), [&] {
-              Value num = E.add(E.mul(M.element(accI[i], ri, ci), bw),
-                                E.mul(M.element(accS[i], ri, ci), sw));
-              E.store(E.convert(E.mul(num, inv), elem), y, {E.add(base, c)});
-            });
-          }
-        });
-      }
-    });
-  gpu::ReturnOp::create(b, loc);
-}
-
 } // namespace
-
-namespace {
-constexpr int64_t kSharedLimit = 48 * 1024; // static shared memory per block
-} // namespace
-
-/// Whether chunk_states takes the tensor-core kernel: its arrays fit.
-static bool statesUsesMma(const AttentionKernelSpec &spec, int64_t chunk) {
-  int64_t CP = paddedChunk(chunk);
-  int64_t values = spec.dtype == ElementKind::BF16 ? 1 : 2;
-  int64_t bytes = chunk * spec.d * 4 + CP * 4 +
-                  std::max<int64_t>(1, spec.effectiveRotaryDims() / 2) * 8 +
-                  2 * CP * (kGroupRows + 8) * 2 +
-                  values * CP * valueStride(spec) * 2;
-  return bytes <= kSharedLimit;
-}
-
-/// Whether chunk_output takes the tensor-core kernel: its arena fits the
-/// static workgroup memory and its accumulators a reasonable register count.
-static bool outputUsesMma(const AttentionKernelSpec &spec, int64_t chunk) {
-  return OutputMmaLayout(spec, chunk).total(spec) <= kSharedLimit &&
-         outputTilesPerWarp(spec, chunk) <= 12;
-}
 
 int64_t chunkedSharedBytes(const AttentionKernelSpec &spec, int64_t chunk) {
   // chunk_output keeps the chunk's queries and keys, chunk_states its keys

@@ -74,7 +74,8 @@ Value MmaTiles::loadBTrans(Value mem, Value k0, Value n0, ValueRange prefix) {
   return ldmatrix(mem, prefix, E.add(k0, lane16), n0, fragB, true);
 }
 
-void MmaTiles::storeSplit(Value x, Value hi, Value lo, ValueRange indices) {
+void MmaTiles::storeSplit(Emitter &E, Value x, Type elem, Value hi, Value lo,
+                          ValueRange indices) {
   Value h = E.convert(x, elem);
   E.store(h, hi, indices);
   if (lo)

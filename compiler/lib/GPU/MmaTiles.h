@@ -62,7 +62,12 @@ public:
   /// Stores f32 `x` as hi = round(x) into `hi` and, with `lo`, the rest
   /// round(x - hi) into `lo` (x = hi + lo to about twice the precision).
   void storeSplit(mlir::Value x, mlir::Value hi, mlir::Value lo,
-                  mlir::ValueRange indices);
+                  mlir::ValueRange indices) {
+    storeSplit(E, x, elem, hi, lo, indices);
+  }
+  static void storeSplit(Emitter &E, mlir::Value x, mlir::Type elem,
+                         mlir::Value hi, mlir::Value lo,
+                         mlir::ValueRange indices);
 
 private:
   mlir::Value ldmatrix(mlir::Value mem, mlir::ValueRange prefix, mlir::Value r,

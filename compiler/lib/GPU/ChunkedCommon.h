@@ -1,0 +1,110 @@
+//===- ChunkedCommon.h - Pieces of the chunked kernels ----------*- C++ -*-===//
+//
+// What the scalar (ChunkedKernels.cpp) and tensor-core
+// (ChunkedMmaKernels.cpp) chunked kernels share: the kernel's view of its
+// ids and tensors, creation with launch metadata, the gate prefix and
+// weights of a chunk, and rotated tiles.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_LIB_GPU_CHUNKEDCOMMON_H
+#define SYMPOW_LIB_GPU_CHUNKEDCOMMON_H
+
+#include "KernelCommon.h"
+
+#include "sympow/Compiler/GPU/ChunkedKernels.h"
+
+namespace sympow::chunked {
+
+using gpu_detail::Emitter;
+using mlir::Type;
+using mlir::Value;
+
+constexpr int64_t kSharedLimit = 48 * 1024; // static shared memory per block
+
+/// Tensor-core kernels: 8 warps, state rows in groups of kGroupRows.
+constexpr int64_t kMmaThreads = 256, kGroupRows = 32;
+/// ptxas' occupancy floor for them (at most 65536 / (2 * 256) registers).
+constexpr int32_t kMmaBlocksPerSM = 2;
+
+/// The chunk rounded up to whole 16-row mma tiles.
+inline int64_t paddedChunk(int64_t C) { return (C + 15) / 16 * 16; }
+
+/// Row stride of [V | 1] or [S | Z] tiles: e values, the ones or Z column
+/// (an n-tile of its own), padding that keeps ldmatrix rows 16-byte aligned.
+inline int64_t valueStride(const AttentionKernelSpec &s) { return s.e + 16; }
+
+/// What every chunked kernel knows about itself.
+struct Chunked {
+  const AttentionKernelSpec &spec;
+  Emitter &E;
+  int64_t C, dim, g;
+  Type elem;
+  Value T, b, tid, lane, col;
+
+  int64_t threadCount = 0; // 0: chunkedThreadsPerBlock
+
+  int64_t threads() const {
+    return threadCount ? threadCount : chunkedThreadsPerBlock(spec);
+  }
+  Value chunks() { return E.div(E.add(T, E.idx(C - 1)), E.idx(C)); }
+  /// Flat offset of [b, t, head, 0] in a [B, T, heads, width] tensor.
+  Value tokenOffset(Value t, int64_t heads, Value head, int64_t width) {
+    Value bt = E.add(E.mul(b, T), t);
+    return E.mul(E.add(E.mul(bt, E.idx(heads)), head), E.idx(width));
+  }
+  /// Flat offset of [b, n, h, 0] in a [B, N, H, width] tensor.
+  Value chunkOffset(Value n, Value h, int64_t width) {
+    Value bn = E.add(E.mul(b, chunks()), n);
+    return E.mul(E.add(E.mul(bn, E.idx(spec.h)), h), E.idx(width));
+  }
+  Value isThread0() {
+    return E.cmpi(mlir::arith::CmpIPredicate::eq, tid, E.idx(0));
+  }
+};
+
+/// The kernel's function with the arguments the runtime packs for `name`
+/// (runtime::layerKernelArguments), its workgroup arrays, launch metadata;
+/// the builder is left at the start of its body.
+mlir::gpu::GPUFuncOp
+createKernel(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
+             llvm::StringRef name, const gpu_detail::KernelArguments &args,
+             llvm::ArrayRef<Type> workgroup, int64_t threads,
+             int64_t tokensPerBlock, int64_t gridY, int32_t minBlocksPerSM = 1);
+
+/// Fills T, b and the thread ids of `K`.
+void bindIds(Chunked &K, mlir::gpu::GPUFuncOp fn,
+             const gpu_detail::KernelArguments &args);
+
+/// Inclusive prefix of log_g + log_gamma over the chunk's tokens into
+/// `prefix` [C] (thread 0; entries past T repeat the last sum); no barrier.
+void emitGatePrefix(Chunked &K, Value logG, Value logGamma, Value h, Value t0,
+                    Value prefix);
+
+/// After emitGatePrefix into `weights`: weights[j] = exp(G_last - G_j) for
+/// the chunk's tokens before T, 0 up to `size`; decay[at] = G_last.
+void emitChunkWeights(Chunked &K, Value weights, int64_t size, Value t0,
+                      Value decay, Value at);
+
+/// Stores element (row, col) of a tile.
+using StoreElement = llvm::function_ref<void(Value row, Value col, Value x)>;
+
+/// Rows t0 .. t0 + C - 1 of a [B, T, heads, d] tensor into `tile` [C * d]
+/// as f32, times `factor`, rotated by the absolute counts; zero past T.
+/// With `store`, each f32 element goes through it instead.
+void emitLoadRotatedTile(Chunked &K, Value src, int64_t heads, Value head,
+                         Value t0, Value counts, Value countHead, Value theta,
+                         double factor, Value tile,
+                         StoreElement store = nullptr);
+
+/// The tensor-core kernels (bf16/f16) and whether they fit `chunk`.
+bool statesUsesMma(const AttentionKernelSpec &spec, int64_t chunk);
+bool outputUsesMma(const AttentionKernelSpec &spec, int64_t chunk);
+void buildStatesMma(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
+                    const AttentionKernelSpec &s, int64_t C, int64_t dim);
+void buildOutputMma(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
+                    const AttentionKernelSpec &s, int64_t C, int64_t dim);
+
+} // namespace sympow::chunked
+
+#endif // SYMPOW_LIB_GPU_CHUNKEDCOMMON_H
