@@ -64,63 +64,6 @@ void warp::ldmatrix(const uint8_t *const rows[], int numTiles, bool transpose,
   }
 }
 
-float sympow::emu::halfToFloat(uint16_t h) {
-  uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 31, mant = h & 1023;
-  float v;
-  if (exp == 0)
-    v = std::ldexp(static_cast<float>(mant), -24);
-  else if (exp == 31)
-    v = mant ? NAN : INFINITY;
-  else
-    v = std::ldexp(static_cast<float>(mant | 1024), static_cast<int>(exp) - 25);
-  return sign ? -v : v;
-}
-
-uint16_t sympow::emu::floatToHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000);
-  if (std::isnan(f))
-    return sign | 0x7e00;
-  float a = std::fabs(f);
-  if (a >= 65520.0f) // rounds to infinity
-    return sign | 0x7c00;
-  if (a < std::ldexp(1.0f, -14)) {
-    // Subnormal: multiples of 2^-24, round to nearest even.
-    float scaled = a * 16777216.0f; // 2^24
-    return sign | static_cast<uint16_t>(std::nearbyint(scaled));
-  }
-  int e;
-  float m = std::frexp(a, &e); // a = m * 2^e, m in [0.5, 1)
-  // 11 significant bits: mantissa in [1024, 2048).
-  float sig = std::nearbyint(std::ldexp(m, 11));
-  if (sig >= 2048.0f) {
-    sig = 1024.0f;
-    ++e;
-  }
-  uint32_t biased = static_cast<uint32_t>(e - 1 + 15);
-  if (biased >= 31)
-    return sign | 0x7c00;
-  return sign | static_cast<uint16_t>((biased << 10) |
-                                      (static_cast<uint32_t>(sig) - 1024));
-}
-
-float sympow::emu::bf16ToFloat(uint16_t h) {
-  uint32_t x = static_cast<uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
-
-uint16_t sympow::emu::floatToBf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if (std::isnan(f))
-    return static_cast<uint16_t>((x >> 16) | 0x40);
-  x += 0x7fff + ((x >> 16) & 1);
-  return static_cast<uint16_t>(x >> 16);
-}
-
 namespace {
 
 /// Where fragment element `i` of a lane lives in its matrix.
