@@ -33,12 +33,6 @@ struct SweepCase {
 
 void PrintTo(const SweepCase &c, std::ostream *os) { *os << c.name; }
 
-const char *formulationName(runtime::Formulation f) {
-  return f == runtime::Formulation::Attention ? "attention"
-         : f == runtime::Formulation::Chunked ? "chunked"
-                                              : "recurrent";
-}
-
 std::vector<SweepCase> sweep() {
   bool full = std::getenv("SYMPOW_FULL_SWEEP") &&
               std::string(std::getenv("SYMPOW_FULL_SWEEP")) == "1";
@@ -81,7 +75,7 @@ std::vector<SweepCase> sweep() {
         s.length = s.relativeSchedule() ? 6 : 0;
         c.chunk = f == runtime::Formulation::Chunked ? 8 : 0;
         std::ostringstream name;
-        name << formulationName(f) << "_" << s.variantName();
+        name << runtime::formulationName(f) << "_" << s.variantName();
         c.name = name.str();
         ++counter;
         cases.push_back(c);

@@ -28,18 +28,6 @@ using namespace sympow::aot;
 
 namespace {
 
-const char *formulationName(runtime::Formulation f) {
-  switch (f) {
-  case runtime::Formulation::Attention:
-    return "attention";
-  case runtime::Formulation::Chunked:
-    return "chunked";
-  case runtime::Formulation::Recurrent:
-    return "recurrent";
-  }
-  return "";
-}
-
 std::string join(llvm::StringRef dir, llvm::StringRef file) {
   llvm::SmallString<256> p(dir);
   llvm::sys::path::append(p, file);
@@ -205,7 +193,7 @@ bool compileForArch(ModuleOp module, ModuleBuild &build, llvm::StringRef arch,
     entry["name"] = build.name;
     entry["kernel"] = info.name;
     entry["arch"] = arch.str();
-    entry["formulation"] = formulationName(build.request.formulation);
+    entry["formulation"] = runtime::formulationName(build.request.formulation);
     entry["path"] = attention && spec.resolvedPath() == AttentionPath::Mma
                         ? "mma"
                         : "scalar";
@@ -282,7 +270,7 @@ bool buildEmulatorImage(ModuleBuild &build, const BuildOptions &options,
 
 std::string sympow::aot::moduleName(const LayerKernelRequest &request) {
   std::string name = "sympow_" + request.spec.variantName() + "_" +
-                     formulationName(request.formulation);
+                     runtime::formulationName(request.formulation);
   if (request.chunk)
     name += std::to_string(request.chunk);
   return name;

@@ -171,9 +171,7 @@ bool planModules(
         if (all && request.formulation != runtime::Formulation::Attention) {
           llvm::errs() << "sympow-aot: note: " << origin << " \"" << text
                        << "\": no "
-                       << (request.formulation == runtime::Formulation::Chunked
-                               ? "chunked"
-                               : "recurrent")
+                       << runtime::formulationName(request.formulation)
                        << " kernels: " << why << "\n";
           continue;
         }

@@ -20,18 +20,6 @@ using namespace sympow;
 
 namespace {
 
-const char *formulationName(runtime::Formulation f) {
-  switch (f) {
-  case runtime::Formulation::Attention:
-    return "attention";
-  case runtime::Formulation::Chunked:
-    return "chunked";
-  case runtime::Formulation::Recurrent:
-    return "recurrent";
-  }
-  return "";
-}
-
 /// The kernel request of `layer`, or an error on the layer saying why its
 /// kernels cannot be generated.
 FailureOr<LayerKernelRequest> requestFor(LayerOp layer) {
@@ -108,8 +96,8 @@ struct LayerToKernelsPass
       // The _mma/_fma suffix names the attention kernel's path only.
       if (request->formulation != runtime::Formulation::Attention)
         variant = variant.substr(0, variant.rfind('_'));
-      std::string name =
-          "sympow_" + variant + "_" + formulationName(request->formulation);
+      std::string name = "sympow_" + variant + "_" +
+                         runtime::formulationName(request->formulation);
       if (request->chunk)
         name += std::to_string(request->chunk);
       // Layers of one variant share their kernels.

@@ -101,6 +101,18 @@ KernelArgs kernelArgsOf(const LayerVariant &v, std::string_view kernel) {
 
 } // namespace
 
+const char *sympow::runtime::formulationName(Formulation formulation) {
+  switch (formulation) {
+  case Formulation::Attention:
+    return "attention";
+  case Formulation::Chunked:
+    return "chunked";
+  case Formulation::Recurrent:
+    return "recurrent";
+  }
+  return "?";
+}
+
 std::vector<std::string>
 sympow::runtime::layerKernelNames(const LayerVariant &v) {
   KernelNames k = kernelNamesOf(v);

@@ -49,6 +49,9 @@ struct LayerBuffers {
   DevicePtr s = 0, z = 0, c = 0;
 };
 
+/// "attention", "chunked" or "recurrent".
+const char *formulationName(Formulation formulation);
+
 /// The kernels of the variant's formulation, in launch order.
 std::vector<std::string> layerKernelNames(const LayerVariant &variant);
 
