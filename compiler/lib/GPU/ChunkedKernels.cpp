@@ -165,7 +165,7 @@ using gpu_detail::stateRowLanes;
 
 void buildCounts(OpBuilder &b, gpu::GPUModuleOp module,
                  const AttentionKernelSpec &s, int64_t C) {
-  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  Type f64 = b.getF64Type();
   auto args = gpu_detail::kernelArguments(b.getContext(), s, "chunk_counts");
   // One thread per (head, sequence): the counts are a serial prefix sum.
   gpu::GPUFuncOp fn = createKernel(b, module, "chunk_counts", args, {},
@@ -281,7 +281,6 @@ void buildStates(OpBuilder &b, gpu::GPUModuleOp module,
 
 void buildScan(OpBuilder &b, gpu::GPUModuleOp module,
                const AttentionKernelSpec &s, int64_t C, int64_t dim) {
-  Type f32 = b.getF32Type(), f64 = b.getF64Type();
   auto args = gpu_detail::kernelArguments(b.getContext(), s, "chunk_scan");
   gpu::GPUFuncOp fn = createKernel(b, module, "chunk_scan", args, {},
                                    chunkedThreadsPerBlock(s), 0, s.h);

@@ -226,10 +226,17 @@ struct OutputMmaLayout {
   }
 };
 
+/// Warps per m-tile of the output of the tensor-core chunk_output: each
+/// warp keeps one m-tile (its A fragments load once per k-step) and every
+/// group-th n-tile. 0 when the chunk has more m-tiles than warps.
+int64_t outputWarpsPerRow(int64_t C) {
+  return kMmaThreads / 32 / (paddedChunk(C) / 16);
+}
+
 /// Output tiles (16 x 8) per warp of the tensor-core chunk_output.
 int64_t outputTilesPerWarp(const AttentionKernelSpec &s, int64_t C) {
-  int64_t pairs = paddedChunk(C) / 16 * (s.e / 8 + 1);
-  return (pairs + kMmaThreads / 32 - 1) / (kMmaThreads / 32);
+  int64_t group = outputWarpsPerRow(C), nTiles = s.e / 8 + 1;
+  return group ? (nTiles + group - 1) / group : nTiles;
 }
 
 } // namespace
@@ -436,23 +443,26 @@ void buildOutputMma(OpBuilder &b, gpu::GPUModuleOp module,
             });
   gpu::BarrierOp::create(b, loc);
 
-  // Output tile i of this warp: pair w + W i of (m-tile, n-tile), clamped
-  // (a warp past the last pair recomputes it and stores nothing).
-  SmallVector<Value> m0s, n0s, owns;
+  // Output tile i of this warp: m-tile w / group, n-tile w % group +
+  // group i, clamped (a warp past the last tile recomputes it and stores
+  // nothing).
+  int64_t group = outputWarpsPerRow(C);
+  Value mWarp = E.div(warp, E.idx(group));
+  Value m0 = E.mul(E.min(mWarp, E.idx(mTiles - 1)), E.idx(16));
+  SmallVector<Value> n0s, owns;
   for (int64_t i = 0; i < perWarp; ++i) {
-    Value pair = E.add(warp, E.idx(i * W));
-    owns.push_back(E.ult(pair, E.idx(mTiles * nTiles)));
-    Value pc = E.min(pair, E.idx(mTiles * nTiles - 1));
-    m0s.push_back(E.mul(E.div(pc, E.idx(nTiles)), E.idx(16)));
-    n0s.push_back(E.mul(E.rem(pc, E.idx(nTiles)), E.idx(8)));
+    Value nt = E.add(E.rem(warp, E.idx(group)), E.idx(i * group));
+    owns.push_back(arith::AndIOp::create(b, loc, E.ult(mWarp, E.idx(mTiles)),
+                                         E.ult(nt, E.idx(nTiles))));
+    n0s.push_back(E.mul(E.min(nt, E.idx(nTiles - 1)), E.idx(8)));
   }
   SmallVector<Value> accI = E.forLoop(
       E.idx(0), kSteps, E.idx(1), SmallVector<Value>(perWarp, M.zero()),
       [&](Value kstep, ValueRange in) {
         SmallVector<Value> out(in.begin(), in.end());
         Value k0 = E.mul(kstep, E.idx(16));
+        Value a = M.loadA(pTile, m0, k0);
         for (int64_t i = 0; i < perWarp; ++i) {
-          Value a = M.loadA(pTile, m0s[i], k0);
           Value bHi = M.loadBTrans(vHi, k0, n0s[i]);
           out[i] = M.mma(a, bHi, out[i]);
           if (L.splitV)
@@ -509,20 +519,20 @@ void buildOutputMma(OpBuilder &b, gpu::GPUModuleOp module,
                   });
         gpu::BarrierOp::create(b, loc);
         SmallVector<Value> next = gpu_detail::nextMultiset(E, s.d, tuple);
-        for (int64_t i = 0; i < perWarp; ++i) {
-          Value acc = st[s.p + i];
-          for (int64_t kstep = 0; kstep < F / 16; ++kstep) {
-            Value k0 = E.idx(kstep * 16);
-            Value aHi = M.loadA(phiHi, m0s[i], k0);
-            Value aLo = M.loadA(phiLo, m0s[i], k0);
+        SmallVector<Value> acc(st.drop_front(s.p));
+        for (int64_t kstep = 0; kstep < F / 16; ++kstep) {
+          Value k0 = E.idx(kstep * 16);
+          Value aHi = M.loadA(phiHi, m0, k0);
+          Value aLo = M.loadA(phiLo, m0, k0);
+          for (int64_t i = 0; i < perWarp; ++i) {
             Value bHi = M.loadBTrans(sHi, k0, n0s[i]);
             Value bLo = M.loadBTrans(sLo, k0, n0s[i]);
-            acc = M.mma(aHi, bHi, acc);
-            acc = M.mma(aLo, bHi, acc);
-            acc = M.mma(aHi, bLo, acc);
+            acc[i] = M.mma(aHi, bHi, acc[i]);
+            acc[i] = M.mma(aLo, bHi, acc[i]);
+            acc[i] = M.mma(aHi, bLo, acc[i]);
           }
-          next.push_back(acc);
         }
+        llvm::append_range(next, acc);
         // The next group overwrites phi(Q) and the state rows.
         gpu::BarrierOp::create(b, loc);
         return next;
@@ -535,7 +545,7 @@ void buildOutputMma(OpBuilder &b, gpu::GPUModuleOp module,
       for (int ri = 0; ri < 2; ++ri) {
         Value c = E.add(n0s[i], M.col(0));
         E.ifThen(E.cmpi(arith::CmpIPredicate::eq, c, E.idx(s.e)), [&] {
-          Value row = E.add(m0s[i], M.row(ri));
+          Value row = E.add(m0, M.row(ri));
           E.store(M.element(accI[i], ri, 0), denI, {row});
           E.store(M.element(accS[i], ri, 0), denS, {row});
         });
@@ -548,7 +558,7 @@ void buildOutputMma(OpBuilder &b, gpu::GPUModuleOp module,
   for (int64_t i = 0; i < perWarp; ++i)
     E.ifThen(owns[i], [&] {
       for (int ri = 0; ri < 2; ++ri) {
-        Value row = E.add(m0s[i], M.row(ri));
+        Value row = E.add(m0, M.row(ri));
         Value t = E.add(t0, row);
         E.ifThen(E.ult(row, valid), [&] {
           Value m = E.load(rowMax, {row}), gi = E.load(gp, {row});
@@ -599,7 +609,7 @@ bool statesUsesMma(const AttentionKernelSpec &spec, int64_t chunk) {
 /// static workgroup memory and its accumulators a reasonable register count.
 bool outputUsesMma(const AttentionKernelSpec &spec, int64_t chunk) {
   return OutputMmaLayout(spec, chunk).total(spec) <= kSharedLimit &&
-         outputTilesPerWarp(spec, chunk) <= 12;
+         outputWarpsPerRow(chunk) > 0 && outputTilesPerWarp(spec, chunk) <= 12;
 }
 
 } // namespace sympow::chunked
