@@ -99,20 +99,9 @@ Value tokenOffset(Recurrent &K, Value t, int64_t heads, Value head,
 /// sqrt(p! / prod_k m_k!) * prod_l x[offset + i_l] in `type`: phi(x) at
 /// `row` from an f32 vector in workgroup memory.
 Value phiAt(Emitter &E, Type type, Value x, Value offset, ValueRange row) {
-  int64_t p = row.size();
-  double factorial = 1;
-  for (int64_t i = 2; i <= p; ++i)
-    factorial *= i;
-  // p! / prod_k m_k! through the running run lengths: exact in f32 (an
-  // integer of at most p!), so only the square root is taken in `type`.
-  Value run = E.f32(1.0), denominator = E.f32(1.0);
-  for (int64_t l = 1; l < p; ++l) {
-    Value same = E.cmpi(arith::CmpIPredicate::eq, row[l], row[l - 1]);
-    run = E.select(same, E.add(run, E.f32(1.0)), E.f32(1.0));
-    denominator = E.mul(denominator, run);
-  }
-  Value ratio = E.div(E.f32(factorial), denominator);
-  Value phi = math::SqrtOp::create(E.b, E.loc, E.convert(ratio, type));
+  // The ratio is exact in f32; only the square root is taken in `type`.
+  Value phi =
+      math::SqrtOp::create(E.b, E.loc, E.convert(multisetRatio(E, row), type));
   for (Value index : row)
     phi = E.mul(phi, E.convert(E.load(x, {E.add(offset, index)}), type));
   return phi;

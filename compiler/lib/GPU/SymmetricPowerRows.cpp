@@ -74,20 +74,24 @@ SmallVector<Value> nextMultiset(Emitter &E, int64_t d, ValueRange row) {
   return next;
 }
 
-Value multisetScale(Emitter &E, ValueRange row) {
+Value multisetRatio(Emitter &E, ValueRange row) {
   int64_t p = row.size();
   double factorial = 1;
   for (int64_t i = 2; i <= p; ++i)
     factorial *= i;
-  // prod_k m_k! as the product of the running run lengths.
+  // prod_k m_k! as the product of the running run lengths: exact in f32 (an
+  // integer of at most p!).
   Value run = E.f32(1.0), denominator = E.f32(1.0);
   for (int64_t l = 1; l < p; ++l) {
     Value same = E.cmpi(arith::CmpIPredicate::eq, row[l], row[l - 1]);
     run = E.select(same, E.add(run, E.f32(1.0)), E.f32(1.0));
     denominator = E.mul(denominator, run);
   }
-  Value ratio = E.div(E.f32(factorial), denominator);
-  return math::SqrtOp::create(E.b, E.loc, ratio);
+  return E.div(E.f32(factorial), denominator);
+}
+
+Value multisetScale(Emitter &E, ValueRange row) {
+  return math::SqrtOp::create(E.b, E.loc, multisetRatio(E, row));
 }
 
 Value multisetProduct(Emitter &E, Value x, Value offset, ValueRange row) {

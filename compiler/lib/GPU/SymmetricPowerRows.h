@@ -27,7 +27,9 @@ llvm::SmallVector<mlir::Value> unrankMultiset(Emitter &E, int64_t p, int64_t d,
 llvm::SmallVector<mlir::Value> nextMultiset(Emitter &E, int64_t d,
                                             mlir::ValueRange row);
 
-/// sqrt(p! / prod_k m_k!), f32, where m_k counts index k in `row`.
+/// p! / prod_k m_k!, f32 (exact), where m_k counts index k in `row`.
+mlir::Value multisetRatio(Emitter &E, mlir::ValueRange row);
+/// sqrt(p! / prod_k m_k!), f32.
 mlir::Value multisetScale(Emitter &E, mlir::ValueRange row);
 
 /// prod_l x[offset + i_l] for an f32 memref x.
