@@ -102,9 +102,7 @@ llvm::Expected<LayerVariantRequest> parseLayerVariant(llvm::StringRef text) {
   if (!spec)
     return spec.takeError();
   LayerVariantRequest out{*spec, {}};
-  int64_t c =
-      chunk ? *chunk
-            : std::min<int64_t>(64, std::max<int64_t>(1, largestChunk(*spec)));
+  int64_t c = chunk ? *chunk : defaultChunk(*spec);
   auto add = [&](runtime::Formulation f) {
     out.requests.push_back(
         {*spec, f, f == runtime::Formulation::Chunked ? c : 0});

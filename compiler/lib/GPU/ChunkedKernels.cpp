@@ -473,6 +473,21 @@ int64_t largestChunk(const AttentionKernelSpec &spec) {
          (4 * std::max(2 * spec.d, spec.d + spec.e) + 4);
 }
 
+int64_t defaultChunk(const AttentionKernelSpec &spec) {
+  int64_t chunk =
+      std::min<int64_t>(64, std::max<int64_t>(1, largestChunk(spec)));
+  // 16-bit inputs: the largest power-of-two chunk (down to 16) whose kernels
+  // both fit on tensor cores.
+  if (spec.dtype != ElementKind::F32) {
+    int64_t mma = 64;
+    while (mma > 16 && !(statesUsesMma(spec, mma) && outputUsesMma(spec, mma)))
+      mma /= 2;
+    if (statesUsesMma(spec, mma) && outputUsesMma(spec, mma))
+      chunk = std::min(chunk, mma);
+  }
+  return chunk;
+}
+
 int64_t chunkedThreadsPerBlock(const AttentionKernelSpec &spec) {
   return stateRowLanes(spec) * spec.e;
 }

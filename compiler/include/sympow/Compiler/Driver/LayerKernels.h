@@ -40,7 +40,7 @@ struct LayerKernelRequest {
 /// A variant as sympow-aot takes it: the kernel spec's keys (see
 /// parseAttentionVariant) plus `formulation=all|attention|chunked|recurrent`
 /// (default all: every formulation the variant admits; warped and blend
-/// have only attention) and `chunk=C` (default: 64, or the largest that
+/// have only attention) and `chunk=C` (default: defaultChunk, 64 or what
 /// fits for large heads).
 struct LayerVariantRequest {
   AttentionKernelSpec spec;
