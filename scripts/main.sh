@@ -43,7 +43,9 @@ echo "== the default kernel library (examples/kernels.json) and the trainer exam
 KERNELS="$SYMPOW_BUILD/kernels"
 "$SYMPOW_BUILD/bin/sympow-aot" --config "$SYMPOW_ROOT/examples/kernels.json" \
   --out "$KERNELS"
-echo "built: $(ls "$KERNELS"/lib/libsympow_kernels.*) ($(ls "$KERNELS"/*.cubin | wc -l) cubins)"
+echo "built: $KERNELS/lib/libsympow_kernels.{a,so}, $KERNELS/include/sympow_kernels.h" \
+  "($(ls "$KERNELS"/*.cubin | wc -l) cubins, $(ls "$KERNELS"/*.ptx | wc -l) PTX," \
+  "$(ls "$KERNELS"/*.emulator.so | wc -l) emulator builds)"
 cmake -S "$SYMPOW_ROOT/examples/trainer" -B "$SYMPOW_BUILD/trainer" -G Ninja \
   -DCMAKE_PREFIX_PATH="$KERNELS" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$SYMPOW_BUILD/trainer" >/dev/null
