@@ -338,6 +338,27 @@ def _common(q, k, v, dtype):
     return q, k, v, dtype, dims
 
 
+def _stage_layer(staging, args, keep, q, k, v, log_g, log_gamma, beta,
+                 dtype, dims):
+    """Stages q, k, v and the optional gates/beta into `args` (forward or
+    decode arguments) and allocates y there; returns the host y. Host
+    buffers the call reads go to `keep`."""
+    code = _capi.DTYPES[dtype]
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        a = kernel_input(name, x, dtype)
+        keep.append(a)
+        setattr(args, name, staging.tensor(a, code))
+    for name, x in (("log_g", log_g), ("log_gamma", log_gamma),
+                    ("beta", beta)):
+        t, a = _optional(staging, name, x)
+        keep.append(a)
+        setattr(args, name, t)
+    B, T = q.shape[0], q.shape[1]
+    y = aligned_empty((B, T, dims[2], dims[1]), _KERNEL_NUMPY[dtype])
+    args.y = staging.output(y, code)
+    return y
+
+
 def forward(q, k, v, power=2, log_g=None, log_gamma=None, beta=None,
             rope_base=10000.0, rope_scale=1.0, rope_dims=None,
             rope_layout="interleaved", schedule="none", warp_length=None,
@@ -369,19 +390,9 @@ def forward(q, k, v, power=2, log_g=None, log_gamma=None, beta=None,
     staging = _Staging(lib, ctx, _device_memory)
     keep = []  # host buffers the call reads
     try:
-        code = _capi.DTYPES[dtype]
         args = _capi.ForwardArgs()
-        for name, x in (("q", q), ("k", k), ("v", v)):
-            a = kernel_input(name, x, dtype)
-            keep.append(a)
-            setattr(args, name, staging.tensor(a, code))
-        for name, x in (("log_g", log_g), ("log_gamma", log_gamma),
-                        ("beta", beta)):
-            t, a = _optional(staging, name, x)
-            keep.append(a)
-            setattr(args, name, t)
-        y = aligned_empty((B, T, dims[2], dims[1]), _KERNEL_NUMPY[dtype])
-        args.y = staging.output(y, code)
+        y = _stage_layer(staging, args, keep, q, k, v, log_g, log_gamma,
+                         beta, dtype, dims)
 
         if initial_state is not None:
             S0, Z0, c0 = _state_parts("initial_state", initial_state)
@@ -453,20 +464,9 @@ def decode(q, k, v, state, power=2, log_g=None, log_gamma=None, beta=None,
     staging = _Staging(lib, ctx, _device_memory)
     keep = []
     try:
-        code = _capi.DTYPES[dtype]
         args = _capi.DecodeArgs()
-        for name, x in (("q", q), ("k", k), ("v", v)):
-            a = kernel_input(name, x, dtype)
-            keep.append(a)
-            setattr(args, name, staging.tensor(a, code))
-        for name, x in (("log_g", log_g), ("log_gamma", log_gamma),
-                        ("beta", beta)):
-            t, a = _optional(staging, name, x)
-            keep.append(a)
-            setattr(args, name, t)
-        B, T = q.shape[0], q.shape[1]
-        y = aligned_empty((B, T, dims[2], dims[1]), _KERNEL_NUMPY[dtype])
-        args.y = staging.output(y, code)
+        y = _stage_layer(staging, args, keep, q, k, v, log_g, log_gamma,
+                         beta, dtype, dims)
         st = _capi.State(*(staging.inout(a, _NUMPY_TO_SYMPOW[a.dtype])
                            for a in parts))
         args.state = ctypes.pointer(st)
