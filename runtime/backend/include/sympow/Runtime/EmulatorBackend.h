@@ -11,8 +11,11 @@
 #define SYMPOW_RUNTIME_EMULATORBACKEND_H
 
 #include "sympow/Runtime/Backend.h"
+#include "sympow/Support/KernelCounts.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace sympow::runtime {
 
@@ -20,6 +23,17 @@ namespace sympow::runtime {
 /// or ImageFormat::EmulatorModule (`image` is a `const emu::Module *` that
 /// outlives the backend). Its arch() is "emulator".
 std::unique_ptr<Backend> createEmulatorBackend();
+
+/// One launch on an emulator backend and what it did (the emulator's
+/// counters, sympow/Support/KernelCounts.h).
+struct EmulatorLaunch {
+  std::string kernel; // the gpu.func name
+  LaunchCounts counts;
+};
+
+/// The launches `backend` ran since the last call, in launch order, and
+/// forgets them. Empty when `backend` is not an emulator backend.
+std::vector<EmulatorLaunch> takeEmulatorLaunches(Backend &backend);
 
 } // namespace sympow::runtime
 

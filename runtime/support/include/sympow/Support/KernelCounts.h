@@ -1,0 +1,194 @@
+//===- KernelCounts.h - What one kernel launch did --------------*- C++ -*-===//
+//
+// The work of a kernel launch, as the emulator counts it and the GPU model
+// (runtime/layer/GpuModel.h) turns it into time: bytes moved per memory
+// space, arithmetic by unit, tensor-core instructions by shape, barriers.
+// One definition for the emulator that fills it, the model that reads it,
+// sympow-bench that prints it and the calibration fixture that stores it.
+//
+// Thread-level operations count once per thread that executes them (a
+// vector<4xf32> multiply is 4); warp collectives (mma, ldmatrix) count once
+// per warp; barriers once per block.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_SUPPORT_KERNELCOUNTS_H
+#define SYMPOW_SUPPORT_KERNELCOUNTS_H
+
+#include <array>
+#include <cstdint>
+
+namespace sympow {
+
+/// Tensor-core instruction shapes, by the operand type class that sets
+/// their rate (16-bit inputs or tf32).
+enum class MmaShape : int {
+  M16N8K16F16 = 0, // mma.sync m16n8k16, f16/bf16 operands
+  M16N8K8F16,      // mma.sync m16n8k8, f16/bf16 operands
+  M16N8K8TF32,     // mma.sync m16n8k8, tf32 operands
+  M16N8K4TF32,     // mma.sync m16n8k4, tf32 operands
+};
+inline constexpr int kNumMmaShapes = 4;
+
+/// "m16n8k16.f16" etc.: JSON keys and table columns.
+inline const char *mmaShapeName(MmaShape shape) {
+  switch (shape) {
+  case MmaShape::M16N8K16F16:
+    return "m16n8k16.f16";
+  case MmaShape::M16N8K8F16:
+    return "m16n8k8.f16";
+  case MmaShape::M16N8K8TF32:
+    return "m16n8k8.tf32";
+  case MmaShape::M16N8K4TF32:
+    return "m16n8k4.tf32";
+  }
+  return "?";
+}
+
+/// Multiply-adds of one instruction of `shape` (one warp): m * n * k.
+inline constexpr int64_t mmaMultiplyAdds(MmaShape shape) {
+  switch (shape) {
+  case MmaShape::M16N8K16F16:
+    return 16 * 8 * 16;
+  case MmaShape::M16N8K8F16:
+  case MmaShape::M16N8K8TF32:
+    return 16 * 8 * 8;
+  case MmaShape::M16N8K4TF32:
+    return 16 * 8 * 4;
+  }
+  return 0;
+}
+
+/// Whether `shape` runs at the tf32 rate (half the 16-bit rate).
+inline constexpr bool mmaIsTF32(MmaShape shape) {
+  return shape == MmaShape::M16N8K8TF32 || shape == MmaShape::M16N8K4TF32;
+}
+
+/// The work of a set of threads: one block, or a whole launch.
+struct OpCounts {
+  // Global memory, as the threads access it (cp.async sources included).
+  uint64_t globalLoadBytes = 0;
+  uint64_t globalStoreBytes = 0;
+  uint64_t globalLoads = 0;  // load instructions (thread level)
+  uint64_t globalStores = 0; // store and atomic instructions
+  // Workgroup (shared) memory (ldmatrix and cp.async destinations included).
+  uint64_t sharedLoadBytes = 0;
+  uint64_t sharedStoreBytes = 0;
+  uint64_t sharedLoads = 0;
+  uint64_t sharedStores = 0;
+  // Arithmetic, thread level.
+  uint64_t fp32Fma = 0; // f32 (and f16/bf16 scalar) fused multiply-adds
+  uint64_t fp32Alu = 0; // other f32/f16/bf16 add, mul, min/max, cmp, cvt
+  uint64_t fp64 = 0;    // f64 arithmetic (an FMA counts 1)
+  uint64_t sfu = 0;     // exp, log, sin, cos, sqrt, rsqrt, div, pow, tanh
+  uint64_t intAlu = 0;  // integer and index arithmetic, selects
+  // Warp collectives, once per warp.
+  std::array<uint64_t, kNumMmaShapes> mma{}; // by MmaShape
+  uint64_t ldmatrix = 0;
+  uint64_t shuffles = 0;
+  // Once per block.
+  uint64_t barriers = 0;
+
+  uint64_t mmaCount(MmaShape shape) const {
+    return mma[static_cast<int>(shape)];
+  }
+  /// Multiply-adds on tensor cores (16-bit and tf32 rates together).
+  uint64_t mmaMultiplyAddsTotal() const {
+    uint64_t total = 0;
+    for (int i = 0; i < kNumMmaShapes; ++i)
+      total += mma[i] * mmaMultiplyAdds(static_cast<MmaShape>(i));
+    return total;
+  }
+  /// Thread-level operations of every kind: what "heaviest block" compares.
+  uint64_t operations() const {
+    return globalLoads + globalStores + sharedLoads + sharedStores + fp32Fma +
+           fp32Alu + fp64 + sfu + intAlu + 32 * (ldmatrix + shuffles) +
+           32 * (mma[0] + mma[1] + mma[2] + mma[3]);
+  }
+
+  OpCounts &operator+=(const OpCounts &o) {
+    globalLoadBytes += o.globalLoadBytes;
+    globalStoreBytes += o.globalStoreBytes;
+    globalLoads += o.globalLoads;
+    globalStores += o.globalStores;
+    sharedLoadBytes += o.sharedLoadBytes;
+    sharedStoreBytes += o.sharedStoreBytes;
+    sharedLoads += o.sharedLoads;
+    sharedStores += o.sharedStores;
+    fp32Fma += o.fp32Fma;
+    fp32Alu += o.fp32Alu;
+    fp64 += o.fp64;
+    sfu += o.sfu;
+    intAlu += o.intAlu;
+    for (int i = 0; i < kNumMmaShapes; ++i)
+      mma[i] += o.mma[i];
+    ldmatrix += o.ldmatrix;
+    shuffles += o.shuffles;
+    barriers += o.barriers;
+    return *this;
+  }
+  bool operator==(const OpCounts &o) const {
+    return globalLoadBytes == o.globalLoadBytes &&
+           globalStoreBytes == o.globalStoreBytes &&
+           globalLoads == o.globalLoads && globalStores == o.globalStores &&
+           sharedLoadBytes == o.sharedLoadBytes &&
+           sharedStoreBytes == o.sharedStoreBytes &&
+           sharedLoads == o.sharedLoads && sharedStores == o.sharedStores &&
+           fp32Fma == o.fp32Fma && fp32Alu == o.fp32Alu && fp64 == o.fp64 &&
+           sfu == o.sfu && intAlu == o.intAlu && mma == o.mma &&
+           ldmatrix == o.ldmatrix && shuffles == o.shuffles &&
+           barriers == o.barriers;
+  }
+  bool operator!=(const OpCounts &o) const { return !(*this == o); }
+};
+
+/// Calls `f(name, field)` for every field of OpCounts that is one number
+/// (mma shapes as "mma.<shape>"): one list for JSON, tables and fixtures.
+template <typename Counts, typename F> void forEachCount(Counts &c, F &&f) {
+  f("global_load_bytes", c.globalLoadBytes);
+  f("global_store_bytes", c.globalStoreBytes);
+  f("global_loads", c.globalLoads);
+  f("global_stores", c.globalStores);
+  f("shared_load_bytes", c.sharedLoadBytes);
+  f("shared_store_bytes", c.sharedStoreBytes);
+  f("shared_loads", c.sharedLoads);
+  f("shared_stores", c.sharedStores);
+  f("fp32_fma", c.fp32Fma);
+  f("fp32_alu", c.fp32Alu);
+  f("fp64", c.fp64);
+  f("sfu", c.sfu);
+  f("int_alu", c.intAlu);
+  f("mma.m16n8k16.f16", c.mma[0]);
+  f("mma.m16n8k8.f16", c.mma[1]);
+  f("mma.m16n8k8.tf32", c.mma[2]);
+  f("mma.m16n8k4.tf32", c.mma[3]);
+  f("ldmatrix", c.ldmatrix);
+  f("shuffles", c.shuffles);
+  f("barriers", c.barriers);
+}
+
+/// One kernel launch: its shape, the whole launch's counts, the counts of
+/// its heaviest block (most operations(); it bounds a grid that does not
+/// fill the GPU) and the distinct global bytes the launch touched.
+struct LaunchCounts {
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint64_t dynamicSharedBytes = 0;
+  uint64_t staticSharedBytes = 0;
+  OpCounts total;
+  OpCounts heaviest;
+  std::array<uint32_t, 3> heaviestBlock{0, 0, 0};
+  // Bytes of global memory loaded (stored) at least once; each byte counts
+  // once however often it is accessed.
+  uint64_t globalLoadDistinctBytes = 0;
+  uint64_t globalStoreDistinctBytes = 0;
+
+  uint64_t blocks() const { return uint64_t(grid[0]) * grid[1] * grid[2]; }
+  uint64_t threadsPerBlock() const {
+    return uint64_t(block[0]) * block[1] * block[2];
+  }
+};
+
+} // namespace sympow
+
+#endif // SYMPOW_SUPPORT_KERNELCOUNTS_H
