@@ -48,6 +48,7 @@ struct GpuSpec {
   double dramEfficiency;   // share of dramBytesPerSecond kernels reach
   double tensorEfficiency; // share of the tensor peak mma.sync reaches
   double loadsInFlight;    // independent global loads a thread keeps pending
+  double warpsToHideLatency; // warps per scheduler for a full issue rate
 
   static const GpuSpec &h100();
   static const GpuSpec &a100();
@@ -62,7 +63,18 @@ struct KernelResources {
 };
 
 /// The units a kernel can be bound by.
-enum class Bound { Tensor, FP32, FP64, SFU, Int, Issue, Shared, DRAM, Latency };
+enum class Bound {
+  Tensor,
+  FP32,
+  FP64,
+  SFU,
+  Int,
+  Issue,
+  Shared,
+  DRAM,
+  Latency,
+  HeaviestBlock
+};
 const char *boundName(Bound bound);
 
 /// The model's reading of one launch.
@@ -80,6 +92,7 @@ struct KernelPrediction {
   double tensor = 0, fp32 = 0, fp64 = 0, sfu = 0, intAlu = 0, issue = 0,
          shared = 0, dram = 0;
   double latency = 0; // the heaviest block's memory chain (Little's law)
+  double heaviestBlock = 0; // the heaviest block's work at its SM share
   /// One sentence: what limits the kernel and why, with the figures.
   std::string explanation;
 };
