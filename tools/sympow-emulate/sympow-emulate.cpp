@@ -15,7 +15,8 @@
 // i64=VALUE. Arguments go to the kernel in the order given, buffers as
 // memref descriptors (docs/KernelABI.md). Exit status: 0 when the launch
 // found nothing, 1 when it reported a problem, 2 for usage or compile
-// errors.
+// errors. --counts prints what the launch did (docs/Emulator.md,
+// "Counters"), --counts-json FILE writes it as JSON.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,6 +69,14 @@ static cl::opt<bool>
                 cl::desc("Print the kernels lowered to the LLVM dialect"));
 static cl::opt<bool> noChecks("no-checks",
                               cl::desc("Do not instrument memory accesses"));
+static cl::opt<bool>
+    printCounts("counts",
+                cl::desc("Print what the launch did: operations, bytes and "
+                         "collectives of the grid and of its heaviest block, "
+                         "distinct global bytes"));
+static cl::opt<std::string>
+    countsJson("counts-json",
+               cl::desc("Write the launch's counts to this file as JSON"));
 
 namespace {
 
@@ -183,6 +192,63 @@ bool parseDim(StringRef text, emu::Dim3 &d) {
   return true;
 }
 
+void printCountsTable(raw_ostream &os, const std::string &kernel,
+                      const sympow::LaunchCounts &c) {
+  os << "counts: kernel '" << kernel << "' grid (" << c.grid[0] << ", "
+     << c.grid[1] << ", " << c.grid[2] << ") block (" << c.block[0] << ", "
+     << c.block[1] << ", " << c.block[2] << ") shared "
+     << c.staticSharedBytes << " static + " << c.dynamicSharedBytes
+     << " dynamic bytes\n";
+  os << format("  %-20s %14s %14s\n", "", "total", "heaviest block");
+  std::vector<std::pair<const char *, uint64_t>> heaviest;
+  sympow::forEachCount(c.heaviest, [&](const char *name, uint64_t v) {
+    heaviest.push_back({name, v});
+  });
+  size_t i = 0;
+  sympow::forEachCount(c.total, [&](const char *name, uint64_t v) {
+    os << format("  %-20s %14llu %14llu\n", name, (unsigned long long)v,
+                 (unsigned long long)heaviest[i++].second);
+  });
+  os << format("  %-20s %14llu %14llu\n", "operations",
+               (unsigned long long)c.total.operations(),
+               (unsigned long long)c.heaviest.operations());
+  os << "  heaviest block (" << c.heaviestBlock[0] << ", " << c.heaviestBlock[1]
+     << ", " << c.heaviestBlock[2] << ")\n";
+  os << "  distinct global bytes: loaded " << c.globalLoadDistinctBytes
+     << ", stored " << c.globalStoreDistinctBytes << "\n";
+}
+
+void writeCountsJson(raw_ostream &os, const std::string &kernel,
+                     const sympow::LaunchCounts &c) {
+  auto dim = [&](const std::array<uint32_t, 3> &d) {
+    os << "[" << d[0] << ", " << d[1] << ", " << d[2] << "]";
+  };
+  auto counts = [&](const sympow::OpCounts &o) {
+    os << "{";
+    bool first = true;
+    sympow::forEachCount(o, [&](const char *name, uint64_t v) {
+      os << (first ? "" : ", ") << "\"" << name << "\": " << v;
+      first = false;
+    });
+    os << ", \"operations\": " << o.operations() << "}";
+  };
+  os << "{\"kernel\": \"" << kernel << "\", \"grid\": ";
+  dim(c.grid);
+  os << ", \"block\": ";
+  dim(c.block);
+  os << ", \"static_shared_bytes\": " << c.staticSharedBytes
+     << ", \"dynamic_shared_bytes\": " << c.dynamicSharedBytes
+     << ",\n \"total\": ";
+  counts(c.total);
+  os << ",\n \"heaviest\": ";
+  counts(c.heaviest);
+  os << ",\n \"heaviest_block\": ";
+  dim(c.heaviestBlock);
+  os << ", \"global_load_distinct_bytes\": " << c.globalLoadDistinctBytes
+     << ", \"global_store_distinct_bytes\": " << c.globalStoreDistinctBytes
+     << "}\n";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -280,6 +346,18 @@ int main(int argc, char **argv) {
   outs() << result.message();
   if (result.ok())
     outs() << "emulator: ok\n";
+  if (printCounts)
+    printCountsTable(outs(), kernel->name, result.counts);
+  if (!countsJson.empty()) {
+    std::error_code ec;
+    raw_fd_ostream json(countsJson, ec);
+    if (ec) {
+      errs() << "sympow-emulate: cannot write " << countsJson << ": "
+             << ec.message() << "\n";
+      return 2;
+    }
+    writeCountsJson(json, kernel->name, result.counts);
+  }
   if (printArgs) {
     for (size_t i = 0; i < args.size(); ++i) {
       if (!args[i].isBuffer)

@@ -324,6 +324,9 @@ struct GPUToEmulator
       for (Operation *fn : functions) {
         if (cast<FunctionOpInterface>(fn).isExternal())
           continue;
+        // First, so that only the kernel's own ops are counted, not those
+        // the instrumentation and the lowering of gpu ops add.
+        insertOperationCounts(fn, calls);
         if (checkAccesses && failed(instrumentAccesses(fn, calls)))
           return signalPassFailure();
         if (failed(lowerGpuOps(fn, calls)))

@@ -64,6 +64,11 @@ emitAddress(mlir::OpBuilder &b, mlir::Operation *op, mlir::Value memref,
 mlir::LogicalResult instrumentAccesses(mlir::Operation *fn,
                                        RuntimeCalls &calls);
 
+/// Inserts at the start of every block of `fn` that has arithmetic one
+/// call __sympow_emu_count with the block's ops counted by unit (Count.cpp
+/// says how). Runs before any other rewrite of `fn` adds ops.
+void insertOperationCounts(mlir::Operation *fn, RuntimeCalls &calls);
+
 /// Replaces thread/block ids, barriers, shuffles and nvgpu ops in `fn` by
 /// runtime calls.
 mlir::LogicalResult lowerGpuOps(mlir::Operation *fn, RuntimeCalls &calls);

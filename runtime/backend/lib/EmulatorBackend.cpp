@@ -65,10 +65,15 @@ public:
                 void **args) override {
     if (!kernel)
       return Status::error("launch of a null kernel");
-    emu::LaunchResult result = emu::launch(
-        *static_cast<const emu::Kernel *>(kernel),
-        {c.grid.x, c.grid.y, c.grid.z}, {c.block.x, c.block.y, c.block.z},
-        c.dynamicSharedBytes, args);
+    const auto &k = *static_cast<const emu::Kernel *>(kernel);
+    emu::LaunchResult result =
+        emu::launch(k, {c.grid.x, c.grid.y, c.grid.z},
+                    {c.block.x, c.block.y, c.block.z}, c.dynamicSharedBytes,
+                    args);
+    {
+      std::lock_guard<std::mutex> lock(launchesMutex);
+      launches.push_back({k.name, result.counts});
+    }
     if (!result.ok())
       return Status::error(result.message());
     return Status::success();
@@ -106,8 +111,17 @@ public:
   /// Launches finish before they return.
   Status synchronize(void *) override { return Status::success(); }
 
+  std::vector<EmulatorLaunch> takeLaunches() {
+    std::lock_guard<std::mutex> lock(launchesMutex);
+    std::vector<EmulatorLaunch> taken = std::move(launches);
+    launches.clear();
+    return taken;
+  }
+
 private:
   std::string archName = "emulator";
+  std::mutex launchesMutex; // guards launches
+  std::vector<EmulatorLaunch> launches;
   std::mutex mutex;
   std::vector<std::unique_ptr<emu::Module>> owned;
 };
@@ -116,4 +130,13 @@ private:
 
 std::unique_ptr<Backend> sympow::runtime::createEmulatorBackend() {
   return std::make_unique<EmulatorBackend>();
+}
+
+std::vector<EmulatorLaunch>
+sympow::runtime::takeEmulatorLaunches(Backend &backend) {
+  // By name, not dynamic_cast: backends may come from code built without
+  // RTTI. Only EmulatorBackend calls itself "emulator".
+  if (std::strcmp(backend.name(), "emulator") != 0)
+    return {};
+  return static_cast<EmulatorBackend &>(backend).takeLaunches();
 }

@@ -68,6 +68,7 @@ bool BlockRunner::init() {
   sharedBase = reinterpret_cast<uint8_t *>((raw + 127) / 128 * 128);
   if (launch.options.detectRaces)
     shadow.assign(sharedBytes, Shadow());
+  counting = launch.options.countOperations;
 
   unsigned n = launch.kernel.numArgs;
   args.assign(launch.args, launch.args + n);
@@ -136,8 +137,21 @@ void BlockRunner::abortThread(ThreadState &t) {
   std::abort();
 }
 
-void BlockRunner::run(Dim3 block) {
+void BlockRunner::run(Dim3 block, uint64_t linear) {
   blockId = block;
+  counts = OpCounts();
+  runBlock();
+  if (!counting)
+    return;
+  total += counts;
+  if (heaviestLinear == UINT64_MAX ||
+      heavierBlock(counts, linear, heaviest, heaviestLinear)) {
+    heaviest = counts;
+    heaviestLinear = linear;
+  }
+}
+
+void BlockRunner::runBlock() {
   blockFailed = false;
   blockEpoch = ++epoch;
   if (launch.options.detectRaces)
@@ -210,6 +224,8 @@ void BlockRunner::run(Dim3 block) {
       return;
     }
     ++epoch; // a new barrier interval
+    if (counting)
+      ++counts.barriers;
     for (ThreadState &t : threads)
       t.status = ThreadStatus::Ready;
   }
@@ -570,6 +586,8 @@ void BlockRunner::runWarpOp(unsigned w) {
       op.result = threads[begin + src].op.value;
       op.valid = valid;
     }
+    if (counting)
+      ++counts.shuffles;
   } else if (kind == WarpOpKind::LdMatrix) {
     const uint8_t *rows[32];
     void *out[32];
@@ -589,6 +607,10 @@ void BlockRunner::runWarpOp(unsigned w) {
     for (size_t i = 0; i < 32; ++i)
       out[i] = threads[begin + i].op.out;
     warp::ldmatrix(rows, numTiles, first.op.transpose != 0, out);
+    if (counting) {
+      ++counts.ldmatrix;
+      counts.sharedLoadBytes += 8 * 16 * static_cast<uint64_t>(numTiles);
+    }
   } else if (kind == WarpOpKind::Mma) {
     const WarpOp &op = first.op;
     std::string why =
@@ -611,6 +633,14 @@ void BlockRunner::runWarpOp(unsigned w) {
       d[i] = threads[begin + i].op.d;
     }
     warp::mma(op.m, op.n, op.k, op.abType, op.cType, a, b, c, d);
+    if (counting) {
+      bool tf32 = op.abType == abi::TF32 || op.abType == abi::F32;
+      MmaShape shape = op.k == 16  ? MmaShape::M16N8K16F16
+                       : op.k == 4 ? MmaShape::M16N8K4TF32
+                       : tf32      ? MmaShape::M16N8K8TF32
+                                   : MmaShape::M16N8K8F16;
+      ++counts.mma[static_cast<int>(shape)];
+    }
   }
   for (size_t i = begin; i < end; ++i)
     if (waiting(i))
@@ -640,4 +670,90 @@ void BlockRunner::completeCopies(ThreadState &t, int32_t keep) {
   t.groupEnds.erase(t.groupEnds.begin(), t.groupEnds.end() - keep);
   for (size_t &e : t.groupEnds)
     e -= upTo;
+}
+
+// --- Counters -------------------------------------------------------------
+
+DistinctBytes::Page *DistinctBytes::page(uint64_t number) {
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<Page> &p = pages[number];
+  if (!p)
+    p = std::make_unique<Page>(); // value-initialized: all bits 0
+  return p.get();
+}
+
+uint64_t DistinctBytes::count(int which) {
+  std::lock_guard<std::mutex> lock(mutex);
+  uint64_t n = 0;
+  for (auto &[number, page] : pages)
+    for (const std::atomic<uint64_t> &w : page->bits[which])
+      n += __builtin_popcountll(w.load(std::memory_order_relaxed));
+  return n;
+}
+
+void BlockRunner::markDistinct(uint64_t addr, uint64_t bytes, int which) {
+  constexpr uint64_t pageBytes = DistinctBytes::kPageBytes;
+  while (bytes) {
+    uint64_t number = addr >> DistinctBytes::kPageShift;
+    uint64_t first = addr & (pageBytes - 1);
+    uint64_t n = std::min(bytes, pageBytes - first);
+    PageCache &cached = pageCache[number & 15];
+    if (cached.number != number) {
+      cached.page = launch.distinct.page(number);
+      cached.number = number;
+    }
+    std::atomic<uint64_t> *words = cached.page->bits[which];
+    uint64_t last = first + n; // [first, last) in the page
+    for (uint64_t w = first / 64; w * 64 < last; ++w) {
+      uint64_t lo = std::max(first, w * 64) - w * 64;
+      uint64_t hi = std::min(last, w * 64 + 64) - w * 64;
+      uint64_t mask = hi - lo == 64 ? ~uint64_t(0)
+                                    : ((uint64_t(1) << (hi - lo)) - 1) << lo;
+      // Most accesses touch bytes already counted: read before the RMW.
+      if ((words[w].load(std::memory_order_relaxed) & mask) != mask)
+        words[w].fetch_or(mask, std::memory_order_relaxed);
+    }
+    addr += n;
+    bytes -= n;
+  }
+}
+
+void BlockRunner::countAccess(int64_t addr, int64_t bytes, int32_t flags) {
+  int space = (flags >> abi::SpaceShift) & 15;
+  if (space == abi::Unknown) {
+    auto *p = reinterpret_cast<uint8_t *>(addr);
+    space = p >= sharedBase && p < sharedBase + sharedBytes ? abi::Workgroup
+                                                            : abi::Global;
+  }
+  bool writes = flags & abi::Write; // atomics count as stores
+  auto n = static_cast<uint64_t>(bytes);
+  if (space == abi::Global) {
+    if (writes) {
+      ++counts.globalStores;
+      counts.globalStoreBytes += n;
+    } else {
+      ++counts.globalLoads;
+      counts.globalLoadBytes += n;
+    }
+    if (bytes > 0)
+      markDistinct(static_cast<uint64_t>(addr), n, writes ? 1 : 0);
+  } else if (space == abi::Workgroup) {
+    if (writes) {
+      ++counts.sharedStores;
+      counts.sharedStoreBytes += n;
+    } else {
+      ++counts.sharedLoads;
+      counts.sharedLoadBytes += n;
+    }
+  }
+}
+
+void BlockRunner::countAsyncCopy(const PendingCopy &copy) {
+  // One instruction: a global load whose bytes land in workgroup memory.
+  ++counts.globalLoads;
+  counts.globalLoadBytes += static_cast<uint64_t>(copy.srcBytes);
+  counts.sharedStoreBytes += static_cast<uint64_t>(copy.bytes);
+  if (copy.srcBytes > 0)
+    markDistinct(static_cast<uint64_t>(copy.src),
+                 static_cast<uint64_t>(copy.srcBytes), 0);
 }

@@ -17,14 +17,48 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <set>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 namespace sympow::emu {
 
 class BlockRunner;
+
+/// The bytes of global memory a launch loaded and stored, each byte once
+/// however often it is accessed: two bitmaps (loads, stores) per 64 KiB page
+/// of host addresses. Workers find pages under a mutex (and cache them, see
+/// BlockRunner::markDistinct) and set bits with an atomic OR.
+class DistinctBytes {
+public:
+  static constexpr unsigned kPageShift = 16;
+  static constexpr uint64_t kPageBytes = uint64_t(1) << kPageShift;
+  static constexpr size_t kWords = kPageBytes / 64;
+  struct Page {
+    std::atomic<uint64_t> bits[2][kWords]; // [0] loads, [1] stores
+  };
+  /// The page of addresses [number << kPageShift, +kPageBytes), created
+  /// zeroed on first use.
+  Page *page(uint64_t number);
+  /// Bytes loaded (which 0) or stored (1) at least once.
+  uint64_t count(int which);
+
+private:
+  std::mutex mutex;
+  std::unordered_map<uint64_t, std::unique_ptr<Page>> pages;
+};
+
+/// Whether block counts `a` (linear block index `la`) are heavier than `b`:
+/// more operations(), ties to the lower block index (deterministic whatever
+/// the workers' order).
+inline bool heavierBlock(const OpCounts &a, uint64_t la, const OpCounts &b,
+                         uint64_t lb) {
+  uint64_t oa = a.operations(), ob = b.operations();
+  return oa > ob || (oa == ob && la < lb);
+}
 
 /// What all workers of one launch share.
 struct LaunchContext {
@@ -38,6 +72,10 @@ struct LaunchContext {
   std::mutex mutex; // guards the fields below
   LaunchResult result;
   std::set<std::pair<const char *, const char *>> racesSeen;
+  // Counters merged from the workers (options.countOperations).
+  OpCounts total, heaviest;
+  uint64_t heaviestLinear = UINT64_MAX; // none yet
+  DistinctBytes distinct;
 
   LaunchContext(const Kernel &kernel, Dim3 grid, Dim3 block,
                 uint64_t dynamicSharedBytes, void **args,
@@ -98,7 +136,23 @@ public:
   explicit BlockRunner(LaunchContext &launch);
   /// False if the fiber stacks could not be allocated.
   bool init();
-  void run(Dim3 blockId);
+  /// Runs block `blockId` (linear index `linear`) and adds its counts to
+  /// this worker's total and heaviest block.
+  void run(Dim3 blockId, uint64_t linear);
+
+  // Counters (launch.options.countOperations): the current block's, and
+  // this worker's sum and heaviest block so far. Fibers of a block run on
+  // this one OS thread, so no atomics.
+  bool counting = false;
+  OpCounts counts;
+  OpCounts total, heaviest;
+  uint64_t heaviestLinear = UINT64_MAX;
+  /// Counts a thread's access of `bytes` at `addr` (global or workgroup by
+  /// the space in `flags`; private memory is not counted).
+  void countAccess(int64_t addr, int64_t bytes, int32_t flags);
+  /// Counts a cp.async at issue: its source as a global load, its
+  /// destination bytes as shared stores.
+  void countAsyncCopy(const PendingCopy &copy);
 
   // Called by the emulated threads (through the ABI entry points).
   int64_t query(ThreadState &t, int32_t what) const;
@@ -135,6 +189,10 @@ private:
   };
 
   void yield(ThreadState &t);
+  void runBlock();
+  /// Sets the bits of [addr, addr + bytes) in the launch's load (which 0)
+  /// or store (1) bitmap.
+  void markDistinct(uint64_t addr, uint64_t bytes, int which);
   void runWarpOp(unsigned warp);
   void reportDivergence();
   void reportRace(ThreadState &t, uint32_t other, const char *otherSite,
@@ -171,6 +229,12 @@ private:
     void *allocated, *aligned;
     int64_t offset, size, stride;
   } workgroup[2];
+
+  // The last pages markDistinct used, by page number modulo 16.
+  struct PageCache {
+    uint64_t number = UINT64_MAX;
+    DistinctBytes::Page *page = nullptr;
+  } pageCache[16];
 };
 
 /// The thread running on this OS thread, if any.

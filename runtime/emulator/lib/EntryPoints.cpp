@@ -26,6 +26,8 @@ void __sympow_emu_access(int64_t addr, int64_t bytes, int64_t rootBase,
   if (!t.runner->access(t, addr, bytes, rootBase, rootBytes, flags, site,
                         value))
     t.runner->abortThread(t);
+  if (t.runner->counting)
+    t.runner->countAccess(addr, bytes, flags);
 }
 
 void __sympow_emu_barrier(const char *site) {
@@ -113,6 +115,8 @@ int32_t __sympow_emu_async_copy(int64_t dst, int64_t dstRoot,
     t.runner->abortThread(t);
   t.pending.push_back({dst, src, bytes, srcBytes, dstFlags, srcFlags, site});
   t.runner->copyIssued(t, t.pending.back());
+  if (t.runner->counting)
+    t.runner->countAsyncCopy(t.pending.back());
   return static_cast<int32_t>(t.pending.size());
 }
 
@@ -125,6 +129,19 @@ int32_t __sympow_emu_async_commit() {
 void __sympow_emu_async_wait(int32_t pendingGroups) {
   ThreadState &t = *currentThread;
   t.runner->completeCopies(t, pendingGroups);
+}
+
+void __sympow_emu_count(int64_t fp32Fma, int64_t fp32Alu, int64_t fp64,
+                        int64_t sfu, int64_t intAlu) {
+  BlockRunner &r = *currentThread->runner;
+  if (!r.counting)
+    return;
+  sympow::OpCounts &c = r.counts;
+  c.fp32Fma += static_cast<uint64_t>(fp32Fma);
+  c.fp32Alu += static_cast<uint64_t>(fp32Alu);
+  c.fp64 += static_cast<uint64_t>(fp64);
+  c.sfu += static_cast<uint64_t>(sfu);
+  c.intAlu += static_cast<uint64_t>(intAlu);
 }
 
 } // extern "C"
@@ -143,6 +160,7 @@ std::vector<std::pair<const char *, void *>> sympow::emu::runtimeSymbols() {
       {abi::kAsyncCopy, reinterpret_cast<void *>(&__sympow_emu_async_copy)},
       {abi::kAsyncCommit, reinterpret_cast<void *>(&__sympow_emu_async_commit)},
       {abi::kAsyncWait, reinterpret_cast<void *>(&__sympow_emu_async_wait)},
+      {abi::kCount, reinterpret_cast<void *>(&__sympow_emu_count)},
       // Compiler helpers for bf16 that older libgcc lacks.
       {"__truncsfbf2", reinterpret_cast<void *>(&truncSFtoBF)},
       {"__truncdfbf2", reinterpret_cast<void *>(&truncDFtoBF)},

@@ -117,7 +117,17 @@ LaunchResult sympow::emu::launch(const Kernel &kernel, Dim3 grid, Dim3 block,
       uint64_t i = next.fetch_add(1);
       if (i >= numBlocks)
         break;
-      runner.run(blockIndex(i, grid));
+      runner.run(blockIndex(i, grid), i);
+    }
+    if (runner.counting && runner.heaviestLinear != UINT64_MAX) {
+      std::lock_guard<std::mutex> lock(context.mutex);
+      context.total += runner.total;
+      if (context.heaviestLinear == UINT64_MAX ||
+          heavierBlock(runner.heaviest, runner.heaviestLinear,
+                       context.heaviest, context.heaviestLinear)) {
+        context.heaviest = runner.heaviest;
+        context.heaviestLinear = runner.heaviestLinear;
+      }
     }
   };
   // The watchdog: stops the launch when the time is up.
@@ -159,6 +169,21 @@ LaunchResult sympow::emu::launch(const Kernel &kernel, Dim3 grid, Dim3 block,
     }
     doneChanged.notify_all();
     watchdog.join();
+  }
+  LaunchCounts &counts = context.result.counts;
+  counts.grid = {grid.x, grid.y, grid.z};
+  counts.block = {block.x, block.y, block.z};
+  counts.dynamicSharedBytes = dynamicSharedBytes;
+  counts.staticSharedBytes = kernel.staticSharedBytes;
+  if (options.countOperations) {
+    counts.total = context.total;
+    if (context.heaviestLinear != UINT64_MAX) {
+      counts.heaviest = context.heaviest;
+      Dim3 b = blockIndex(context.heaviestLinear, grid);
+      counts.heaviestBlock = {b.x, b.y, b.z};
+    }
+    counts.globalLoadDistinctBytes = context.distinct.count(0);
+    counts.globalStoreDistinctBytes = context.distinct.count(1);
   }
   // Deterministic order whatever the workers' timing.
   std::stable_sort(context.result.reports.begin(), context.result.reports.end(),

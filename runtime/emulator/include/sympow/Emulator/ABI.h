@@ -29,6 +29,7 @@ inline constexpr const char *kMma = "__sympow_emu_mma";
 inline constexpr const char *kAsyncCopy = "__sympow_emu_async_copy";
 inline constexpr const char *kAsyncCommit = "__sympow_emu_async_commit";
 inline constexpr const char *kAsyncWait = "__sympow_emu_async_wait";
+inline constexpr const char *kCount = "__sympow_emu_count";
 
 /// Lowered code calls the runtime through this table of function pointers,
 /// a global of the compiled module that the runtime fills when it loads the
@@ -38,6 +39,7 @@ inline constexpr const char *kRuntimeTable = "__sympow_emu_runtime";
 inline constexpr const char *kRuntimeFunctions[] = {
     kQuery,    kAccess, kBarrier,   kShuffle,     kShuffleValid,
     kLdMatrix, kMma,    kAsyncCopy, kAsyncCommit, kAsyncWait,
+    kCount,
 };
 inline constexpr int kNumRuntimeFunctions =
     sizeof(kRuntimeFunctions) / sizeof(kRuntimeFunctions[0]);
@@ -120,6 +122,13 @@ int32_t __sympow_emu_async_copy(int64_t dst, int64_t dstRoot,
                                 const char *site);
 int32_t __sympow_emu_async_commit();
 void __sympow_emu_async_wait(int32_t pendingGroups);
+/// The arithmetic of one MLIR block of a kernel, counted statically by the
+/// lowering (vector ops count their elements) and called once at the start
+/// of the block each time the calling thread executes it: f32/f16/bf16
+/// FMAs, other f32/f16/bf16 ops, f64 ops, special functions (exp, log, div,
+/// sqrt, ...), integer/index ops and selects.
+void __sympow_emu_count(int64_t fp32Fma, int64_t fp32Alu, int64_t fp64,
+                        int64_t sfu, int64_t intAlu);
 }
 
 #endif // SYMPOW_EMULATOR_ABI_H

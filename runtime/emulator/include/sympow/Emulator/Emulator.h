@@ -18,6 +18,8 @@
 #ifndef SYMPOW_EMULATOR_EMULATOR_H
 #define SYMPOW_EMULATOR_EMULATOR_H
 
+#include "sympow/Support/KernelCounts.h"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -68,6 +70,10 @@ struct LaunchResult {
   std::vector<Report> reports;
   /// Reports beyond LaunchOptions::maxReports, counted but not kept.
   uint64_t droppedReports = 0;
+  /// What the launch did (LaunchOptions::countOperations; zeros but the
+  /// launch's shape when off): the whole grid, its heaviest block, the
+  /// distinct global bytes. docs/Emulator.md, "Counters", says how.
+  LaunchCounts counts;
   bool ok() const { return reports.empty(); }
   /// Every report on its own line; empty when ok().
   std::string message() const;
@@ -87,6 +93,11 @@ struct LaunchOptions {
   /// Stop and report a launch running longer than this (0: no limit). A
   /// spinning thread notices at its next memory access or barrier.
   double timeoutSeconds = 0;
+  /// Count what the launch does into LaunchResult::counts: memory accesses
+  /// and bytes per space, arithmetic (counted statically per MLIR block by
+  /// the lowering, added once per executed block), warp collectives,
+  /// barriers, distinct global bytes. Off: every counter stays 0.
+  bool countOperations = true;
 };
 
 /// A compiled kernel: the packed entry the lowered code provides.

@@ -1,0 +1,160 @@
+//===- Count.cpp - Static arithmetic counts, one runtime call per block ---===//
+//
+// The emulator counts a kernel's arithmetic without a runtime call per op:
+// for every MLIR block of a kernel (or device function) the ops directly in
+// it are counted here by unit, vector ops by their elements, and one call
+// __sympow_emu_count(fma, alu, fp64, sfu, int) is inserted at the start of
+// the block when it has any. This runs before scf-to-cf: an scf.for body
+// runs once per iteration, an scf.if branch once when taken, so the sum of
+// the calls a thread makes is exactly the ops it executed.
+//
+// Units (docs/Emulator.md, "Counters"):
+//   fp32Fma  math.fma, vector.fma, llvm.intr.fma/fmuladd on f16/bf16/f32
+//            (a mulf feeding an addf is two fp32Alu: no contraction)
+//   fp32Alu  every other arith op on f16/bf16/f32 (add, sub, mul, neg,
+//            min/max, cmpf, extf/truncf, int<->float conversions) and the
+//            cheap math ops (absf, copysign, floor, ceil, round, trunc,
+//            isnan, ...); vector.reduction counts n - 1 (+1 with an
+//            accumulator) ops
+//   fp64     any float op of those or of sfu involving f64
+//   sfu      arith.divf/remf and the other math ops on floats (exp, exp2,
+//            log*, sin, cos, tanh, sqrt, rsqrt, powf, erf, ...)
+//   intAlu   integer and index arith (including index_cast, ext/trunc,
+//            cmpi), math integer ops, and every arith.select
+// Not counted: arith.constant, arith.bitcast, vector data movement
+// (extract, insert, broadcast, shape_cast, from_elements, ...).
+//
+// Ops in regions that cannot hold a call (memref.generic_atomic_rmw,
+// vector.mask, scf.reduce bodies) are added to the enclosing block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "sympow/Emulator/ABI.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <array>
+
+using namespace mlir;
+using namespace sympow::emulator;
+namespace abi = sympow::emu::abi;
+
+namespace {
+
+enum Unit { Fma = 0, Alu, Fp64, Sfu, Int, NumUnits, NoUnit = -1 };
+using Counts = std::array<int64_t, NumUnits>;
+
+bool anyType(Operation *op, llvm::function_ref<bool(Type)> pred) {
+  for (Type t : op->getOperandTypes())
+    if (pred(getElementTypeOrSelf(t)))
+      return true;
+  for (Type t : op->getResultTypes())
+    if (pred(getElementTypeOrSelf(t)))
+      return true;
+  return false;
+}
+
+bool isFloat(Type t) { return isa<FloatType>(t); }
+bool isF64(Type t) { return t.isF64(); }
+
+/// Elements an op works on: its vector result's, else its first vector
+/// operand's (a vector compare yields i1 lanes), else 1.
+int64_t lanes(Operation *op) {
+  for (Type t : op->getResultTypes())
+    if (auto v = dyn_cast<VectorType>(t))
+      return v.getNumElements();
+  for (Type t : op->getOperandTypes())
+    if (auto v = dyn_cast<VectorType>(t))
+      return v.getNumElements();
+  return 1;
+}
+
+/// A float op's unit: `unit` for f16/bf16/f32, fp64 when f64 is involved.
+Unit floatUnit(Operation *op, Unit unit) {
+  return anyType(op, isF64) ? Fp64 : unit;
+}
+
+/// The unit of `op` and how many operations of it one thread executes.
+std::pair<Unit, int64_t> classify(Operation *op) {
+  StringRef dialect = op->getName().getDialectNamespace();
+  StringRef name = op->getName().stripDialect();
+  if (dialect == "arith") {
+    if (isa<arith::ConstantOp, arith::BitcastOp>(op))
+      return {NoUnit, 0};
+    if (isa<arith::SelectOp>(op))
+      return {Int, lanes(op)};
+    if (anyType(op, isFloat))
+      return {floatUnit(op, isa<arith::DivFOp, arith::RemFOp>(op) ? Sfu : Alu),
+              lanes(op)};
+    return {Int, lanes(op)};
+  }
+  if (dialect == "math") {
+    if (name == "fma")
+      return {floatUnit(op, Fma), lanes(op)};
+    if (!anyType(op, isFloat))
+      return {Int, lanes(op)};
+    bool cheap = llvm::is_contained(
+        {"absf", "copysign", "floor", "ceil", "round", "roundeven", "trunc",
+         "isnan", "isinf", "isfinite", "isnormal"},
+        name);
+    return {floatUnit(op, cheap ? Alu : Sfu), lanes(op)};
+  }
+  if (isa<vector::FMAOp>(op) || op->getName().getStringRef() == "llvm.intr.fma" ||
+      op->getName().getStringRef() == "llvm.intr.fmuladd")
+    return {floatUnit(op, Fma), lanes(op)};
+  if (auto r = dyn_cast<vector::ReductionOp>(op)) {
+    int64_t n = r.getSourceVectorType().getNumElements() - 1 +
+                (r.getAcc() ? 1 : 0);
+    return {isFloat(r.getType()) ? floatUnit(op, Alu) : Int, n};
+  }
+  return {NoUnit, 0};
+}
+
+/// Whether a block whose parent is `op` may hold the count call: function
+/// bodies and the control flow of scf/affine, not the bodies of ops that
+/// must stay free of side effects.
+bool canHoldCall(Operation *op) {
+  if (isa<FunctionOpInterface, memref::AllocaScopeOp>(op))
+    return true;
+  if (isa<scf::ReduceOp, scf::InParallelOp>(op))
+    return false;
+  StringRef dialect = op->getName().getDialectNamespace();
+  return dialect == "scf" || dialect == "affine";
+}
+
+} // namespace
+
+void sympow::emulator::insertOperationCounts(Operation *fn,
+                                             RuntimeCalls &calls) {
+  llvm::MapVector<Block *, Counts> perBlock;
+  fn->walk([&](Block *block) {
+    Block *target = block;
+    while (target->getParentOp() && target->getParentOp() != fn &&
+           !canHoldCall(target->getParentOp()) &&
+           target->getParentOp()->getBlock())
+      target = target->getParentOp()->getBlock();
+    Counts &c = perBlock[target];
+    for (Operation &op : *block) {
+      auto [unit, n] = classify(&op);
+      if (unit != NoUnit)
+        c[unit] += n;
+    }
+  });
+  for (auto &[block, c] : perBlock) {
+    if (llvm::all_of(c, [](int64_t n) { return n == 0; }))
+      continue;
+    OpBuilder b = OpBuilder::atBlockBegin(block);
+    Location loc = block->getParentOp()->getLoc();
+    SmallVector<Value, NumUnits> args;
+    for (int64_t n : c)
+      args.push_back(arith::ConstantIntOp::create(b, loc, b.getI64Type(), n));
+    calls.call(b, loc, abi::kCount, {}, args);
+  }
+}
