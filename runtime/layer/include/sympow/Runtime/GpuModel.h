@@ -49,6 +49,8 @@ struct GpuSpec {
   double tensorEfficiency; // share of the tensor peak mma.sync reaches
   double loadsInFlight;    // independent global loads a thread keeps pending
   double warpsToHideLatency; // warps per scheduler for a full issue rate
+  double exposedShare; // share of the shorter of compute and memory time
+                       // that the other does not hide
 
   static const GpuSpec &h100();
   static const GpuSpec &a100();
