@@ -8,6 +8,7 @@ usage: check_sympow_run_errors.py PATH/TO/sympow-run
 
 import ctypes
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -291,6 +292,90 @@ def check_success_baseline(exe, tmp):
     return errs
 
 
+def check_commit_atomic(exe, tmp):
+    """A failed run changes no output: with outputs that exist already and a
+    later one that cannot be written (a directory), every old output is kept
+    byte for byte and no temporary is left; two spellings of one file are
+    refused before anything is touched."""
+    work = os.path.join(tmp, "commit")
+    os.mkdir(work)
+    for f in ["q", "k", "v", "S0", "Z0", "c0"]:
+        os.symlink(os.path.join(tmp, f + ".npy"), os.path.join(work, f + ".npy"))
+    init = ["--initial-state"] + STATE
+    cases = [
+        ("S is a directory", ["y.npy"], ["S_dir"],
+         BASE + init + ["--final-state", "S_dir", "Zf.npy", "cf.npy"],
+         "cannot write 'S_dir'"),
+        ("c is a directory", ["y.npy", "Sf.npy", "Zf.npy"], ["c_dir"],
+         BASE + init + ["--final-state", "Sf.npy", "Zf.npy", "c_dir"],
+         "cannot write 'c_dir'"),
+        ("existing out as ./y.npy", ["y.npy"], [],
+         BASE + init + ["--final-state", "./y.npy", "Zf.npy", "cf.npy"],
+         "output files 'y.npy' and './y.npy' are the same file"),
+        ("new out as sub/../new.npy", [], ["sub"],
+         replace(BASE, "--out", "new.npy") + init +
+         ["--final-state", "Sf.npy", "sub/../new.npy", "cf.npy"],
+         "output files 'new.npy' and 'sub/../new.npy' are the same file"),
+        ("out through a symlink", ["y.npy"], [],
+         BASE + init + ["--final-state", "alias.npy", "Zf.npy", "cf.npy"],
+         "output files 'y.npy' and 'alias.npy' are the same file"),
+    ]
+    errors = []
+    for name, existing, dirs, args, expected in cases:
+        sentinels = {}
+        for i, f in enumerate(existing):
+            data = np.full((2, 3), float(i + 7), np.float32)
+            np.save(os.path.join(work, f), data)
+            sentinels[f] = open(os.path.join(work, f), "rb").read()
+        for d in dirs:
+            os.mkdir(os.path.join(work, d))
+        if name == "out through a symlink":
+            os.symlink("y.npy", os.path.join(work, "alias.npy"))
+        before = sorted(os.listdir(work))
+        proc = subprocess.run([exe] + args, cwd=work, capture_output=True,
+                              text=True)
+        lines = proc.stderr.splitlines()
+        if proc.returncode != 2:
+            errors.append(f"{name}: exit status {proc.returncode}, expected 2")
+        if len(lines) != 1 or expected not in lines[0]:
+            errors.append(f"{name}: stderr {proc.stderr!r} lacks {expected!r}")
+        after = sorted(os.listdir(work))
+        if after != before:
+            errors.append(f"{name}: files changed: "
+                          f"{sorted(set(after) ^ set(before))}")
+        for f, content in sentinels.items():
+            path = os.path.join(work, f)
+            if not os.path.exists(path):
+                errors.append(f"{name}: pre-existing {f} is gone")
+            elif open(path, "rb").read() != content:
+                errors.append(f"{name}: pre-existing {f} was changed")
+        for d in dirs:
+            if os.listdir(os.path.join(work, d)):
+                errors.append(f"{name}: something was written into {d}/")
+        for f in os.listdir(work):
+            path = os.path.join(work, f)
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.rmdir(path)
+            elif f not in ["q.npy", "k.npy", "v.npy"] + STATE:
+                os.remove(path)
+    # And a successful run replaces every existing output.
+    for f in ["y.npy", "Sf.npy", "Zf.npy", "cf.npy"]:
+        np.save(os.path.join(work, f), np.zeros(1, np.float32))
+    proc = subprocess.run([exe] + BASE + init + FINAL, cwd=work,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        errors.append(f"overwrite: exit {proc.returncode} {proc.stderr!r}")
+    elif np.load(os.path.join(work, "y.npy")).shape != (1, 4, 2, 3):
+        errors.append("overwrite: y.npy was not replaced")
+    extra = set(os.listdir(work)) - set(
+        ["q.npy", "k.npy", "v.npy", "y.npy", "Sf.npy", "Zf.npy", "cf.npy"]
+        + STATE)
+    if extra:
+        errors.append(f"overwrite: left {sorted(extra)}")
+    shutil.rmtree(work)
+    return errors
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -301,6 +386,8 @@ def main():
         write_inputs(tmp)
         checks = [("--help", check_help(exe)),
                   ("valid baseline", check_success_baseline(exe, tmp))]
+        checks.append(("all-or-nothing commit of outputs",
+                       check_commit_atomic(exe, tmp)))
         for name, args, expected in CASES:
             checks.append((name, check_case(exe, name, args, expected, tmp)))
         for name, errors in checks:

@@ -8,9 +8,12 @@
 #include "sympow/Reference/Forward.h"
 #include "sympow/Reference/Validate.h"
 
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
-#include <set>
+#include <cstring>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace sympow::run {
@@ -33,6 +36,86 @@ Result<Tensor> load(const std::string &path) {
 
 bool isWarp(Schedule s) {
   return s == Schedule::Warped || s == Schedule::Blend;
+}
+
+/// What names one file: device and inode for a file that exists, else the
+/// absolute path with its directory resolved (realpath) or, where the
+/// directory does not exist either, normalized lexically.
+struct FileIdentity {
+  bool exists = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  std::string path;
+  bool operator==(const FileIdentity &o) const {
+    return exists == o.exists &&
+           (exists ? dev == o.dev && ino == o.ino : path == o.path);
+  }
+};
+
+std::string lexicallyNormal(const std::string &p) {
+  std::string abs = p;
+  if (abs.empty() || abs[0] != '/') {
+    char buf[PATH_MAX];
+    abs = std::string(::getcwd(buf, sizeof buf) ? buf : ".") + "/" + p;
+  }
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i <= abs.size()) {
+    size_t j = abs.find('/', i);
+    if (j == std::string::npos)
+      j = abs.size();
+    std::string part = abs.substr(i, j - i);
+    if (part == "..") {
+      if (!parts.empty())
+        parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    i = j + 1;
+  }
+  std::string out;
+  for (const std::string &part : parts)
+    out += "/" + part;
+  return out.empty() ? "/" : out;
+}
+
+FileIdentity identify(const std::string &p) {
+  FileIdentity id;
+  struct stat st;
+  if (::stat(p.c_str(), &st) == 0) {
+    id.exists = true;
+    id.dev = st.st_dev;
+    id.ino = st.st_ino;
+    return id;
+  }
+  size_t slash = p.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "." : p.substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? p : p.substr(slash + 1);
+  char buf[PATH_MAX];
+  if (!base.empty() && base != "." && base != ".." &&
+      ::realpath(dir.c_str(), buf))
+    id.path = lexicallyNormal(std::string(buf) + "/" + base);
+  else
+    id.path = lexicallyNormal(p);
+  return id;
+}
+
+/// Two outputs naming the same file (under any spelling) are refused before
+/// anything is read or written.
+Status checkDistinctOutputs(const std::vector<std::string> &outs) {
+  std::vector<FileIdentity> ids;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    FileIdentity id = identify(outs[i]);
+    for (size_t j = 0; j < i; ++j) {
+      if (outs[j] == outs[i])
+        return Status::error("output file '" + outs[i] + "' is given twice");
+      if (ids[j] == id)
+        return Status::error("output files '" + outs[j] + "' and '" +
+                             outs[i] + "' are the same file");
+    }
+    ids.push_back(id);
+  }
+  return Status::success();
 }
 
 /// Flag-level consistency, phrased in terms of flags; the reference's
@@ -70,12 +153,10 @@ Status checkFlags(const Options &o, Schedule schedule) {
     return Status::error("--chunk-size only applies to --formulation chunked "
                          "(or auto)");
 
-  std::set<std::string> outs = {o.out};
+  std::vector<std::string> outs = {o.out};
   if (o.finalState)
-    for (const std::string &p : *o.finalState)
-      if (!outs.insert(p).second)
-        return Status::error("output file '" + p + "' is given twice");
-  return Status::success();
+    outs.insert(outs.end(), o.finalState->begin(), o.finalState->end());
+  return checkDistinctOutputs(outs);
 }
 
 reference::Formulation resolveFormulation(const Options &o) {
@@ -111,31 +192,70 @@ Status checkFinite(const char *what, const std::vector<double> &data) {
   return Status::success();
 }
 
-/// Writes every file under a temporary name, then renames them all; on any
-/// failure removes what it wrote.
+/// Writes every file under a temporary name in its target's directory, then
+/// renames them all; all or nothing: on any failure the temporaries are
+/// removed and every output that existed before is left as it was (an
+/// existing target is kept under a hard link until every rename succeeded,
+/// and put back if one fails).
 Status writeAll(std::vector<PendingFile> &files) {
-  std::string suffix = ".sympow-run-" + std::to_string(::getpid()) + ".tmp";
-  auto cleanup = [&](size_t upTo) {
-    for (size_t i = 0; i < upTo; ++i)
-      std::remove(files[i].temp.c_str());
+  std::string suffix = ".sympow-run-" + std::to_string(::getpid());
+  std::vector<std::string> backups(files.size());
+  std::vector<bool> renamed(files.size(), false);
+  auto rollback = [&] {
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (renamed[i]) {
+        if (!backups[i].empty())
+          std::rename(backups[i].c_str(), files[i].path.c_str());
+        else
+          std::remove(files[i].path.c_str());
+      } else if (!backups[i].empty()) {
+        std::remove(backups[i].c_str());
+      }
+      if (!files[i].temp.empty())
+        std::remove(files[i].temp.c_str());
+    }
   };
+  auto fail = [&](size_t i, const std::string &why) {
+    rollback();
+    return Status::error("cannot write '" + files[i].path + "'" +
+                         (why.empty() ? std::string() : ": " + why));
+  };
+  // A target that exists must be something a file can replace.
   for (size_t i = 0; i < files.size(); ++i) {
-    files[i].temp = files[i].path + suffix;
-    npy::Status st = npy::writeNpy(files[i].temp, files[i].shape, files[i].data,
-                                   npy::DType::Float32);
+    struct stat st;
+    if (::lstat(files[i].path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      return fail(i, "it is a directory");
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::string temp = files[i].path + suffix + ".tmp";
+    npy::Status st =
+        npy::writeNpy(temp, files[i].shape, files[i].data, npy::DType::Float32);
     if (st.isError()) {
-      cleanup(i + 1);
-      return Status::error("cannot write '" + files[i].path + "'");
+      std::remove(temp.c_str());
+      return fail(i, "");
     }
+    files[i].temp = temp;
+  }
+  // Keep what each target holds now until every rename succeeded.
+  for (size_t i = 0; i < files.size(); ++i) {
+    struct stat st;
+    if (::lstat(files[i].path.c_str(), &st) != 0)
+      continue;
+    std::string backup = files[i].path + suffix + ".old";
+    if (::link(files[i].path.c_str(), backup.c_str()) != 0)
+      return fail(i, std::string("cannot keep the old file: ") +
+                         std::strerror(errno));
+    backups[i] = backup;
   }
   for (size_t i = 0; i < files.size(); ++i) {
-    if (std::rename(files[i].temp.c_str(), files[i].path.c_str()) != 0) {
-      for (size_t j = 0; j < i; ++j)
-        std::remove(files[j].path.c_str());
-      cleanup(files.size());
-      return Status::error("cannot write '" + files[i].path + "'");
-    }
+    if (std::rename(files[i].temp.c_str(), files[i].path.c_str()) != 0)
+      return fail(i, std::strerror(errno));
+    renamed[i] = true;
+    files[i].temp.clear();
   }
+  for (const std::string &b : backups)
+    if (!b.empty())
+      std::remove(b.c_str());
   return Status::success();
 }
 
