@@ -23,7 +23,9 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <deque>
+#include <unistd.h>
 
 using namespace sympow;
 using namespace sympow::aot;
@@ -384,4 +386,83 @@ llvm::Error sympow::aot::writeLibrary(const std::vector<ModuleBuild> &modules,
     return e;
   return writeFile(join(cmake, "SympowKernelsConfig.cmake"),
                    cmakeConfig(modules));
+}
+
+llvm::Expected<std::string>
+sympow::aot::createStaging(llvm::StringRef outDir) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+    return fail("cannot create " + outDir + ": " + ec.message());
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string staging =
+        join(outDir, ".sympow-aot-staging-" + std::to_string(::getpid()) +
+                         (attempt ? "-" + std::to_string(attempt) : ""));
+    std::error_code ec =
+        llvm::sys::fs::create_directory(staging, /*IgnoreExisting=*/false);
+    if (!ec)
+      return staging;
+    if (ec != std::errc::file_exists)
+      return fail("cannot create " + staging + ": " + ec.message());
+  }
+  return fail("cannot create a staging folder in " + outDir);
+}
+
+void sympow::aot::removeStaging(llvm::StringRef staging) {
+  (void)llvm::sys::fs::remove_directories(staging, /*IgnoreErrors=*/true);
+}
+
+llvm::Error sympow::aot::commitStaging(llvm::StringRef staging,
+                                       llvm::StringRef outDir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(staging, ec), end;
+       it != end && !ec; it.increment(ec))
+    names.push_back(llvm::sys::path::filename(it->path()).str());
+  if (ec) {
+    removeStaging(staging);
+    return fail("cannot read " + staging + ": " + ec.message());
+  }
+  std::sort(names.begin(), names.end());
+  std::string old = staging.str() + ".old";
+  removeStaging(old);
+  if (std::error_code e = llvm::sys::fs::create_directory(old)) {
+    removeStaging(staging);
+    return fail("cannot create " + old + ": " + e.message());
+  }
+  // Per entry: whether the old one was moved aside, whether the new one is in.
+  std::vector<std::pair<bool, bool>> done;
+  auto rollback = [&] {
+    for (size_t i = done.size(); i-- > 0;) {
+      std::string target = join(outDir, names[i]);
+      if (done[i].second)
+        (void)llvm::sys::fs::rename(target, join(staging, names[i]));
+      if (done[i].first)
+        (void)llvm::sys::fs::rename(join(old, names[i]), target);
+    }
+  };
+  for (const std::string &name : names) {
+    std::string target = join(outDir, name);
+    done.push_back({false, false});
+    if (llvm::sys::fs::exists(target)) {
+      if (std::error_code e =
+              llvm::sys::fs::rename(target, join(old, name))) {
+        rollback();
+        removeStaging(staging);
+        removeStaging(old);
+        return fail("cannot replace " + target + ": " + e.message() +
+                    "; the folder is as it was");
+      }
+      done.back().first = true;
+    }
+    if (std::error_code e = llvm::sys::fs::rename(join(staging, name), target)) {
+      rollback();
+      removeStaging(staging);
+      removeStaging(old);
+      return fail("cannot move " + name + " into " + outDir + ": " +
+                  e.message() + "; the folder is as it was");
+    }
+    done.back().second = true;
+  }
+  removeStaging(staging);
+  removeStaging(old);
+  return llvm::Error::success();
 }

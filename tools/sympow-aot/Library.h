@@ -19,6 +19,20 @@ namespace sympow::aot {
 llvm::Error writeLibrary(const std::vector<ModuleBuild> &modules,
                          llvm::StringRef outDir);
 
+/// A staging folder inside `outDir` (created if needed): every file of a
+/// run is written there first, then commitStaging moves them into `outDir`
+/// together; a failed run removes it and leaves `outDir` as it was.
+llvm::Expected<std::string> createStaging(llvm::StringRef outDir);
+
+/// Moves every entry of `staging` into `outDir`, replacing the entries of
+/// the same name (lib/, include/, build/, report.json, the module files);
+/// if a move fails, the ones done are undone and the old entries restored.
+/// Removes `staging` in either case.
+llvm::Error commitStaging(llvm::StringRef staging, llvm::StringRef outDir);
+
+/// Removes a staging folder and everything in it.
+void removeStaging(llvm::StringRef staging);
+
 } // namespace sympow::aot
 
 #endif // SYMPOW_AOT_LIBRARY_H

@@ -89,12 +89,13 @@ static cl::opt<std::string>
 
 namespace {
 
-bool writeReport(const std::vector<aot::ModuleBuild> &builds) {
+bool writeReport(const std::vector<aot::ModuleBuild> &builds,
+                 llvm::StringRef dir) {
   llvm::json::Array kernels;
   for (const aot::ModuleBuild &b : builds)
     for (const llvm::json::Value &entry : b.report)
       kernels.push_back(entry);
-  llvm::SmallString<256> path(outDir);
+  llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, "report.json");
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
@@ -219,12 +220,35 @@ int main(int argc, char **argv) {
   // A wrong variant fails the run, but what can be built still is, so the
   // report shows everything else.
   bool ok = planModules(variantTexts, builds);
-  if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
-    llvm::errs() << "sympow-aot: cannot create " << outDir << ": "
-                 << ec.message() << "\n";
+  // Everything is built in a staging folder inside --out and moved in at
+  // the end, all together: a failed run leaves an existing folder as it was.
+  bool outExisted = llvm::sys::fs::exists(outDir);
+  bool outWasEmpty = true;
+  if (outExisted) {
+    std::error_code ec;
+    llvm::sys::fs::directory_iterator it(outDir, ec);
+    outWasEmpty = !ec && it == llvm::sys::fs::directory_iterator();
+  }
+  llvm::Expected<std::string> staging = aot::createStaging(outDir);
+  if (!staging) {
+    llvm::errs() << "sympow-aot: " << llvm::toString(staging.takeError())
+                 << "\n";
     return 1;
   }
-  options.outDir = outDir;
+  // A failed run: the staging folder goes; only a folder that was new or
+  // empty gets the report of what could be built.
+  auto abandon = [&](bool keepReport) {
+    if (keepReport && outWasEmpty) {
+      llvm::SmallString<256> from(*staging), to(outDir);
+      llvm::sys::path::append(from, "report.json");
+      llvm::sys::path::append(to, "report.json");
+      (void)llvm::sys::fs::rename(from, to);
+    }
+    aot::removeStaging(*staging);
+    if (!outExisted)
+      (void)llvm::sys::fs::remove(outDir); // only if still empty
+  };
+  options.outDir = *staging;
   options.cacheDir =
       noCache ? "" : (cacheDir.empty() ? defaultKernelCacheDir() : cacheDir);
   options.ptxas = ptxasPath;
@@ -259,21 +283,34 @@ int main(int argc, char **argv) {
   }
   for (const aot::ModuleBuild &build : builds)
     ok = ok && build.ok;
-  ok = writeReport(builds) && ok;
+  bool reported = writeReport(builds, *staging);
+  ok = reported && ok;
   if (!ok) {
-    llvm::errs() << "sympow-aot: some variants failed"
-                 << (options.emulator ? "; no library written" : "") << "\n";
+    abandon(reported);
+    llvm::errs() << "sympow-aot: some variants failed; "
+                 << (outWasEmpty ? "only the report was written"
+                                 : "the output folder is unchanged")
+                 << "\n";
     return 1;
   }
   if (options.emulator) {
-    if (llvm::Error e = aot::writeLibrary(builds, outDir)) {
-      llvm::errs() << "sympow-aot: " << llvm::toString(std::move(e)) << "\n";
+    if (llvm::Error e = aot::writeLibrary(builds, *staging)) {
+      abandon(false);
+      llvm::errs() << "sympow-aot: " << llvm::toString(std::move(e))
+                   << "; the output folder is unchanged\n";
       return 1;
     }
+  }
+  if (llvm::Error e = aot::commitStaging(*staging, outDir)) {
+    if (!outExisted)
+      (void)llvm::sys::fs::remove(outDir);
+    llvm::errs() << "sympow-aot: " << llvm::toString(std::move(e)) << "\n";
+    return 1;
+  }
+  if (options.emulator)
     llvm::errs() << "sympow-aot: wrote " << outDir
                  << "/lib/libsympow_kernels.{a,so} with " << builds.size()
                  << " module(s)\n";
-  }
   llvm::errs() << llvm::formatv(
       "sympow-aot: done in {0:f1} s\n",
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
