@@ -12,6 +12,7 @@
 
 #include "sympow/Runtime/CountsScaling.h"
 #include "sympow/Runtime/GpuModel.h"
+#include "sympow/Runtime/KernelEstimates.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -225,4 +226,53 @@ TEST(Calibration, H100KernelsWithin2xLayersWithin1_5x) {
   }
   std::printf("%s", units.c_str());
   EXPECT_GE(kernelsChecked, 15);
+}
+
+// select-formulation's estimates from the sizes alone agree with the
+// fixture's counts at the measured sizes (up to 64K tokens, far beyond
+// what EstimatesTest runs on the emulator).
+TEST(Calibration, EstimatesAgreeWithTheFixtureAtMeasuredSizes) {
+  llvm::json::Value baseline = readJson(kPerf + "h100-baseline.json");
+  Fixture fixture = readFixture(readJson(kPerf + "h100-calibration.json"));
+  const GpuSpec &gpu = GpuSpec::h100();
+  for (const llvm::json::Value &rowValue :
+       *baseline.getAsObject()->getArray("rows")) {
+    const llvm::json::Object &row = *rowValue.getAsObject();
+    std::string name = row.getString("case")->str();
+    LayerSizes sizes;
+    sizes.batch = row.getInteger("B").value_or(1);
+    sizes.seqLen = row.getInteger("T").value_or(1);
+    sizes.queryHeads = row.getInteger("hq").value_or(1);
+    sizes.keyHeads = row.getInteger("h").value_or(1);
+    sizes.headDim = row.getInteger("d").value_or(1);
+    sizes.valueDim = row.getInteger("e").value_or(1);
+    sizes.power = row.getInteger("p").value_or(2);
+    sizes.elementBytes = row.getString("dtype") == "float32" ? 4 : 2;
+    sizes.learnedSchedule = row.getString("schedule") == "learned";
+    std::string formulation = row.getString("formulation")->str();
+    sizes.hasInitialState = formulation == "recurrent";
+    runtime::Formulation f = formulation == "chunked"
+                                 ? runtime::Formulation::Chunked
+                             : formulation == "recurrent"
+                                 ? runtime::Formulation::Recurrent
+                                 : runtime::Formulation::Attention;
+    double fromCounts = 0, fromEstimates = 0;
+    for (const KernelEstimate &k : estimateKernels(sizes, f, 64)) {
+      auto it = fixture.find({name, k.kernel, sizes.batch});
+      ASSERT_NE(it, fixture.end()) << name << " " << k.kernel;
+      LaunchCounts counts;
+      std::string error;
+      ASSERT_TRUE(countsAt(it->second, sizes.seqLen, counts, error)) << error;
+      double a = predictKernel(counts, it->second.resources, gpu).seconds;
+      double b = predictKernel(k.counts, k.resources, gpu).seconds;
+      fromCounts += a;
+      fromEstimates += b;
+      EXPECT_GT(b / a, 1 / 1.5) << name << " T=" << sizes.seqLen << " "
+                                << k.kernel;
+      EXPECT_LT(b / a, 1.5) << name << " T=" << sizes.seqLen << " "
+                            << k.kernel;
+    }
+    EXPECT_GT(fromEstimates / fromCounts, 1 / 1.25) << name;
+    EXPECT_LT(fromEstimates / fromCounts, 1.25) << name;
+  }
 }

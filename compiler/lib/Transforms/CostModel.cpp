@@ -7,8 +7,9 @@
 using namespace sympow;
 
 FormulationKind sympow::chooseFormulation(const LayerSizes &sizes,
-                                          int64_t chunkSize) {
-  switch (preferredFormulation(sizes, chunkSize)) {
+                                          int64_t chunkSize,
+                                          const GpuSpec &gpu) {
+  switch (preferredFormulation(sizes, chunkSize, gpu)) {
   case runtime::Formulation::Recurrent:
     return FormulationKind::Recurrent;
   case runtime::Formulation::Chunked:

@@ -29,6 +29,13 @@ struct SelectFormulationPass
           << static_cast<int64_t>(chunkSize);
       return signalPassFailure();
     }
+    gpu = GpuSpec::forArch(arch);
+    if (!gpu) {
+      getOperation()->emitError()
+          << "sympow-select-formulation: no GPU model for arch '" << arch
+          << "': use sm_90a (H100) or sm_80 (A100)";
+      return signalPassFailure();
+    }
     getOperation()->walk([&](LayerOp layer) {
       if (layer.getFormulationAttr())
         return; // The user's choice.
@@ -55,12 +62,15 @@ struct SelectFormulationPass
     sizes.power = layer.getPower();
     sizes.elementBytes = layer.getQ().getType().getElementTypeBitWidth() / 8;
     sizes.hasInitialState = layer.hasInitialState();
-    FormulationKind kind = chooseFormulation(sizes, chunkSize);
+    sizes.learnedSchedule = schedule && schedule.getKind() == ScheduleKind::Learned;
+    FormulationKind kind = chooseFormulation(sizes, chunkSize, *gpu);
     std::optional<int64_t> chunk;
     if (kind == FormulationKind::Chunked)
       chunk = chunkSize;
     return FormulationAttr::get(ctx, kind, chunk);
   }
+
+  const GpuSpec *gpu = nullptr;
 };
 
 } // namespace

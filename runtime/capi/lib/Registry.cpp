@@ -3,7 +3,7 @@
 #include "Registry.h"
 
 #include "sympow/CAPI/Desc.h"
-#include "sympow/Runtime/CostModel.h"
+#include "sympow/Runtime/KernelEstimates.h"
 
 using namespace sympow;
 using namespace sympow::capi;
@@ -14,7 +14,8 @@ const sympow_registry *sympow::capi::activeRegistry() {
 
 namespace {
 
-/// The cost model's time for entry `e` on a call of `call`'s shape.
+/// The calibrated model's time for entry `e` on a call of `call`'s shape,
+/// on an H100 (docs/Performance.md).
 double estimatedTime(const sympow_layer_desc &e, const CallShape &call) {
   LayerSizes sizes;
   sizes.batch = call.B;
@@ -26,12 +27,14 @@ double estimatedTime(const sympow_layer_desc &e, const CallShape &call) {
   sizes.power = e.power;
   sizes.elementBytes = e.dtype == SYMPOW_DTYPE_F32 ? 4 : 2;
   sizes.hasInitialState = call.state;
-  Cost cost = e.formulation == SYMPOW_FORMULATION_CHUNKED
-                  ? chunkedCost(sizes, e.chunk_size)
-              : e.formulation == SYMPOW_FORMULATION_RECURRENT
-                  ? recurrentCost(sizes)
-                  : attentionCost(sizes);
-  return estimatedSeconds(cost, MachineModel::sm80(sizes.elementBytes));
+  sizes.learnedSchedule = e.schedule == SYMPOW_SCHEDULE_LEARNED;
+  runtime::Formulation formulation =
+      e.formulation == SYMPOW_FORMULATION_CHUNKED ? runtime::Formulation::Chunked
+      : e.formulation == SYMPOW_FORMULATION_RECURRENT
+          ? runtime::Formulation::Recurrent
+          : runtime::Formulation::Attention;
+  return predictedLayerSeconds(sizes, formulation, e.chunk_size,
+                               GpuSpec::h100());
 }
 
 Status notCompiled(const sympow_registry &registry,

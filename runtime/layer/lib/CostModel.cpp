@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sympow/Runtime/CostModel.h"
+#include "sympow/Runtime/KernelEstimates.h"
 
 #include <algorithm>
 
@@ -43,12 +44,6 @@ double stateBytes(const LayerSizes &s) {
          (s.valueDim + 1) * 4.0;
 }
 } // namespace
-
-MachineModel MachineModel::sm80(int64_t elementBytes) {
-  // A100: 312 TFLOP/s bf16/f16 tensor cores, 19.5 TFLOP/s f32 FMA, 1.55 TB/s.
-  double flops = elementBytes == 4 ? 19.5e12 : 312e12;
-  return {flops, 1.55e12};
-}
 
 Cost sympow::attentionCost(const LayerSizes &s) {
   double t = static_cast<double>(s.seqLen);
@@ -104,17 +99,15 @@ Cost sympow::recurrentCost(const LayerSizes &s) {
   return cost;
 }
 
-double sympow::estimatedSeconds(const Cost &cost, const MachineModel &m) {
-  return std::max(cost.flops / m.flopsPerSecond, cost.bytes / m.bytesPerSecond);
-}
-
 runtime::Formulation sympow::preferredFormulation(const LayerSizes &s,
-                                                  int64_t chunkSize) {
+                                                  int64_t chunkSize,
+                                                  const GpuSpec &gpu) {
   if (s.seqLen == 1 && s.hasInitialState)
     return runtime::Formulation::Recurrent;
-  MachineModel machine = MachineModel::sm80(s.elementBytes);
-  double attention = estimatedSeconds(attentionCost(s), machine);
-  double chunked = estimatedSeconds(chunkedCost(s, chunkSize), machine);
+  double attention =
+      predictedLayerSeconds(s, runtime::Formulation::Attention, 0, gpu);
+  double chunked =
+      predictedLayerSeconds(s, runtime::Formulation::Chunked, chunkSize, gpu);
   return chunked < attention ? runtime::Formulation::Chunked
                              : runtime::Formulation::Attention;
 }

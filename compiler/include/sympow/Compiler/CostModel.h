@@ -9,13 +9,15 @@
 #define SYMPOW_COMPILER_COSTMODEL_H
 
 #include "sympow/Runtime/CostModel.h"
+#include "sympow/Runtime/GpuModel.h"
 
 namespace sympow {
 
 enum class FormulationKind : uint32_t;
 
 /// preferredFormulation as the dialect's kind.
-FormulationKind chooseFormulation(const LayerSizes &sizes, int64_t chunkSize);
+FormulationKind chooseFormulation(const LayerSizes &sizes, int64_t chunkSize,
+                                  const GpuSpec &gpu = GpuSpec::h100());
 
 } // namespace sympow
 

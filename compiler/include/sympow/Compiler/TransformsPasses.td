@@ -8,10 +8,12 @@ include "mlir/Pass/PassBase.td"
 def SympowSelectFormulation : Pass<"sympow-select-formulation"> {
   let summary = "Choose attention, chunked or recurrent for each layer";
   let description = [{
-    Sets `formulation` on every `sympow.layer` that has none, by the cost
-    model of docs/CostModel.md: the recurrent step when one token meets a
-    state (decoding), else the cheaper of the attention formulation and the
-    chunked one in estimated time (FLOPs and bytes on the target). Layers
+    Sets `formulation` on every `sympow.layer` that has none: the recurrent
+    step when one token meets a state (decoding), else the faster of the
+    attention formulation and the chunked one in the time the calibrated GPU
+    model predicts for `arch` (docs/Performance.md: each formulation's
+    kernels estimated from the layer's sizes, as today's generators build
+    them). Layers
     whose schedule has no recurrent form (warped, blend) always get
     `attention`. A formulation already present is the user's override and is
     kept.
@@ -32,6 +34,8 @@ def SympowSelectFormulation : Pass<"sympow-select-formulation"> {
            "Sequence length T to cost layers whose T is dynamic">,
     Option<"assumedBatch", "assumed-batch", "int64_t", /*default=*/"1",
            "Batch size B to cost layers whose B is dynamic">,
+    Option<"arch", "arch", "std::string", /*default=*/"\"sm_90a\"",
+           "GPU whose predicted times decide: sm_90a (H100) or sm_80 (A100)">,
   ];
 }
 

@@ -1,10 +1,10 @@
 //===- CostModel.h - Cost of each formulation of a layer --------*- C++ -*-===//
 //
-// A roofline estimate: FLOPs and global-memory bytes of each formulation as
-// a function of B, T, Hq, H, d, e, p and the chunk size C, turned into time
-// on a target with given peak compute and bandwidth. docs/CostModel.md
-// derives every term. The compiler chooses a layer's formulation with it;
-// the C API picks among a library's compiled formulations with it.
+// The minimal work of each formulation: FLOPs and global-memory bytes as a
+// function of B, T, Hq, H, d, e, p and the chunk size C (docs/CostModel.md
+// derives every term): the roofline floor and the TFLOP/s sympow-bench
+// reports. The formulation choice predicts time with the calibrated GPU
+// model instead (preferredFormulation; docs/Performance.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +28,7 @@ struct LayerSizes {
   int64_t power = 2;        // p
   int64_t elementBytes = 2; // bytes of one q/k/v element
   bool hasInitialState = false;
+  bool learnedSchedule = false; // the learned rotary schedule (chunk_counts)
 };
 
 struct Cost {
@@ -35,25 +36,18 @@ struct Cost {
   double bytes = 0;
 };
 
-/// Peak throughput of the target the kernels run on.
-struct MachineModel {
-  double flopsPerSecond;
-  double bytesPerSecond;
-  /// An A100-class sm_80 part; tensor cores for 16-bit inputs, FMA for f32.
-  static MachineModel sm80(int64_t elementBytes);
-};
-
 Cost attentionCost(const LayerSizes &sizes);
 Cost chunkedCost(const LayerSizes &sizes, int64_t chunkSize);
 Cost recurrentCost(const LayerSizes &sizes);
 
-/// Roofline time: whichever of compute and memory is slower.
-double estimatedSeconds(const Cost &cost, const MachineModel &machine);
+struct GpuSpec;
 
-/// The formulation the cost model prefers: recurrent for one token against
-/// a state, else the faster of attention and chunked(chunkSize).
+/// The formulation the calibrated model prefers on `gpu`: recurrent for one
+/// token against a state, else the faster of attention and chunked(chunkSize)
+/// in predicted time (KernelEstimates.h, GpuModel.h; docs/Performance.md).
 runtime::Formulation preferredFormulation(const LayerSizes &sizes,
-                                          int64_t chunkSize);
+                                          int64_t chunkSize,
+                                          const GpuSpec &gpu);
 
 } // namespace sympow
 

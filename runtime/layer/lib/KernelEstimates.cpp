@@ -1,0 +1,269 @@
+//===- KernelEstimates.cpp - A formulation's launches, before any run -----===//
+//
+// Per-unit figures (per key tile of the attention kernel, per state row and
+// token of the chunked kernels, per state element of the scan and the
+// recurrent step) are what the emulator counts for today's generators at
+// p = 2, d = e = 64, bf16 (perf/h100-calibration.json); test/Perf checks
+// the predicted times they give against the emulator's counts at other
+// sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sympow/Runtime/KernelEstimates.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace sympow;
+using runtime::Formulation;
+
+namespace {
+
+double embeddingDim(const LayerSizes &s) {
+  double dim = 1;
+  for (int64_t i = 1; i <= s.power; ++i)
+    dim = dim * double(s.headDim - 1 + i) / double(i);
+  return dim;
+}
+
+double roundUp(double x, double m) { return std::ceil(x / m) * m; }
+
+uint64_t u(double x) { return uint64_t(std::llround(std::max(0.0, x))); }
+
+/// A launch: its shape, the work of all blocks and of the heaviest.
+LaunchCounts launch(std::array<uint32_t, 3> grid, uint32_t threads,
+                    const OpCounts &total, const OpCounts &heaviest,
+                    double distinctLoads, double distinctStores) {
+  LaunchCounts c;
+  c.grid = grid;
+  c.block = {threads, 1, 1};
+  c.total = total;
+  c.heaviest = heaviest;
+  c.globalLoadDistinctBytes = u(distinctLoads);
+  c.globalStoreDistinctBytes = u(distinctStores);
+  return c;
+}
+
+/// Scales every field of `unit` by `n`.
+OpCounts times(const OpCounts &unit, double n) {
+  OpCounts out = unit;
+  forEachCount(out, [&](const char *, uint64_t &v) { v = u(double(v) * n); });
+  return out;
+}
+
+struct Sizes {
+  double B, T, Hq, H, d, e, D, s;
+  bool tensorCores, learned;
+};
+
+Sizes sizesOf(const LayerSizes &l) {
+  return {double(l.batch),     double(l.seqLen),    double(l.queryHeads),
+          double(l.keyHeads),  double(l.headDim),   double(l.valueDim),
+          embeddingDim(l),     double(l.elementBytes), l.elementBytes != 4,
+          l.learnedSchedule};
+}
+
+/// Inputs, outputs and gates every formulation reads once.
+double inputBytes(const Sizes &z) {
+  return z.B * z.T * ((z.Hq * z.d + z.H * (z.d + z.e)) * z.s + 4 * z.H +
+                      (z.learned ? 4 * z.H : 0));
+}
+double outputBytes(const Sizes &z) { return z.B * z.T * z.Hq * z.e * z.s; }
+
+/// attention: blocks of 64 queries (tensor cores) walking back over key
+/// tiles of 64; block i visits i + 1 tiles.
+KernelEstimate attention(const Sizes &z) {
+  const double bt = 64, tile = bt * bt;
+  double n = std::ceil(z.T / bt);
+  double threads = z.tensorCores ? 128 : 256;
+  OpCounts perTile;
+  perTile.globalLoads = u(bt * (z.d + z.e) * z.s / 16 + 96);
+  perTile.globalLoadBytes = u(bt * (z.d + z.e) * z.s + 768);
+  perTile.sharedLoadBytes = u(tile * 22.3 * (z.d + z.e) / 128);
+  perTile.sharedStoreBytes = u(tile * 4.25 * (z.d + z.e) / 128);
+  perTile.fp32Alu = u(tile * 13);
+  perTile.sfu = u(tile * 2.07);
+  perTile.intAlu = u(tile * 8.3);
+  if (z.learned) {
+    // Each key tile is rotated on its way in: element loads, angles in f64,
+    // sin/cos, the hi + lo split.
+    perTile.globalLoads += u(bt * z.d + 224);
+    perTile.fp64 += u(310 * z.d);
+    perTile.fp32Alu += u(240 * z.d);
+    perTile.sfu += u(81 * z.d);
+    perTile.intAlu += u(625 * z.d);
+  }
+  if (z.tensorCores) {
+    double qk = z.learned ? 3 : 1; // hi + lo rotated Q and K
+    perTile.mma[int(MmaShape::M16N8K16F16)] =
+        u(bt / 16 * (qk * z.d / 16 * bt / 8 + bt / 16 * z.e / 8) * 1);
+    perTile.ldmatrix = perTile.mma[0];
+  } else {
+    perTile.fp32Fma = u(tile * (z.d + z.e));
+  }
+  double tiles = z.B * z.Hq * n * (n + 1) / 2;
+  OpCounts total = times(perTile, tiles);
+  OpCounts heaviest = times(perTile, n);
+  return {"attention",
+          launch({uint32_t(n), uint32_t(z.Hq), uint32_t(z.B)},
+                 uint32_t(threads), total, heaviest, inputBytes(z),
+                 outputBytes(z)),
+          {z.tensorCores ? 140 : 110, 37376}};
+}
+
+/// chunk_counts: one thread per (head, sequence) walks every token.
+KernelEstimate chunkCounts(const Sizes &z) {
+  OpCounts one;
+  one.globalLoads = u(z.T);
+  one.globalLoadBytes = u(4 * z.T);
+  one.globalStores = u(z.T);
+  one.globalStoreBytes = u(8 * z.T);
+  one.fp64 = u(z.T);
+  one.intAlu = u(6 * z.T);
+  KernelEstimate k{"chunk_counts",
+                   launch({1, uint32_t(z.H), uint32_t(z.B)}, 1,
+                          times(one, z.B * z.H), one,
+                          z.B * z.H * z.T * 4, z.B * z.H * z.T * 8),
+                   {31, 0}};
+  return k;
+}
+
+/// chunk_states: one block per (chunk, head): phi(K_c)^T [V_c 1] into its
+/// own state, written to the workspace.
+KernelEstimate chunkStates(const Sizes &z, double C) {
+  double N = std::ceil(z.T / C), E1 = z.e + 1, rowsTokens = z.D * C;
+  OpCounts b;
+  b.globalLoads = u(C * (z.d + z.e) + 9 * C);
+  b.globalLoadBytes = u(C * (z.d + z.e) * z.s + 36 * C);
+  b.globalStores = u(z.D * E1 + 1);
+  b.globalStoreBytes = u(4 * (z.D * E1 + 1));
+  b.sharedLoadBytes = u(40 * rowsTokens);
+  b.sharedStoreBytes = u(4.2 * rowsTokens);
+  b.fp32Alu = u(7.35 * rowsTokens);
+  b.sfu = u(0.25 * rowsTokens);
+  b.intAlu = u(30.5 * rowsTokens);
+  if (z.tensorCores) {
+    b.mma[int(MmaShape::M16N8K16F16)] =
+        u(2 * roundUp(z.D, 32) * roundUp(E1, 32) * C / (16 * 8 * 16));
+    b.ldmatrix = u(b.mma[0] * 10400.0 / 12480.0);
+  } else {
+    b.fp32Fma = u(z.D * E1 * C);
+  }
+  double blocks = N * z.H * z.B;
+  KernelEstimate k{"chunk_states",
+                   launch({uint32_t(N), uint32_t(z.H), uint32_t(z.B)}, 256,
+                          times(b, blocks), b, z.B * z.T * z.H * ((z.d + z.e) * z.s + 4),
+                          blocks * 4 * (z.D * E1 + 1)),
+                   {z.tensorCores ? 62 : 72, 37120}};
+  return k;
+}
+
+/// chunk_scan: one block per (head, sequence) walks the N chunk states in
+/// order, every state element a serial chain through the chunks.
+KernelEstimate chunkScan(const Sizes &z, double C) {
+  double N = std::ceil(z.T / C), elements = z.D * (z.e + 1);
+  OpCounts b;
+  b.globalLoads = u((2 * N + 1) * elements);
+  b.globalLoadBytes = u(4 * b.globalLoads);
+  b.globalStores = u((N + 1) * elements);
+  b.globalStoreBytes = u(4 * b.globalStores);
+  b.fp32Fma = u(N * elements);
+  b.sfu = u(N * elements);
+  b.intAlu = u(7.33 * b.globalLoads);
+  KernelEstimate k{"chunk_scan",
+                   launch({1, uint32_t(z.H), uint32_t(z.B)}, 256,
+                          times(b, z.B * z.H), b, z.B * z.H * (N + 1) * elements * 4,
+                          z.B * z.H * (N + 1) * elements * 4),
+                   {48, 0}};
+  return k;
+}
+
+/// chunk_output: one block per (chunk, query head): the causal block and
+/// phi(Q_c) against the chunk's state (read twice: hi and lo halves).
+KernelEstimate chunkOutput(const Sizes &z, double C) {
+  double N = std::ceil(z.T / C), E1 = z.e + 1, rowsTokens = z.D * C;
+  OpCounts b;
+  b.globalLoads = u(2 * z.D * E1 + C * (2 * z.d + z.e) * 2.5);
+  b.globalLoadBytes = u(8 * z.D * E1 + C * (2 * z.d + z.e) * z.s * 2.5);
+  b.globalStores = u(C * z.e);
+  b.globalStoreBytes = u(C * z.e * z.s);
+  b.sharedLoadBytes = u(40 * rowsTokens);
+  b.sharedStoreBytes = u(8.9 * rowsTokens);
+  b.fp32Alu = u(13.8 * rowsTokens);
+  b.sfu = u(0.41 * rowsTokens);
+  b.intAlu = u(35.7 * rowsTokens);
+  if (z.tensorCores) {
+    b.mma[int(MmaShape::M16N8K16F16)] =
+        u(3 * C / 16 * std::ceil(E1 / 8) * std::ceil(z.D / 16) +
+          (3 * z.d + E1) * C * C / (16 * 8 * 16));
+    b.ldmatrix = u(b.mma[0] * 13184.0 / 16528.0);
+  } else {
+    b.fp32Fma = u(z.D * E1 * C + C * C * (z.d + z.e) / 2);
+  }
+  double blocks = N * z.Hq * z.B;
+  KernelEstimate k{"chunk_output",
+                   launch({uint32_t(N), uint32_t(z.Hq), uint32_t(z.B)}, 256,
+                          times(b, blocks), b,
+                          inputBytes(z) + N * z.H * z.B * 4 * z.D * E1,
+                          outputBytes(z)),
+                   {z.tensorCores ? 119 : 74, 47104}};
+  return k;
+}
+
+/// recurrent: one block per (head, sequence) steps through the tokens,
+/// reading and writing its whole state each step.
+KernelEstimate recurrent(const Sizes &z) {
+  double elements = z.D * (z.e + 1);
+  OpCounts step;
+  step.globalLoads = u(elements + 320);
+  step.globalLoadBytes = u(4 * elements + 1280);
+  step.globalStores = u(elements + 60);
+  step.globalStoreBytes = u(4 * elements + 240);
+  step.sharedLoadBytes = u(23.7 * elements);
+  step.fp32Fma = u(4 * z.D * z.e);
+  step.fp32Alu = u(8.9 * elements);
+  step.sfu = u(4 * z.D * z.e);
+  step.intAlu = u(31.5 * elements);
+  OpCounts b = times(step, z.T);
+  KernelEstimate k{"recurrent",
+                   launch({1, uint32_t(z.H), uint32_t(z.B)}, 256,
+                          times(b, z.B * z.H), b,
+                          z.B * z.H * 4 * elements + inputBytes(z),
+                          z.B * z.H * 4 * elements + outputBytes(z)),
+                   {96, 5808}};
+  return k;
+}
+
+} // namespace
+
+std::vector<KernelEstimate>
+sympow::estimateKernels(const LayerSizes &sizes, Formulation formulation,
+                        int64_t chunk) {
+  Sizes z = sizesOf(sizes);
+  switch (formulation) {
+  case Formulation::Attention:
+    return {attention(z)};
+  case Formulation::Recurrent:
+    return {recurrent(z)};
+  case Formulation::Chunked: {
+    double C = double(std::max<int64_t>(1, chunk));
+    std::vector<KernelEstimate> out;
+    if (z.learned)
+      out.push_back(chunkCounts(z));
+    out.push_back(chunkStates(z, C));
+    out.push_back(chunkScan(z, C));
+    out.push_back(chunkOutput(z, C));
+    return out;
+  }
+  }
+  return {};
+}
+
+double sympow::predictedLayerSeconds(const LayerSizes &sizes,
+                                     Formulation formulation, int64_t chunk,
+                                     const GpuSpec &gpu) {
+  double seconds = 0;
+  for (const KernelEstimate &k : estimateKernels(sizes, formulation, chunk))
+    seconds += predictKernel(k.counts, k.resources, gpu).seconds;
+  return seconds;
+}
