@@ -176,3 +176,70 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 } // namespace
+
+namespace {
+
+/// Gates below what f32 can express (issue 13): log_g = -1e37 at every token
+/// is finite and <= 0, but its running sum leaves the f32 range after 34
+/// tokens. Every weight exp(G_i - G_j), j < i, is 0, so y = v at every token
+/// (and the final state is the last token's alone), in every formulation
+/// and on either path.
+struct SaturationCase {
+  const char *name;
+  runtime::Formulation formulation;
+  ElementKind dtype;
+  AttentionPath path;
+  int64_t chunk;
+};
+
+void PrintTo(const SaturationCase &c, std::ostream *os) { *os << c.name; }
+
+class GateSaturation : public ::testing::TestWithParam<SaturationCase> {};
+
+TEST_P(GateSaturation, TinyGatesGiveTheValues) {
+  const SaturationCase &c = GetParam();
+  Case layerCase{c.name, 2, 16, 16, 1, 1, c.dtype, GateKind::Data,
+                 ScheduleKind::None};
+  layerCase.path = c.path;
+  AttentionKernelSpec spec = specOf(layerCase);
+  bool state = c.formulation != runtime::Formulation::Attention;
+  LayerCase layer = randomLayer(spec, /*B=*/1, /*T=*/40, /*seed=*/13, state);
+  for (double &g : layer.logG)
+    g = -1e37;
+  KernelResult got = runLayer(spec, c.formulation, c.chunk, layer);
+  ASSERT_TRUE(got.error.empty()) << got.error;
+  ReferenceResult want = runReference(spec, layer);
+  ASSERT_TRUE(want.error.empty()) << want.error;
+  // y = v (as the kernel read it) at every token, in the reference too.
+  double tol = (c.dtype == ElementKind::F32 ? 1e-4 : 1e-2) * maxAbs(layer.v);
+  ASSERT_EQ(got.y.size(), layer.v.size());
+  for (size_t i = 0; i < layer.v.size(); ++i) {
+    EXPECT_NEAR(want.y[i], layer.v[i], 1e-12 * maxAbs(layer.v))
+        << "reference, token " << i / 16;
+    ASSERT_NEAR(got.y[i], layer.v[i], tol) << c.name << ", token " << i / 16;
+  }
+  expectMatches(got, want, c.dtype, state, c.name);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Formulations, GateSaturation,
+    ::testing::Values(
+        SaturationCase{"attention_scalar_f32", runtime::Formulation::Attention,
+                       ElementKind::F32, AttentionPath::Scalar, 0},
+        SaturationCase{"attention_mma_bf16", runtime::Formulation::Attention,
+                       ElementKind::BF16, AttentionPath::Mma, 0},
+        SaturationCase{"chunked_f32_c64", runtime::Formulation::Chunked,
+                       ElementKind::F32, AttentionPath::Auto, 64},
+        SaturationCase{"chunked_f32_c8", runtime::Formulation::Chunked,
+                       ElementKind::F32, AttentionPath::Auto, 8},
+        SaturationCase{"chunked_mma_bf16_c64", runtime::Formulation::Chunked,
+                       ElementKind::BF16, AttentionPath::Auto, 64},
+        SaturationCase{"chunked_mma_f16_c16", runtime::Formulation::Chunked,
+                       ElementKind::F16, AttentionPath::Auto, 16},
+        SaturationCase{"recurrent_f32", runtime::Formulation::Recurrent,
+                       ElementKind::F32, AttentionPath::Auto, 0}),
+    [](const ::testing::TestParamInfo<SaturationCase> &info) {
+      return std::string(info.param.name);
+    });
+
+} // namespace

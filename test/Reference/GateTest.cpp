@@ -86,3 +86,48 @@ TEST(Gates, EachAloneAndBothCompose) {
   ungated.in.logGamma.reset();
   EXPECT_GT(relDiff(a.y, run(ungated.desc, ungated.in).y), 1e-4);
 }
+
+TEST(Gates, GatesBelowF32AreExactInEveryFormulation) {
+  // A gate of -1e37 (finite, <= 0) at some tokens, ordinary gates at the
+  // others: a weight spanning a tiny gate is 0, the others are as usual. The
+  // recurrent formulation multiplies by exp(log_g) token by token (exactly
+  // 0); the attention and chunked formulations form prefix sums G, where
+  // without saturation -1e37 + (ordinary gates) cancels catastrophically
+  // in G_i - G_j. All three must agree, and with log_g = -1e37 everywhere
+  // y = v at every token.
+  Features f;
+  f.schedule = Schedule::None;
+  f.rotaryDims = 0;
+  f.initialState = true;
+  f.shape = Shape{1, 12, 2, 1, 4, 3};
+  Case c = randomCase(23, f);
+  c.desc.wantFinalState = true;
+  for (int64_t t : {0, 5, 6})
+    c.in.logG->data[t] = -1e37;
+  c.in.logGamma->data[0] = -0.01;
+  c.desc.formulation = Formulation::Recurrent;
+  LayerOutputs want = run(c.desc, c.in);
+  for (Formulation form : {Formulation::Attention, Formulation::Chunked}) {
+    c.desc.formulation = form;
+    c.desc.chunkSize = 4;
+    LayerOutputs got = run(c.desc, c.in);
+    EXPECT_LE(relDiff(want.y, got.y), 1e-12) << toString(form);
+    EXPECT_LE(relDiff(want.finalState->S, got.finalState->S), 1e-12)
+        << toString(form);
+  }
+
+  for (double &g : c.in.logG->data)
+    g = -1e37;
+  for (Formulation form :
+       {Formulation::Attention, Formulation::Recurrent, Formulation::Chunked}) {
+    c.desc.formulation = form;
+    LayerOutputs out = run(c.desc, c.in);
+    const Shape &s = c.desc.shape;
+    for (int64_t t = 0; t < s.T; ++t)
+      for (int64_t hq = 0; hq < s.Hq; ++hq)
+        for (int64_t x = 0; x < s.e; ++x)
+          EXPECT_NEAR(out.y.data[(t * s.Hq + hq) * s.e + x],
+                      c.in.v.data[t * s.e + x], 1e-12)
+              << toString(form) << " token " << t;
+  }
+}

@@ -73,7 +73,8 @@ Value clampToken(Kernel &K, Value t) {
   return K.E.min(t, K.E.sub(K.T, K.E.idx(1)));
 }
 
-/// log_g[b, t, h] + log_gamma[h], 0 past the end.
+/// log_g[b, t, h] + log_gamma[h] saturated at kLogGateFloor, 0 past the
+/// end.
 Value gateAt(Kernel &K, Value t) {
   Emitter &E = K.E;
   Value g = E.f32(0.0);
@@ -81,6 +82,7 @@ Value gateAt(Kernel &K, Value t) {
     g = E.load(K.logG, {rowOffset(K, clampToken(K, t), K.spec.h, K.h, 1)});
   if (K.spec.hasLogGamma())
     g = E.add(g, K.gammaH);
+  g = E.max(g, E.f32(sympow::gpu_detail::kLogGateFloor));
   return E.select(E.ult(t, K.T), g, E.f32(0.0));
 }
 

@@ -78,6 +78,8 @@ void emitGatePrefix(Chunked &K, Value logG, Value logGamma, Value h, Value t0,
             Value at = K.tokenOffset(E.add(t0, j), s.h, h, 1);
             g = E.add(g, E.load(logG, {at}));
           }
+          // Saturated: exact, and the sum stays finite (kLogGateFloor).
+          g = E.max(g, E.f32(gpu_detail::kLogGateFloor));
           Value sum = E.add(acc[0], g);
           E.store(sum, prefix, {j});
           return SmallVector<Value>{sum};

@@ -19,6 +19,14 @@
 
 namespace sympow::gpu_detail {
 
+/// Each token's log gate (log_g + log_gamma) is saturated at this floor
+/// before it enters a prefix sum: exp(-1024) is 0 in f32 and in f64, so any
+/// weight exp(G_i - G_j) that spans a gate below it is exactly 0 either way
+/// (every gate is <= 0), and y is unchanged; but sums of saturated gates stay
+/// far inside the f32 range (T * 1024), where -1e37 per token overflowed to
+/// -inf after 34 tokens (issue 13). docs/SPEC.md, "Gates below f32".
+constexpr double kLogGateFloor = -1024.0;
+
 /// The MLIR type of q, k, v and y.
 mlir::Type elementType(mlir::MLIRContext *ctx, ElementKind kind);
 /// memref<?xT>: a kernel buffer argument.

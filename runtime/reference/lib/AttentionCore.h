@@ -78,10 +78,14 @@ void attentionCore(const LayerDesc &desc, const MultisetBasis *basis,
     S cnt = in.c0 ? in.c0[b * H + h] : S(0.0);
     for (int64_t t = 0; t < T; ++t) {
       int64_t bth = (b * T + t) * H + h;
-      if (in.logG)
-        g = g + in.logG[bth];
-      if (in.logGamma)
-        g = g + in.logGamma[h];
+      if (in.logG || in.logGamma) {
+        S gate = 0.0;
+        if (in.logG)
+          gate = gate + in.logG[bth];
+        if (in.logGamma)
+          gate = gate + in.logGamma[h];
+        g = g + saturateLogGate(gate);
+      }
       G[t] = g;
       if (sched == Schedule::Uniform)
         cnt = cnt + 1.0;

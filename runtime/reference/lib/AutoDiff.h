@@ -132,6 +132,18 @@ inline double ipow(double x, int p) {
 }
 inline double valueOf(double x) { return x; }
 
+/// A token's log gate (log_g + log_gamma), saturated at kLogGateFloor before
+/// it enters a prefix sum G. exp(-1024) is 0 in f64 (and f32), and every
+/// gate is <= 0, so a weight exp(G_i - G_j) that spans a gate below the
+/// floor is exactly 0 with or without it (and so is its derivative); without
+/// it, G of -1e37-sized gates cancels catastrophically in G_i - G_j for the
+/// tokens after them. The generated kernels saturate at the same floor
+/// (compiler/lib/GPU/KernelCommon.h). docs/SPEC.md, "Gates below f32".
+constexpr double kLogGateFloor = -1024.0;
+template <typename S> S saturateLogGate(const S &g) {
+  return valueOf(g) < kLogGateFloor ? S(kLogGateFloor) : g;
+}
+
 } // namespace sympow::reference
 
 #endif // SYMPOW_REFERENCE_LIB_AUTODIFF_H

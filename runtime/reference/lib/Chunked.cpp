@@ -49,8 +49,8 @@ void runChunked(const LayerDesc &desc, const LayerInputs &in,
         double acc = 0.0;
         for (int64_t u = 0; u < n; ++u) {
           const int64_t bth = (b * T + t0 + u) * H + h;
-          acc += (in.logG ? in.logG->data[bth] : 0.0) +
-                 (in.logGamma ? in.logGamma->data[h] : 0.0);
+          acc += saturateLogGate((in.logG ? in.logG->data[bth] : 0.0) +
+                                 (in.logGamma ? in.logGamma->data[h] : 0.0));
           L[u] = acc;
           if (desc.schedule == Schedule::Uniform)
             c += 1.0;
