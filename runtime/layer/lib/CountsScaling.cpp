@@ -60,26 +60,15 @@ bool sympow::extrapolateCounts(const CountSamples &s, int64_t tokens,
       q("distinct store bytes", values([](const LaunchCounts &c) {
         return c.globalStoreDistinctBytes;
       }));
-  // Every field of the total and of the heaviest block, by name.
-  for (bool heaviest : {false, true}) {
-    std::array<OpCounts, 3> in;
-    for (int i = 0; i < 3; ++i)
-      in[i] = heaviest ? s.counts[i].heaviest : s.counts[i].total;
-    std::array<std::array<uint64_t *, 3>, 32> fields{};
-    OpCounts &target = heaviest ? out.heaviest : out.total;
-    std::array<uint64_t *, 32> targets{};
-    int n = 0;
-    forEachCount(target, [&](const char *, uint64_t &v) { targets[n++] = &v; });
-    for (int i = 0; i < 3; ++i) {
-      int k = 0;
-      forEachCount(in[i], [&](const char *, uint64_t &v) { fields[k++][i] = &v; });
+  // Every field of the total and of the heaviest block.
+  for (bool heaviest : {false, true})
+    for (int i = 0; i < kNumCounts; ++i) {
+      auto field = [&](const LaunchCounts &c) {
+        return countAt(heaviest ? c.heaviest : c.total, i);
+      };
+      countAt(heaviest ? out.heaviest : out.total, i) =
+          q(countName(i), values(field));
     }
-    int k = 0;
-    forEachCount(target, [&](const char *name, uint64_t &) {
-      *targets[k] = q(name, {*fields[k][0], *fields[k][1], *fields[k][2]});
-      ++k;
-    });
-  }
   if (q.failed) {
     error = std::string("'") + q.field +
             "' does not follow a quadratic in T through the samples";

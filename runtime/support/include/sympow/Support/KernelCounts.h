@@ -106,39 +106,8 @@ struct OpCounts {
            32 * (mma[0] + mma[1] + mma[2] + mma[3]);
   }
 
-  OpCounts &operator+=(const OpCounts &o) {
-    globalLoadBytes += o.globalLoadBytes;
-    globalStoreBytes += o.globalStoreBytes;
-    globalLoads += o.globalLoads;
-    globalStores += o.globalStores;
-    sharedLoadBytes += o.sharedLoadBytes;
-    sharedStoreBytes += o.sharedStoreBytes;
-    sharedLoads += o.sharedLoads;
-    sharedStores += o.sharedStores;
-    fp32Fma += o.fp32Fma;
-    fp32Alu += o.fp32Alu;
-    fp64 += o.fp64;
-    sfu += o.sfu;
-    intAlu += o.intAlu;
-    for (int i = 0; i < kNumMmaShapes; ++i)
-      mma[i] += o.mma[i];
-    ldmatrix += o.ldmatrix;
-    shuffles += o.shuffles;
-    barriers += o.barriers;
-    return *this;
-  }
-  bool operator==(const OpCounts &o) const {
-    return globalLoadBytes == o.globalLoadBytes &&
-           globalStoreBytes == o.globalStoreBytes &&
-           globalLoads == o.globalLoads && globalStores == o.globalStores &&
-           sharedLoadBytes == o.sharedLoadBytes &&
-           sharedStoreBytes == o.sharedStoreBytes &&
-           sharedLoads == o.sharedLoads && sharedStores == o.sharedStores &&
-           fp32Fma == o.fp32Fma && fp32Alu == o.fp32Alu && fp64 == o.fp64 &&
-           sfu == o.sfu && intAlu == o.intAlu && mma == o.mma &&
-           ldmatrix == o.ldmatrix && shuffles == o.shuffles &&
-           barriers == o.barriers;
-  }
+  OpCounts &operator+=(const OpCounts &o);
+  bool operator==(const OpCounts &o) const;
   bool operator!=(const OpCounts &o) const { return !(*this == o); }
 };
 
@@ -165,6 +134,44 @@ template <typename Counts, typename F> void forEachCount(Counts &c, F &&f) {
   f("ldmatrix", c.ldmatrix);
   f("shuffles", c.shuffles);
   f("barriers", c.barriers);
+}
+
+/// The number of fields forEachCount visits: all of them.
+inline constexpr int kNumCounts = 20;
+static_assert(sizeof(OpCounts) == kNumCounts * sizeof(uint64_t),
+              "a field of OpCounts is missing from forEachCount");
+
+/// Field `index` (forEachCount's order) of `c`, and its name.
+template <typename Counts> auto &countAt(Counts &c, int index) {
+  decltype(&c.globalLoadBytes) field = nullptr;
+  int i = 0;
+  forEachCount(c, [&](const char *, auto &v) {
+    if (i++ == index)
+      field = &v;
+  });
+  return *field;
+}
+inline const char *countName(int index) {
+  const char *name = "";
+  int i = 0;
+  OpCounts c;
+  forEachCount(c, [&](const char *n, uint64_t &) {
+    if (i++ == index)
+      name = n;
+  });
+  return name;
+}
+
+inline OpCounts &OpCounts::operator+=(const OpCounts &o) {
+  for (int i = 0; i < kNumCounts; ++i)
+    countAt(*this, i) += countAt(o, i);
+  return *this;
+}
+inline bool OpCounts::operator==(const OpCounts &o) const {
+  for (int i = 0; i < kNumCounts; ++i)
+    if (countAt(*this, i) != countAt(o, i))
+      return false;
+  return true;
 }
 
 /// One kernel launch: its shape, the whole launch's counts, the counts of
