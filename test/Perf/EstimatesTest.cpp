@@ -81,17 +81,7 @@ TEST_P(Estimates, PredictedTimeMatchesTheEmulatorsCounts) {
   std::vector<runtime::EmulatorLaunch> launches =
       runtime::takeEmulatorLaunches(*backend);
 
-  LayerSizes sizes;
-  sizes.batch = c.B;
-  sizes.seqLen = c.T;
-  sizes.queryHeads = v.hq;
-  sizes.keyHeads = v.h;
-  sizes.headDim = v.d;
-  sizes.valueDim = v.e;
-  sizes.power = v.p;
-  sizes.elementBytes = v.dtype == runtime::DType::F32 ? 4 : 2;
-  sizes.hasInitialState = c.state;
-  sizes.learnedSchedule = v.hasBeta();
+  LayerSizes sizes = layerSizes(v, c.B, c.T, c.state);
   std::vector<KernelEstimate> estimates =
       estimateKernels(sizes, v.formulation, v.chunk);
   ASSERT_EQ(estimates.size(), launches.size());

@@ -17,23 +17,9 @@ namespace {
 /// The calibrated model's time for entry `e` on a call of `call`'s shape,
 /// on an H100 (docs/Performance.md).
 double estimatedTime(const sympow_layer_desc &e, const CallShape &call) {
-  LayerSizes sizes;
-  sizes.batch = call.B;
-  sizes.seqLen = call.T;
-  sizes.queryHeads = e.query_heads;
-  sizes.keyHeads = e.kv_heads;
-  sizes.headDim = e.head_dim;
-  sizes.valueDim = e.value_dim;
-  sizes.power = e.power;
-  sizes.elementBytes = e.dtype == SYMPOW_DTYPE_F32 ? 4 : 2;
-  sizes.hasInitialState = call.state;
-  sizes.learnedSchedule = e.schedule == SYMPOW_SCHEDULE_LEARNED;
-  runtime::Formulation formulation =
-      e.formulation == SYMPOW_FORMULATION_CHUNKED ? runtime::Formulation::Chunked
-      : e.formulation == SYMPOW_FORMULATION_RECURRENT
-          ? runtime::Formulation::Recurrent
-          : runtime::Formulation::Attention;
-  return predictedLayerSeconds(sizes, formulation, e.chunk_size,
+  runtime::LayerVariant variant = layerVariant(e);
+  return predictedLayerSeconds(layerSizes(variant, call.B, call.T, call.state),
+                               variant.formulation, e.chunk_size,
                                GpuSpec::h100());
 }
 

@@ -45,6 +45,22 @@ double stateBytes(const LayerSizes &s) {
 }
 } // namespace
 
+LayerSizes sympow::layerSizes(const runtime::LayerVariant &v, int64_t B,
+                              int64_t T, bool initialState) {
+  LayerSizes s;
+  s.batch = B;
+  s.seqLen = T;
+  s.queryHeads = v.hq;
+  s.keyHeads = v.h;
+  s.headDim = v.d;
+  s.valueDim = v.e;
+  s.power = v.p;
+  s.elementBytes = v.dtype == runtime::DType::F32 ? 4 : 2;
+  s.hasInitialState = initialState;
+  s.learnedSchedule = v.hasBeta();
+  return s;
+}
+
 Cost sympow::attentionCost(const LayerSizes &s) {
   double t = static_cast<double>(s.seqLen);
   double pairs = static_cast<double>(s.batch) * s.queryHeads * t * (t + 1) / 2;

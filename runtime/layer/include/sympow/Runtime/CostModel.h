@@ -31,6 +31,10 @@ struct LayerSizes {
   bool learnedSchedule = false; // the learned rotary schedule (chunk_counts)
 };
 
+/// The sizes of a call of `variant` on B sequences of T tokens.
+LayerSizes layerSizes(const runtime::LayerVariant &variant, int64_t B,
+                      int64_t T, bool initialState);
+
 struct Cost {
   double flops = 0;
   double bytes = 0;
