@@ -22,5 +22,10 @@ class SympowError(RuntimeError):
         super().__init__("%s (%s)" % (message, self.status_name))
 
 
+class SympowArgumentError(SympowError, ValueError):
+    """An argument the package refuses before calling the C API (status
+    INVALID_ARGUMENT): a SympowError, and a ValueError as Python expects."""
+
+
 def invalid(message):
-    return SympowError(_capi.ERROR_INVALID_ARGUMENT, message)
+    return SympowArgumentError(_capi.ERROR_INVALID_ARGUMENT, message)

@@ -60,36 +60,65 @@ def _choice(name, value, table):
                   % (name, value, ", ".join(repr(k) for k in table)))
 
 
-def _integer(name, value, allow_none=True, zero_means=None):
-    """An integer-valued parameter (the C API takes int64)."""
+INT64_RANGE = (-2**63, 2**63 - 1)   # the C API's int64_t fields
+INT32_RANGE = (-2**31, 2**31 - 1)   # its int arguments (device)
+
+
+def _integer(name, value, allow_none=True, zero_means=None,
+             bounds=INT64_RANGE):
+    """An integer-valued parameter (the C API takes int64). Out of `bounds`
+    is an error: ctypes would silently wrap it (2**64 + 2 -> 2)."""
     if value is None and allow_none:
         return 0
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise invalid("%s = %r must be an integer" % (name, value))
     if isinstance(value, numbers.Integral):
         value = int(value)
-    elif float(value).is_integer():
-        value = int(value)
     else:
-        raise invalid("%s = %r must be a whole number: the kernels are "
-                      "compiled for integer %s" % (name, value, name))
+        try:
+            whole = float(value).is_integer()
+        except (OverflowError, ValueError):
+            whole = False
+        if not whole:
+            raise invalid("%s = %r must be a whole number: the kernels are "
+                          "compiled for integer %s" % (name, value, name))
+        value = int(value)
+    lo, hi = bounds
+    if not lo <= value <= hi:
+        raise invalid("%s = %d is out of range: it must be between %d and %d "
+                      "(%d-bit integer of the C API)"
+                      % (name, value, lo, hi, 64 if hi > 2**31 else 32))
     if zero_means and value == 0:
         # The C API reads 0 as "the default"; in Python that is None.
         raise invalid("%s = 0 is not allowed (None: %s)" % (name, zero_means))
     return value
 
 
+def shares_memory(a, b):
+    """Whether two arrays have an element in common (exactly; by their
+    bounds where numpy finds that too hard)."""
+    try:
+        return bool(np.shares_memory(a, b, max_work=100000))
+    except Exception:  # numpy's TooHardError
+        return bool(np.may_share_memory(a, b))
+
+
 def _real(name, value):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise invalid("%s = %r must be a number" % (name, value))
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise invalid("%s = %r is out of range: it must be a finite double"
+                      % (name, value)) from None
 
 
 def resolve_backend(backend, device):
     code = _choice("backend", backend, _capi.BACKENDS)
     # The emulator ignores the device: one context serves every value.
     return backend, (0 if code == _capi.BACKENDS["emulator"]
-                     else _integer("device", device, allow_none=False))
+                     else _integer("device", device, allow_none=False,
+                                   bounds=INT32_RANGE))
 
 
 def make_desc(lib, *, power, dims, dtype, has_log_g, has_log_gamma,
@@ -458,6 +487,22 @@ def decode(q, k, v, state, power=2, log_g=None, log_gamma=None, beta=None,
         if a.ndim > _capi.MAX_RANK:
             raise invalid("'%s' has rank %d" % (name, a.ndim))
         parts.append(a)
+    # Outputs updated in place must not overlap each other, nor the inputs
+    # the call reads while it writes them.
+    names = ("state.S", "state.Z", "state.c")
+    inputs = (("q", q), ("k", k), ("v", v), ("log_g", log_g),
+              ("log_gamma", log_gamma), ("beta", beta))
+    for i in range(3):
+        for j in range(i + 1, 3):
+            if shares_memory(parts[i], parts[j]):
+                raise invalid("'%s' and '%s' overlap in memory: decode "
+                              "updates both in place, so they must be "
+                              "separate arrays" % (names[i], names[j]))
+        for name, x in inputs:
+            if isinstance(x, np.ndarray) and shares_memory(parts[i], x):
+                raise invalid("'%s' overlaps '%s' in memory: decode updates "
+                              "the state in place while it reads %s"
+                              % (name, names[i], name))
 
     if _device_memory is None:
         _device_memory = backend != "emulator"

@@ -217,6 +217,15 @@ def _decode_cuda(q, k, v, state, dtype, kw):
         if not is_tensor(a) or a.dtype != want or not a.is_contiguous():
             raise invalid("'%s' must be a contiguous %s CUDA tensor: decode "
                           "updates it in place" % (name, want))
+    names = ("state.S", "state.Z", "state.c")
+    spans = [(a.data_ptr(), a.data_ptr() + a.numel() * a.element_size())
+             for a in state]
+    for i in range(3):
+        for j in range(i + 1, 3):
+            if spans[i][0] < spans[j][1] and spans[j][0] < spans[i][1]:
+                raise invalid("'%s' and '%s' overlap in memory: decode "
+                              "updates both in place, so they must be "
+                              "separate tensors" % (names[i], names[j]))
     args.state = ctypes.pointer(_capi.State(
         tensor("state.S", state[0]), tensor("state.Z", state[1]),
         tensor("state.c", state[2])))

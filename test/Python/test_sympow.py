@@ -452,6 +452,55 @@ class WithLibrary(SpecCase):
             self.assertIn(fragment, e.message)
         return e
 
+    def test_integers_out_of_range_are_refused(self):
+        # ctypes would wrap them: power = 2**64 + 2 ran p = 2 (issue 13).
+        x = inputs(9, 1, 4, 2, 1, 16, 16, log_g=True, beta=True)
+        base = dict(x, **F32_KW, **self.lib)
+        for name, value in (("power", 2**64 + 2), ("power", -2**63 - 1),
+                            ("power", 1e30), ("rope_dims", 2**64 + 8),
+                            ("warp_length", 2**70),
+                            ("chunk_size", 2**64 + 16)):
+            with self.subTest(name=name, value=value):
+                e = self.assertFails(sympow.INVALID_ARGUMENT, name,
+                                     "out of range", **dict(base, **{name: value}))
+                self.assertIsInstance(e, ValueError)
+        self.assertFails(sympow.INVALID_ARGUMENT, "rope_base", "out of range",
+                         **dict(base, rope_base=10**400))
+        self.assertFails(sympow.INVALID_ARGUMENT, "device", "out of range",
+                         **dict(base, backend="cuda", device=2**32))
+
+    def test_decode_refuses_overlapping_outputs(self):
+        # Z a strided view of S: decode would write Z's update into S.
+        x = inputs(10, 1, 1, 2, 1, 16, 16, log_g=True, beta=True)
+        init = random_initial(10, 1, 1, 16, 16, 2)
+        S = init[0].copy()
+        c = init[2].copy()
+        before = S.copy()
+        call = dict(q=x["q"], k=x["k"], v=x["v"], log_g=x["log_g"],
+                    beta=x["beta"], fn=sympow.decode, **F32_KW, **self.lib)
+        self.assertFails(sympow.INVALID_ARGUMENT, "'state.S' and 'state.Z' "
+                         "overlap", **dict(call, state=(S, S[..., 0], c)))
+        np.testing.assert_array_equal(S, before)
+        # The same array twice, and an input that is a view of the state.
+        Z = init[1].copy()
+        self.assertFails(sympow.INVALID_ARGUMENT, "'state.S' and 'state.Z'",
+                         **dict(call, state=(Z, Z, c)))
+        flat = np.zeros(S.size + 16, np.float32)
+        S2 = flat[:S.size].reshape(S.shape)
+        S2[...] = S
+        v = flat[S.size - 8:S.size + 8].reshape(1, 1, 1, 16)
+        self.assertFails(sympow.INVALID_ARGUMENT, "'v' overlaps 'state.S'",
+                         **dict(call, v=v, state=(S2, Z, c)))
+        # Disjoint views of one buffer are fine.
+        buf = np.zeros(S.size + Z.size, np.float32)
+        S3 = buf[:S.size].reshape(S.shape)
+        Z3 = buf[S.size:].reshape(Z.shape)
+        S3[...], Z3[...] = S, Z
+        y = sympow.decode(x["q"], x["k"], x["v"], (S3, Z3, c),
+                          log_g=x["log_g"], beta=x["beta"], **F32_KW,
+                          **self.lib)
+        self.assertEqual(y.shape, (1, 1, 2, 16))
+
     def test_wrong_shapes_name_the_tensor(self):
         x = inputs(8, 1, 8, 2, 1, 16, 16, log_g=True, beta=True)
         base = dict(x, **F32_KW, **self.lib)
@@ -556,6 +605,12 @@ class FakeTorch:
 
             def dim(self):
                 return self.a.ndim
+
+            def numel(self):
+                return self.a.size
+
+            def element_size(self):
+                return self.a.itemsize
 
             def detach(self):
                 return self
