@@ -1,7 +1,7 @@
 // Variants the generator refuses, with messages that say what is allowed.
 
 // RUN: not sympow-opt %s --sympow-build-attention-kernel="p=3" 2>&1 | FileCheck %s --check-prefix=ODD
-// ODD: error: cannot build the attention kernel: p = 3 is not supported: p must be an even integer >= 2 (odd p does not give a distribution)
+// ODD: error: cannot build the attention kernel: p = 3 is not supported: p must be an even integer >= 2 and <= 32 (odd powers do not give nonnegative scores)
 
 // RUN: not sympow-opt %s --sympow-build-attention-kernel="p=2 d=40" 2>&1 | FileCheck %s --check-prefix=DIM
 // DIM: d = 40 is not supported: head dims must be multiples of 16 from 16 to 256
@@ -25,7 +25,7 @@
 // ROT: rotary dims = 66 is not supported: it must be even and in [2, d = 64]
 
 // RUN: not sympow-opt %s --sympow-build-attention-kernel="schedule=uniform rotary-base=-1" 2>&1 | FileCheck %s --check-prefix=BASE
-// BASE: rotary base and rate scale must be positive and finite
+// BASE: rotary base = -1 must be a finite number > 1
 
 // RUN: not sympow-opt %s --sympow-build-attention-kernel="dtype=fp8" 2>&1 | FileCheck %s --check-prefix=DTYPE
 // DTYPE: error: unknown dtype 'fp8': expected one of bf16, f16, f32

@@ -466,6 +466,10 @@ class WithLibrary(SpecCase):
                 self.assertIsInstance(e, ValueError)
         self.assertFails(sympow.INVALID_ARGUMENT, "rope_base", "out of range",
                          **dict(base, rope_base=10**400))
+        # In range for int64 but past the rule every entry point shares.
+        self.assertFails(sympow.INVALID_ARGUMENT, "power = 34",
+                         "even integer >= 2 and <= 32",
+                         **dict(base, power=34))
         self.assertFails(sympow.INVALID_ARGUMENT, "device", "out of range",
                          **dict(base, backend="cuda", device=2**32))
 

@@ -95,8 +95,21 @@ def has_cuda_driver():
 # (name, argv, expected substring of the message)
 CASES = [
     ("odd power", replace(BASE, "--power", "3"),
-     "power p = 3 is not allowed: p must be an even integer >= 2"),
-    ("zero power", replace(BASE, "--power", "0"), "power p = 0 is not allowed"),
+     "power p = 3 is not supported: p must be an even integer >= 2"),
+    ("zero power", replace(BASE, "--power", "0"),
+     "power p = 0 is not supported"),
+    # One set of rules with the C API and sympow-aot (LayerRules.h), on
+    # every backend.
+    ("power above the bound", replace(BASE, "--power", "34"),
+     "power p = 34 is not supported: p must be an even integer >= 2 and <= 32"),
+    ("scale zero", BASE + ["--scale", "0"],
+     "scale = 0 must be a finite number > 0"),
+    ("scale negative", BASE + ["--scale", "-1"],
+     "scale = -1 must be a finite number > 0"),
+    ("rope base one", BASE + ["--rope-base", "1"],
+     "rotary base = 1 must be a finite number > 1"),
+    ("emulator scale zero", KERNEL_BASE + ["--scale", "0"],
+     "scale = 0 must be a finite number > 0"),
     ("power not a number", replace(BASE, "--power", "two"),
      "--power expects an integer, got 'two'"),
     ("power missing value", ["--power"] + without(BASE, "--power"),
@@ -167,7 +180,7 @@ CASES = [
     ("rope base not a number", BASE + ["--rope-base", "1e400"],
      "--rope-base expects a finite number, got '1e400'"),
     ("rope base not positive", BASE + ["--rope-base", "-5"],
-     "rotary base = -5 must be a finite number > 0"),
+     "rotary base = -5 must be a finite number > 1"),
     ("odd rope dims", BASE + ["--rope-dims", "3"],
      "rotary dims r = 3 must be even and between 2 and d = 4"),
     ("rope dims > d", BASE + ["--rope-dims", "6"], "rotary dims r = 6"),

@@ -52,6 +52,9 @@ llvm::Expected<Config> sympow::aot::readConfig(llvm::StringRef path) {
     const llvm::json::Array *list = arch->getAsArray();
     if (!list)
       return fail(path + ": \"arch\" must be a list like [\"sm_80\"]");
+    if (list->empty())
+      return fail(path + ": \"arch\" must not be empty (leave it out for "
+                         "the default sm_80, sm_90a)");
     for (const llvm::json::Value &a : *list) {
       auto name = a.getAsString();
       if (!name)

@@ -32,6 +32,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <mutex>
 
 using namespace sympow;
@@ -139,6 +140,19 @@ bool collectVariants(std::vector<std::pair<std::string, std::string>> &out,
   } else {
     archList = configArchs;
   }
+  if (archList.empty()) {
+    llvm::errs() << "sympow-aot: --arch \"" << archs
+                 << "\" names no architecture: give at least one, e.g. "
+                    "sm_80\n";
+    return false;
+  }
+  std::set<std::string> seenArchs;
+  for (const std::string &arch : archList)
+    if (!seenArchs.insert(arch).second) {
+      llvm::errs() << "sympow-aot: architecture '" << arch
+                   << "' is given twice\n";
+      return false;
+    }
   for (const std::string &arch : archList)
     if (!llvm::StringRef(arch).starts_with("sm_")) {
       llvm::errs() << "sympow-aot: architecture '" << arch

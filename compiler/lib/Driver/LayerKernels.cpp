@@ -82,11 +82,15 @@ llvm::Expected<LayerVariantRequest> parseLayerVariant(llvm::StringRef text) {
   text.split(items, ',', -1, /*KeepEmpty=*/false);
   llvm::StringRef formulation = "all";
   std::optional<int64_t> chunk;
+  bool formulationSet = false;
   for (llvm::StringRef item : items) {
     auto [key, value] = item.split('=');
     key = key.trim();
     value = value.trim();
+    if ((key == "formulation" && formulationSet) || (key == "chunk" && chunk))
+      return fail("variant key '" + key + "' is given twice");
     if (key == "formulation") {
+      formulationSet = true;
       formulation = value;
     } else if (key == "chunk") {
       int64_t c;

@@ -1,11 +1,14 @@
 //===- AttentionSpec.cpp - Checks and derived sizes of a kernel variant ---===//
 
 #include "sympow/Compiler/GPU/AttentionKernel.h"
+#include "sympow/Support/LayerRules.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <cstdio>
 
 using namespace llvm;
 
@@ -139,11 +142,16 @@ static Error fail(const Twine &msg) {
   return createStringError(inconvertibleErrorCode(), msg);
 }
 
+/// A double as it reads back ("1", "-0.5", "inf").
+static std::string shortest(double x) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.17g", x);
+  return text;
+}
+
 Error verifyKernelVariant(const AttentionKernelSpec &s) {
-  if (s.p < 2 || s.p % 2)
-    return fail(formatv("p = {0} is not supported: p must be an even integer "
-                        ">= 2 (odd p does not give a distribution)",
-                        s.p));
+  if (rules::Problem why = rules::checkPower(s.p))
+    return fail(formatv("p = {0} {1}", s.p, *why));
   for (auto [name, v] : {std::pair{"d", s.d}, std::pair{"e", s.e}})
     if (v < 16 || v > 256 || v % 16)
       return fail(formatv("{0} = {1} is not supported: head dims must be "
@@ -159,15 +167,21 @@ Error verifyKernelVariant(const AttentionKernelSpec &s) {
       return fail(formatv("rotary dims = {0} is not supported: it must be "
                           "even and in [2, d = {1}]",
                           r, s.d));
-    if (!(s.rotaryBase > 0.0) || !(s.rateScale > 0.0) ||
-        !std::isfinite(s.rotaryBase) || !std::isfinite(s.rateScale))
-      return fail("rotary base and rate scale must be positive and finite");
+    if (rules::Problem why = rules::checkRopeBase(s.rotaryBase))
+      return fail(formatv("rotary base = {0} {1}", shortest(s.rotaryBase),
+                          *why));
+    if (rules::Problem why = rules::checkRopeScale(s.rateScale))
+      return fail(formatv("rotary rate_scale = {0} {1}",
+                          shortest(s.rateScale), *why));
   }
   if (s.relativeSchedule() && s.length < 1)
     return fail(formatv("schedule '{0}' needs its typical length L >= 1",
                         stringifyScheduleKind(s.schedule)));
-  if (s.scale < 0.0 || !std::isfinite(s.scale))
-    return fail("scale must be positive (or 0 for the default 1/sqrt(d))");
+  // 0 is the default 1/sqrt(d).
+  if (s.scale != 0.0)
+    if (rules::Problem why = rules::checkScale(s.scale))
+      return fail(formatv("scale = {0} {1} (or 0 for the default 1/sqrt(d))",
+                          shortest(s.scale), *why));
   return Error::success();
 }
 
@@ -207,10 +221,13 @@ Expected<AttentionKernelSpec> parseAttentionVariant(StringRef text) {
   bool eSet = false, hSet = false;
   SmallVector<StringRef> items;
   text.split(items, ',', -1, /*KeepEmpty=*/false);
+  llvm::StringSet<> seen;
   for (StringRef item : items) {
     auto [key, value] = item.split('=');
     key = key.trim();
     value = value.trim();
+    if (!seen.insert(key).second)
+      return fail(formatv("variant key '{0}' is given twice", key));
     auto integer = [&](int64_t &out) -> Error {
       if (value.getAsInteger(10, out))
         return fail(formatv("variant key '{0}' needs an integer, got '{1}'",

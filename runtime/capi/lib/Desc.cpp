@@ -1,6 +1,7 @@
 //===- Desc.cpp - Layer descriptions of the C API -------------------------===//
 
 #include "sympow/CAPI/Desc.h"
+#include "sympow/Support/LayerRules.h"
 
 #include <cmath>
 #include <cstdio>
@@ -28,9 +29,8 @@ static std::string str(double x) {
 Result<sympow_layer_desc>
 sympow::capi::normalizeDesc(const sympow_layer_desc &in) {
   sympow_layer_desc d = in;
-  if (d.power < 2 || d.power % 2)
-    return Status::error("power = " + str(d.power) +
-                         " is not supported: p must be an even integer >= 2");
+  if (rules::Problem why = rules::checkPower(d.power))
+    return Status::error("power = " + str(d.power) + " " + *why);
   if (d.head_dim < 1 || d.value_dim < 1)
     return Status::error("head_dim = " + str(d.head_dim) + " and value_dim = " +
                          str(d.value_dim) + " must be positive");
@@ -71,16 +71,12 @@ sympow::capi::normalizeDesc(const sympow_layer_desc &in) {
   } else {
     if (!d.rope_dims)
       d.rope_dims = d.head_dim;
-    if (d.rope_dims < 2 || d.rope_dims % 2 || d.rope_dims > d.head_dim)
-      return Status::error(
-          "rope_dims = " + str(d.rope_dims) +
-          " must be even and at most head_dim = " + str(d.head_dim));
-    if (!(d.rope_base > 1) || !std::isfinite(d.rope_base))
-      return Status::error("rope_base = " + str(d.rope_base) +
-                           " must be a finite number > 1");
-    if (!(d.rope_scale > 0) || !std::isfinite(d.rope_scale))
-      return Status::error("rope_scale = " + str(d.rope_scale) +
-                           " must be a finite number > 0");
+    if (rules::Problem why = rules::checkRopeDims(d.rope_dims, d.head_dim))
+      return Status::error("rope_dims = " + str(d.rope_dims) + " " + *why);
+    if (rules::Problem why = rules::checkRopeBase(d.rope_base))
+      return Status::error("rope_base = " + str(d.rope_base) + " " + *why);
+    if (rules::Problem why = rules::checkRopeScale(d.rope_scale))
+      return Status::error("rope_scale = " + str(d.rope_scale) + " " + *why);
     if (d.rope_layout != SYMPOW_ROPE_INTERLEAVED &&
         d.rope_layout != SYMPOW_ROPE_HALF)
       return Status::error("rope_layout " + str(int64_t(d.rope_layout)) +
@@ -96,9 +92,9 @@ sympow::capi::normalizeDesc(const sympow_layer_desc &in) {
   }
   if (d.scale == 0)
     d.scale = 1.0 / std::sqrt(double(d.head_dim));
-  if (!(d.scale > 0) || !std::isfinite(d.scale))
-    return Status::error("scale = " + str(d.scale) +
-                         " must be a finite number > 0 (0: 1/sqrt(d))");
+  if (rules::Problem why = rules::checkScale(d.scale))
+    return Status::error("scale = " + str(d.scale) + " " + *why +
+                         " (0: 1/sqrt(d))");
   return d;
 }
 

@@ -1,6 +1,7 @@
 //===- Validate.cpp - Checking a layer call before running it -------------===//
 
 #include "sympow/Reference/Validate.h"
+#include "sympow/Support/LayerRules.h"
 
 #include "sympow/Reference/Embedding.h"
 #include "sympow/Reference/Rounding.h"
@@ -85,16 +86,15 @@ static Status checkShape(const LayerDesc &desc) {
 
 static Status checkRotary(const LayerDesc &desc) {
   const RotaryConfig &r = desc.rotary;
-  if (!std::isfinite(r.base) || r.base <= 0)
-    return Status::error("rotary base = " + str(r.base) +
-                         " must be a finite number > 0");
-  if (!std::isfinite(r.rateScale))
-    return Status::error("rotary rate_scale = " + str(r.rateScale) +
-                         " must be finite");
-  if (r.dims != 0 && (r.dims < 2 || r.dims > desc.shape.d || r.dims % 2))
-    return Status::error("rotary dims r = " + std::to_string(r.dims) +
-                         " must be even and between 2 and d = " +
-                         std::to_string(desc.shape.d) + " (0 means d)");
+  if (rules::Problem why = rules::checkRopeBase(r.base))
+    return Status::error("rotary base = " + str(r.base) + " " + *why);
+  if (rules::Problem why = rules::checkRopeScale(r.rateScale))
+    return Status::error("rotary rate_scale = " + str(r.rateScale) + " " +
+                         *why);
+  if (r.dims != 0)
+    if (rules::Problem why = rules::checkRopeDims(r.dims, desc.shape.d))
+      return Status::error("rotary dims r = " + std::to_string(r.dims) + " " +
+                           *why + " (0 means d)");
   if (r.dims == 0 && desc.shape.d % 2 && desc.schedule != Schedule::None)
     return Status::error(
         "rotary dims default to d = " + std::to_string(desc.shape.d) +
@@ -108,13 +108,14 @@ static bool isWarp(Schedule s) {
 }
 
 Status validateDesc(const LayerDesc &desc) {
-  if (desc.power < 2 || desc.power % 2)
-    return Status::error(
-        "power p = " + std::to_string(desc.power) +
-        " is not allowed: p must be an even integer >= 2 (odd or smaller "
-        "powers do not give nonnegative scores)");
+  if (rules::Problem why = rules::checkPower(desc.power))
+    return Status::error("power p = " + std::to_string(desc.power) + " " +
+                         *why);
   if (Status st = checkShape(desc); st.isError())
     return st;
+  if (desc.scale)
+    if (rules::Problem why = rules::checkScale(*desc.scale))
+      return Status::error("scale = " + str(*desc.scale) + " " + *why);
   double scale = desc.effectiveScale();
   if (!std::isfinite(scale))
     return Status::error("scale = " + str(scale) + " must be finite");
@@ -125,9 +126,9 @@ Status validateDesc(const LayerDesc &desc) {
     if (!desc.warpLength)
       return Status::error(std::string("schedule '") + toString(desc.schedule) +
                            "' needs a warp length L > 0");
-    if (!std::isfinite(*desc.warpLength) || *desc.warpLength <= 0)
-      return Status::error("warp length L = " + str(*desc.warpLength) +
-                           " must be a finite number > 0");
+    if (rules::Problem why = rules::checkWarpLength(*desc.warpLength))
+      return Status::error("warp length L = " + str(*desc.warpLength) + " " +
+                           *why);
     if (desc.formulation != Formulation::Attention)
       return Status::error(std::string("schedule '") + toString(desc.schedule) +
                            "' has no " + toString(desc.formulation) +
