@@ -118,7 +118,8 @@ LogicalResult sympow::verifyPower(Operation *op, int64_t power) {
   if (isSupportedPower(power))
     return success();
   return op->emitOpError()
-         << "power p must be an even integer >= 2, got " << power
+         << "power p must be an even integer >= 2 and <= "
+         << rules::kMaxPower << ", got " << power
          << (power % 2 ? " (odd powers give scores that are not a distribution)"
                        : "");
 }
@@ -138,9 +139,17 @@ LogicalResult sympow::bindEmbeddingDim(ShapeContract &shapes, int64_t power) {
   std::optional<int64_t> d = shapes.get("d");
   if (!d)
     return success();
+  if (!isSupportedPower(power))
+    return failure(); // verifyPower says why
   std::optional<int64_t> dim = symmetricPowerDim(*d, power);
   if (!dim)
-    return success(); // Too large to state; the state shapes cannot match.
+    // No state can have that many coordinates: bound to -1, which no static
+    // size equals, so any state given is refused (a layer without one is
+    // fine).
+    return shapes.bind("D", -1,
+                       "phi^" + std::to_string(power) + " of d = " +
+                           std::to_string(*d) +
+                           " (C(d+p-1, p) > 2^63 - 1, no state can hold it)");
   std::string source = "phi^" + std::to_string(power) +
                        " of d = " + std::to_string(*d) + " (C(d+p-1, p))";
   return shapes.bind("D", *dim, source);

@@ -44,6 +44,9 @@ public:
   mlir::LogicalResult bind(llvm::StringRef name, int64_t size,
                            llvm::StringRef source);
 
+  /// The op whose shapes these are (for messages).
+  mlir::Operation *operation() const { return op; }
+
   /// The static size bound to `name`, if any.
   std::optional<int64_t> get(llvm::StringRef name) const;
 

@@ -2,16 +2,23 @@
 
 #include "sympow/Dialect/SymmetricPower.h"
 
+#include <algorithm>
 #include <limits>
 
 std::optional<int64_t> sympow::symmetricPowerDim(int64_t d, int64_t p) {
   if (d < 1 || p < 0)
     return std::nullopt;
-  // C(d + p - 1, p) built as prod_{i=1..p} (d - 1 + i) / i; each partial
-  // product is itself a binomial coefficient, so the division is exact.
+  // C(d + p - 1, p) = C(d + p - 1, d - 1): built over the smaller of the
+  // two, k, as prod_{i=1..k} (n - k + i) / i with n = d + p - 1; each
+  // partial product is itself a binomial coefficient, so the division is
+  // exact. The loop ends after at most ~64 steps once k > 2: C(n, i) >= 2^i
+  // overflows int64 well before i reaches 64 (so no cost grows with p or d).
+  if (d - 1 > std::numeric_limits<int64_t>::max() - p)
+    return std::nullopt;
+  int64_t n = d + p - 1, k = std::min<int64_t>(p, d - 1);
   unsigned __int128 result = 1;
-  for (int64_t i = 1; i <= p; ++i) {
-    result = result * static_cast<unsigned __int128>(d - 1 + i) / i;
+  for (int64_t i = 1; i <= k; ++i) {
+    result = result * static_cast<unsigned __int128>(n - k + i) / i;
     if (result >
         static_cast<unsigned __int128>(std::numeric_limits<int64_t>::max()))
       return std::nullopt;

@@ -11,11 +11,17 @@
 #include <cstdint>
 #include <optional>
 
+#include "sympow/Support/LayerRules.h"
+
 namespace sympow {
 
 /// p is an even integer >= 2: odd powers give scores that are not a
 /// distribution (SPEC, "Symmetric power embedding").
-inline bool isSupportedPower(int64_t p) { return p >= 2 && p % 2 == 0; }
+/// The powers the compiler supports: even, 2 <= p <= rules::kMaxPower (the
+/// rule every entry point shares, sympow/Support/LayerRules.h).
+inline bool isSupportedPower(int64_t p) {
+  return !rules::checkPower(p).has_value();
+}
 
 /// D = C(d + p - 1, p), the number of multisets of size p over d indices;
 /// nullopt if d < 1, p < 0 or D does not fit in int64_t.
