@@ -30,6 +30,14 @@ TEST(SymmetricPower, RejectsBadSizesAndOverflow) {
   EXPECT_FALSE(symmetricPowerDim(4, -2));
   EXPECT_FALSE(symmetricPowerDim(1 << 20, 64));
   EXPECT_EQ(symmetricPowerDim(5, 0), 1);
+  // Bounded work whatever the values (issue 13): d = 1 is 1 for any p,
+  // C(p + 1, 2) for d = 2, overflow found within ~64 steps otherwise.
+  EXPECT_EQ(symmetricPowerDim(1, int64_t(1) << 62), 1);
+  EXPECT_EQ(symmetricPowerDim(2, int64_t(1) << 31),
+            ((int64_t(1) << 31) + 1));
+  EXPECT_EQ(symmetricPowerDim(3, 1000), 501501);
+  EXPECT_FALSE(symmetricPowerDim(8, 100000000000000LL));
+  EXPECT_FALSE(symmetricPowerDim(8, INT64_MAX));
 }
 
 TEST(SymmetricPower, SupportedPowers) {
@@ -38,4 +46,7 @@ TEST(SymmetricPower, SupportedPowers) {
   EXPECT_FALSE(isSupportedPower(0));
   EXPECT_FALSE(isSupportedPower(3));
   EXPECT_FALSE(isSupportedPower(-2));
+  EXPECT_TRUE(isSupportedPower(32));
+  EXPECT_FALSE(isSupportedPower(34));
+  EXPECT_FALSE(isSupportedPower(int64_t(1) << 31));
 }
