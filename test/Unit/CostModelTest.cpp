@@ -29,10 +29,17 @@ TEST(CostModel, AttentionGrowsQuadraticallyChunkedLinearly) {
   EXPECT_NEAR(c2.flops / c1.flops, 2.0, 0.01);
 }
 
+// With today's kernels the chunked formulation overtakes attention between
+// 256K and 512K tokens at d = 64 (docs/Performance.md): its chunk_scan walks
+// the chunk states on one block per head.
 TEST(CostModel, ShortSequencesUseAttentionLongOnesChunked) {
   EXPECT_EQ(chooseFormulation(layer(256, 64, 2), 64),
             FormulationKind::Attention);
-  EXPECT_EQ(chooseFormulation(layer(1 << 17, 64, 2), 64),
+  EXPECT_EQ(chooseFormulation(layer(1 << 18, 64, 2), 64),
+            FormulationKind::Attention);
+  EXPECT_EQ(chooseFormulation(layer(1 << 19, 64, 2), 64),
+            FormulationKind::Chunked);
+  EXPECT_EQ(chooseFormulation(layer(1 << 21, 64, 2), 64),
             FormulationKind::Chunked);
 }
 
@@ -40,7 +47,7 @@ TEST(CostModel, HigherPowerMovesTheCrossoverLater) {
   // D grows as d^p / p!: the state is far larger for p = 4, so attention
   // stays cheaper at lengths where p = 2 already prefers chunks.
   int64_t crossover2 = 0, crossover4 = 0;
-  for (int64_t t = 64; t <= (1 << 22) && !(crossover2 && crossover4); t *= 2) {
+  for (int64_t t = 64; t <= (1 << 26) && !(crossover2 && crossover4); t *= 2) {
     if (!crossover2 &&
         chooseFormulation(layer(t, 32, 2), 64) == FormulationKind::Chunked)
       crossover2 = t;
