@@ -214,6 +214,33 @@ std::vector<runtime::KernelInfo> kernelInfos(ModuleOp module,
 
 CompiledLayerKernels::~CompiledLayerKernels() = default;
 
+llvm::Expected<std::vector<PtxasUsage>>
+kernelResources(const LayerKernelRequest &request, llvm::StringRef arch) {
+  if (llvm::Error error = verifyLayerKernels(request))
+    return std::move(error);
+  MLIRContext context;
+  DialectRegistry registry;
+  registerGPUDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module = buildLayerKernelModule(context, request);
+  GpuTargetOptions options;
+  options.chip = arch.str();
+  FailureOr<std::map<std::string, std::string>> lowered =
+      compileToPtx(*module, options);
+  if (failed(lowered) || !lowered->count("kernels"))
+    return llvm::createStringError("lowering the kernels to PTX for " +
+                                   arch + " failed");
+  llvm::SmallString<128> temp;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "sympow-kernels", "cubin", temp))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  auto usage = runPtxas(lowered->at("kernels"), arch, temp);
+  llvm::sys::fs::remove(temp);
+  return usage;
+}
+
 llvm::Expected<std::unique_ptr<CompiledLayerKernels>>
 compileLayerKernels(const LayerKernelRequest &request, KernelTarget target,
                     const std::vector<std::string> &archs,

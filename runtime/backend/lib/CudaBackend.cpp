@@ -81,6 +81,44 @@ public:
         "cuLaunchKernel");
   }
 
+  /// CUDA events around the launch when the driver has them.
+  Result<double> launchTimed(KernelHandle kernel, const LaunchConfig &c,
+                             void **args) override {
+    const cuda::Driver &d = driver;
+    if (!d.cuEventCreate || !d.cuEventRecord || !d.cuEventSynchronize ||
+        !d.cuEventElapsedTime || !d.cuEventDestroy)
+      return Backend::launchTimed(kernel, c, args);
+    if (Status s = makeCurrent(); s.isError())
+      return s;
+    cuda::CUevent start = nullptr, stop = nullptr;
+    auto destroy = [&] {
+      if (start)
+        d.cuEventDestroy(start);
+      if (stop)
+        d.cuEventDestroy(stop);
+    };
+    auto stream = static_cast<cuda::CUstream>(c.stream);
+    float ms = 0;
+    Status s = check(d, d.cuEventCreate(&start, 0), "cuEventCreate");
+    if (s.isOk())
+      s = check(d, d.cuEventCreate(&stop, 0), "cuEventCreate");
+    if (s.isOk())
+      s = check(d, d.cuEventRecord(start, stream), "cuEventRecord");
+    if (s.isOk())
+      s = launch(kernel, c, args);
+    if (s.isOk())
+      s = check(d, d.cuEventRecord(stop, stream), "cuEventRecord");
+    if (s.isOk())
+      s = check(d, d.cuEventSynchronize(stop), "cuEventSynchronize");
+    if (s.isOk())
+      s = check(d, d.cuEventElapsedTime(&ms, start, stop),
+                "cuEventElapsedTime");
+    destroy();
+    if (s.isError())
+      return s;
+    return double(ms) * 1e-3;
+  }
+
   Result<DevicePtr> allocate(size_t bytes) override {
     if (Status s = makeCurrent(); s.isError())
       return s;

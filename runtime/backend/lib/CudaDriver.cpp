@@ -69,6 +69,17 @@ Result<const Driver *> openDriver() {
                            symbol.name +
                            ": it is too old or not a CUDA driver");
   }
+  Symbol optional[] = {
+      {"cuEventCreate", reinterpret_cast<void **>(&driver.cuEventCreate)},
+      {"cuEventRecord", reinterpret_cast<void **>(&driver.cuEventRecord)},
+      {"cuEventSynchronize",
+       reinterpret_cast<void **>(&driver.cuEventSynchronize)},
+      {"cuEventElapsedTime",
+       reinterpret_cast<void **>(&driver.cuEventElapsedTime)},
+      {"cuEventDestroy_v2", reinterpret_cast<void **>(&driver.cuEventDestroy)},
+  };
+  for (Symbol &symbol : optional)
+    *symbol.slot = dlsym(library, symbol.name);
   return static_cast<const Driver *>(&driver);
 }
 

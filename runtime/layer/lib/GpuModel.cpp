@@ -221,9 +221,11 @@ KernelPrediction sympow::predictKernel(const LaunchCounts &c,
   p.activeSMs = int(std::min<double>(g.sms, grid));
   double resident =
       std::min<double>(occ.blocksPerSM, std::ceil(grid / g.sms));
+  if (resident < occ.blocksPerSM)
+    p.occupancyLimit = "the grid";
   p.occupancy =
       resident * warpsPerBlock / (g.maxThreadsPerSM / 32.0);
-  p.waves = std::ceil(grid / (double(occ.blocksPerSM) * g.sms));
+  p.waves = grid / (double(occ.blocksPerSM) * g.sms);
 
   // Each of the 4 schedulers of an SM issues one warp instruction a clock
   // when it has enough warps to cover dependent latencies.
@@ -293,7 +295,7 @@ KernelPrediction sympow::predictKernel(const LaunchCounts &c,
                             grid / (double(occ.blocksPerSM) * g.sms),
                             resident) +
                      format("occupancy %.0f%% limited by ", p.occupancy * 100) +
-                     occ.limit + ")";
+                     p.occupancyLimit + ")";
   switch (p.bound) {
   case Bound::Latency:
     p.explanation =

@@ -14,6 +14,7 @@
 #define SYMPOW_COMPILER_DRIVER_LAYERKERNELS_H
 
 #include "sympow/Compiler/GPU/AttentionKernel.h"
+#include "sympow/Compiler/GPU/Ptxas.h"
 #include "sympow/Runtime/Layer.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -100,6 +101,11 @@ llvm::Expected<std::unique_ptr<CompiledLayerKernels>>
 compileLayerKernels(const LayerKernelRequest &request, KernelTarget target,
                     const std::vector<std::string> &archs,
                     const std::string &cacheDir);
+
+/// What ptxas says about each kernel of the request compiled for `arch`
+/// (registers, spills, shared memory): the resources the GPU model takes.
+llvm::Expected<std::vector<PtxasUsage>>
+kernelResources(const LayerKernelRequest &request, llvm::StringRef arch);
 
 /// Identifies the compiler that runs (its executable's path, size and
 /// time): a rebuilt compiler never reuses what an older one cached.

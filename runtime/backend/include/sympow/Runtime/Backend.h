@@ -71,6 +71,13 @@ public:
   virtual Status fillZero(DevicePtr dst, size_t bytes, void *stream) = 0;
   /// Waits for the work queued on `stream`.
   virtual Status synchronize(void *stream) = 0;
+
+  /// Launches like launch(), waits for the kernel and returns the seconds
+  /// it ran on the device: CUDA events on the cuda backend; here, for
+  /// backends without a device clock, the host's time around a synchronous
+  /// launch.
+  virtual Result<double> launchTimed(KernelHandle kernel,
+                                     const LaunchConfig &config, void **args);
 };
 
 } // namespace sympow::runtime

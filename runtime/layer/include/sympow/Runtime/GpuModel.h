@@ -86,10 +86,10 @@ struct KernelPrediction {
   // Occupancy.
   int blocksPerSM = 0;        // resident blocks per SM
   const char *occupancyLimit; // "registers", "shared memory", "threads",
-                              // "blocks"
+                              // "blocks", or "the grid" when it is smaller
   double occupancy = 0;       // resident warps / maximum warps
   int activeSMs = 0;          // SMs the grid uses
-  double waves = 0;           // grid / (blocksPerSM * SMs), rounded up
+  double waves = 0;           // grid / (blocksPerSM * SMs): < 1 leaves SMs idle
   // Time on each unit if it were the only limit, seconds.
   double tensor = 0, fp32 = 0, fp64 = 0, sfu = 0, intAlu = 0, issue = 0,
          shared = 0, dram = 0;

@@ -1,0 +1,483 @@
+//===- sympow-bench.cpp - A layer's speed: predicted or measured ----------===//
+//
+// For a variant (sympow-aot's keys) and a sweep over T: each formulation's
+// kernels, run once on the emulator (counts -> the GPU model's predicted
+// time on --arch, with the bound and why) or timed on a GPU (CUDA events,
+// L2 flushed between repetitions, median/min/max) next to the model's
+// prediction. docs/sympow-bench.md; the model: docs/Performance.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TimingBackend.h"
+
+#include "sympow/Compiler/Driver/LayerCheck.h"
+#include "sympow/Compiler/Driver/LayerKernels.h"
+#include "sympow/Runtime/CostModel.h"
+#include "sympow/Runtime/CudaBackend.h"
+#include "sympow/Runtime/EmulatorBackend.h"
+#include "sympow/Runtime/GpuModel.h"
+#include "sympow/Runtime/HostLayer.h"
+#include "sympow/Runtime/KernelEstimates.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+using namespace sympow;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("sympow-bench options");
+static cl::opt<std::string> variantText(
+    "variant", cl::Required,
+    cl::desc("The layer: sympow-aot's comma-separated key=value (p, d, e, "
+             "hq, h, dtype, gate, rope, ..., formulation, chunk); e.g. "
+             "\"p=2,d=64,e=64,hq=8,h=8,dtype=bf16,gate=data\". Without "
+             "formulation= every formulation the variant admits is run"),
+    cl::value_desc("KEYS"), cl::cat(category));
+static cl::opt<std::string>
+    tokensText("tokens", cl::init("4096"),
+               cl::desc("Comma-separated sequence lengths T to sweep "
+                        "(default 4096)"),
+               cl::value_desc("T,T,..."), cl::cat(category));
+static cl::opt<int64_t> batch("batch", cl::init(1),
+                              cl::desc("Sequences B (default 1)"),
+                              cl::cat(category));
+static cl::opt<std::string>
+    arch("arch", cl::init("sm_90a"),
+         cl::desc("The GPU model to predict on: sm_90a (H100 SXM, default) "
+                  "or sm_80 (A100)"),
+         cl::cat(category));
+static cl::opt<std::string> backendName(
+    "backend", cl::init("emulator"),
+    cl::desc("emulator: run once on the CPU emulator and predict from its "
+             "counts (default); cuda: time on this machine's GPU"),
+    cl::cat(category));
+static cl::opt<std::string> direction(
+    "direction", cl::init("forward"),
+    cl::desc("forward (default); backward is not implemented yet"),
+    cl::cat(category));
+static cl::opt<bool> withState(
+    "state",
+    cl::desc("Give the layer an initial state (chunked, recurrent); the "
+             "recurrent formulation always has one (decoding)"),
+    cl::cat(category));
+static cl::opt<bool> noCheck(
+    "no-check",
+    cl::desc("Skip the comparison of y (and the state) with the f64 "
+             "reference within SPEC's accuracy"),
+    cl::cat(category));
+static cl::opt<std::string>
+    jsonPath("json", cl::desc("Also write the results as JSON to FILE"),
+             cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<unsigned> seed("seed", cl::init(1),
+                              cl::desc("Seed of the random inputs"),
+                              cl::cat(category));
+static cl::opt<unsigned> repeat("repeat", cl::init(20),
+                                cl::desc("cuda: timed repetitions (default 20)"),
+                                cl::cat(category));
+static cl::opt<unsigned> warmup("warmup", cl::init(3),
+                                cl::desc("cuda: untimed warm-up calls (default 3)"),
+                                cl::cat(category));
+
+namespace {
+
+int usageError(const llvm::Twine &message) {
+  llvm::errs() << "sympow-bench: error: " << message << "\n";
+  return 2;
+}
+
+void progress(const llvm::Twine &message) {
+  llvm::errs() << "sympow-bench: " << message << "\n";
+}
+
+std::string ms(double seconds) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.4g", seconds * 1e3);
+  return buffer;
+}
+
+llvm::json::Array dims(const std::array<uint32_t, 3> &d) {
+  return llvm::json::Array{d[0], d[1], d[2]};
+}
+
+llvm::json::Object countsJson(const OpCounts &c) {
+  llvm::json::Object o;
+  forEachCount(c, [&](const char *name, const uint64_t &v) {
+    o[name] = int64_t(v);
+  });
+  return o;
+}
+
+llvm::json::Object predictionJson(const KernelPrediction &p) {
+  return llvm::json::Object{
+      {"seconds", p.seconds},
+      {"bound", boundName(p.bound)},
+      {"explanation", p.explanation},
+      {"occupancy", p.occupancy},
+      {"blocks_per_sm", p.blocksPerSM},
+      {"occupancy_limit", p.occupancyLimit},
+      {"active_sms", p.activeSMs},
+      {"waves", p.waves},
+      {"units",
+       llvm::json::Object{{"tensor", p.tensor},
+                          {"fp32", p.fp32},
+                          {"fp64", p.fp64},
+                          {"sfu", p.sfu},
+                          {"int", p.intAlu},
+                          {"issue", p.issue},
+                          {"shared", p.shared},
+                          {"dram", p.dram},
+                          {"latency", p.latency},
+                          {"heaviest_block", p.heaviestBlock}}}};
+}
+
+/// Median, min and max of `x` (not empty).
+struct Spread {
+  double median, min, max;
+};
+Spread spread(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  size_t n = x.size();
+  double median = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+  return {median, x.front(), x.back()};
+}
+
+/// One kernel's row.
+struct KernelRow {
+  std::string name;
+  LaunchCounts counts; // emulator: counted; cuda: estimated from the sizes
+  KernelResources resources;
+  KernelPrediction prediction;
+  std::optional<Spread> measured;
+};
+
+Cost minimalCost(const LayerSizes &sizes, runtime::Formulation f,
+                 int64_t chunk) {
+  switch (f) {
+  case runtime::Formulation::Chunked:
+    return chunkedCost(sizes, chunk);
+  case runtime::Formulation::Recurrent:
+    return recurrentCost(sizes);
+  case runtime::Formulation::Attention:
+    break;
+  }
+  return attentionCost(sizes);
+}
+
+void printRun(const std::string &formulation, int64_t T,
+              const std::vector<KernelRow> &rows, double predicted,
+              double floor, const std::string &dominant,
+              std::optional<double> measured, const std::string &check) {
+  llvm::outs() << "\n" << formulation << ", B = " << batch << ", T = " << T
+               << (check.empty() ? "" : " (" + check + ")") << "\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "  %-13s %-13s %5s %6s %7s %6s %6s %-14s %11s%s\n",
+                "kernel", "grid", "block", "regs", "smem", "occup",
+                "waves", "bound", "predicted",
+                measured ? "    measured" : "");
+  llvm::outs() << line;
+  for (const KernelRow &r : rows) {
+    const auto &g = r.counts.grid;
+    std::string grid = std::to_string(g[0]) + "x" + std::to_string(g[1]) +
+                       "x" + std::to_string(g[2]);
+    std::snprintf(line, sizeof line,
+                  "  %-13s %-13s %5llu %6d %7lld %5.0f%% %6.2g %-14s %8s ms",
+                  r.name.c_str(), grid.c_str(),
+                  (unsigned long long)r.counts.threadsPerBlock(),
+                  r.resources.registers, (long long)r.resources.sharedBytes,
+                  r.prediction.occupancy * 100, r.prediction.waves,
+                  boundName(r.prediction.bound), ms(r.prediction.seconds).c_str());
+    llvm::outs() << line;
+    if (r.measured)
+      llvm::outs() << "  " << ms(r.measured->median) << " ms";
+    llvm::outs() << "\n";
+  }
+  for (const KernelRow &r : rows) {
+    const OpCounts &t = r.counts.total, &h = r.counts.heaviest;
+    llvm::outs() << "  " << r.name << ": " << r.prediction.explanation << "\n";
+    std::snprintf(
+        line, sizeof line,
+        "    global %.3g MB loaded (%.3g MB distinct), %.3g MB stored; "
+        "shared %.3g MB; mma %llu; fp32 %.3g M, sfu %.3g M; heaviest "
+        "block: %llu global loads, %llu mma, %llu barriers\n",
+        t.globalLoadBytes / 1e6, r.counts.globalLoadDistinctBytes / 1e6,
+        t.globalStoreBytes / 1e6,
+        (t.sharedLoadBytes + t.sharedStoreBytes) / 1e6,
+        (unsigned long long)(t.mma[0] + t.mma[1] + t.mma[2] + t.mma[3]),
+        (t.fp32Fma + t.fp32Alu) / 1e6, t.sfu / 1e6,
+        (unsigned long long)h.globalLoads,
+        (unsigned long long)(h.mma[0] + h.mma[1] + h.mma[2] + h.mma[3]),
+        (unsigned long long)h.barriers);
+    llvm::outs() << line;
+  }
+  llvm::outs() << "  layer: predicted " << ms(predicted) << " ms on "
+               << GpuSpec::forArch(arch)->name << " (floor " << ms(floor)
+               << " ms); slowest kernel " << dominant;
+  if (measured)
+    llvm::outs() << "; measured " << ms(*measured) << " ms";
+  llvm::outs() << "\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "sympow-bench: a layer's speed, predicted from the emulator's counts "
+      "or measured on a GPU\n\n"
+      "  sympow-bench --variant \"p=2,d=64,e=64,hq=8,h=8,dtype=bf16,gate=data\" "
+      "\\\n      --tokens 4096,16384 --arch sm_90a [--backend cuda] "
+      "[--json out.json]\n\n"
+      "Every kernel of every formulation the variant admits, per T: grid, "
+      "registers, occupancy, waves, what bounds it and why, the predicted\n"
+      "time on the GPU model (docs/Performance.md) and, on a GPU, the "
+      "measured one. The emulator is slow (seconds at a few thousand\n"
+      "tokens); counts at long T follow from short ones (CountsScaling).\n");
+
+  if (direction != "forward")
+    return usageError(direction == "backward"
+                          ? "--direction backward: the backward kernels are "
+                            "not implemented yet"
+                          : "--direction must be forward or backward, got '" +
+                                direction + "'");
+  const GpuSpec *gpu = GpuSpec::forArch(arch);
+  if (!gpu)
+    return usageError("no GPU model for --arch '" + arch +
+                      "': use sm_90a (H100) or sm_80 (A100)");
+  if (backendName != "emulator" && backendName != "cuda")
+    return usageError("--backend must be emulator or cuda, got '" +
+                      backendName + "'");
+  if (batch < 1)
+    return usageError("--batch must be >= 1, got " + std::to_string(batch));
+  if (backendName == "cuda" && repeat < 1)
+    return usageError("--repeat must be >= 1");
+  std::vector<int64_t> tokens;
+  for (llvm::StringRef piece : llvm::split(tokensText, ',')) {
+    int64_t t = 0;
+    if (piece.trim().getAsInteger(10, t) || t < 1)
+      return usageError("--tokens takes positive integers, got '" + piece +
+                        "'");
+    tokens.push_back(t);
+  }
+  auto parsed = parseLayerVariant(variantText);
+  if (!parsed)
+    return usageError(llvm::toString(parsed.takeError()));
+
+  // The backend first: without a GPU there is nothing to time.
+  std::unique_ptr<runtime::Backend> device;
+  if (backendName == "cuda") {
+    auto cuda = runtime::createCudaBackend();
+    if (cuda.isError())
+      return usageError("--backend cuda: " + cuda.message() +
+                        " (--backend emulator predicts without a GPU)");
+    device = std::move(cuda.value());
+  } else {
+    device = runtime::createEmulatorBackend();
+  }
+  bool onGpu = backendName == "cuda";
+
+  llvm::json::Array runs;
+  bool allChecked = true;
+  std::string cache = defaultKernelCacheDir();
+  for (const LayerKernelRequest &request : parsed->requests) {
+    runtime::LayerVariant variant = layerVariant(request);
+    std::string formulation = runtime::formulationName(request.formulation);
+    progress("building the " + formulation + " kernels of " +
+             request.spec.variantName() + " for " + arch.getValue() +
+             " (ptxas) and " + backendName.getValue());
+    auto usage = kernelResources(request, arch);
+    if (!usage)
+      return usageError(llvm::toString(usage.takeError()));
+    std::map<std::string, KernelResources> resources;
+    for (const PtxasUsage &u : *usage)
+      resources[u.kernel] = {int(u.registers), u.sharedBytes};
+    std::vector<std::string> archs;
+    if (onGpu)
+      archs = {device->arch() == "sm_90" ? "sm_90a" : device->arch()};
+    auto compiled = compileLayerKernels(
+        request, onGpu ? KernelTarget::Cuda : KernelTarget::EmulatorShared,
+        archs, cache);
+    if (!compiled)
+      return usageError(llvm::toString(compiled.takeError()));
+    bench::TimingBackend timing(*device);
+    runtime::KernelLibrary library(onGpu ? static_cast<runtime::Backend &>(timing)
+                                         : *device,
+                                   (*compiled)->images(), (*compiled)->infos());
+    std::vector<std::string> names = runtime::layerKernelNames(variant);
+
+    for (int64_t T : tokens) {
+      bool state = withState ||
+                   request.formulation == runtime::Formulation::Recurrent;
+      if (state && request.formulation == runtime::Formulation::Attention) {
+        progress("skipping --state for the attention formulation");
+        state = false;
+      }
+      if (!onGpu && T * batch > 65536)
+        progress("T = " + std::to_string(T) +
+                 ": the emulator runs every thread of every block; this "
+                 "takes long (counts at long T follow from short ones)");
+      progress(formulation + ", T = " + std::to_string(T) + ": running on " +
+               backendName.getValue());
+      check::LayerCase layer =
+          check::randomLayer(request.spec, batch, T, seed, state);
+      LayerSizes sizes = layerSizes(variant, batch, T, state);
+
+      std::vector<KernelRow> rows;
+      std::optional<double> measuredLayer;
+      Result<runtime::HostOutputs> out = Status::error("not run");
+      if (!onGpu) {
+        out = runtime::runLayerFromHost(*device, library, variant, layer);
+        if (out.isError())
+          return usageError("the emulator run failed: " + out.message());
+        for (runtime::EmulatorLaunch &launch :
+             runtime::takeEmulatorLaunches(*device))
+          rows.push_back({launch.kernel, launch.counts,
+                          resources[launch.kernel], {}, std::nullopt});
+      } else {
+        // Each repetition starts with 256 MB written, so no kernel finds its
+        // inputs in L2 (50 MB on an H100).
+        auto flush = device->allocate(256u << 20);
+        if (flush.isError())
+          return usageError(flush.message());
+        std::vector<std::vector<double>> times(names.size());
+        for (unsigned i = 0; i < warmup + repeat; ++i) {
+          if (Status s = device->fillZero(flush.value(), 256u << 20, nullptr);
+              s.isError())
+            return usageError(s.message());
+          out = runtime::runLayerFromHost(timing, library, variant, layer);
+          if (out.isError())
+            return usageError("the GPU run failed: " + out.message());
+          std::vector<double> t = timing.takeTimes();
+          if (i >= warmup)
+            for (size_t k = 0; k < names.size() && k < t.size(); ++k)
+              times[k].push_back(t[k]);
+        }
+        (void)device->release(flush.value());
+        std::vector<KernelEstimate> estimates =
+            estimateKernels(sizes, request.formulation, request.chunk);
+        double sum = 0;
+        for (size_t k = 0; k < names.size(); ++k) {
+          KernelRow row{names[k], {}, resources[names[k]], {}, std::nullopt};
+          for (const KernelEstimate &e : estimates)
+            if (e.kernel == names[k])
+              row.counts = e.counts;
+          if (!times[k].empty()) {
+            row.measured = spread(times[k]);
+            sum += row.measured->median;
+          }
+          rows.push_back(row);
+        }
+        measuredLayer = sum;
+      }
+
+      std::string checkText;
+      if (!noCheck) {
+        check::KernelResult got{"", out->y, out->s, out->z, out->c};
+        check::ReferenceResult want = check::runReference(request.spec, layer);
+        std::string problem =
+            want.error.empty()
+                ? check::mismatch(got, want, request.spec.dtype, state)
+                : "the reference failed: " + want.error;
+        checkText = problem.empty() ? "matches the reference within SPEC"
+                                    : "DOES NOT match the reference: " + problem;
+        allChecked &= problem.empty();
+      }
+
+      double predicted = 0, slowest = -1;
+      std::string dominant;
+      llvm::json::Array kernelsJson;
+      for (KernelRow &r : rows) {
+        r.prediction = predictKernel(r.counts, r.resources, *gpu);
+        predicted += r.prediction.seconds;
+        if (r.prediction.seconds > slowest) {
+          slowest = r.prediction.seconds;
+          dominant = r.name;
+        }
+        llvm::json::Object k{
+            {"name", r.name},
+            {"grid", dims(r.counts.grid)},
+            {"block", dims(r.counts.block)},
+            {"registers", r.resources.registers},
+            {"shared_bytes", r.resources.sharedBytes},
+            {"counts_source", onGpu ? "estimated" : "emulator"},
+            {"counts",
+             llvm::json::Object{
+                 {"total", countsJson(r.counts.total)},
+                 {"heaviest", countsJson(r.counts.heaviest)},
+                 {"heaviest_block", dims(r.counts.heaviestBlock)},
+                 {"global_load_distinct_bytes",
+                  int64_t(r.counts.globalLoadDistinctBytes)},
+                 {"global_store_distinct_bytes",
+                  int64_t(r.counts.globalStoreDistinctBytes)},
+                 {"static_shared_bytes", int64_t(r.counts.staticSharedBytes)},
+                 {"dynamic_shared_bytes",
+                  int64_t(r.counts.dynamicSharedBytes)}}},
+            {"prediction", predictionJson(r.prediction)}};
+        if (r.measured)
+          k["measured"] = llvm::json::Object{{"median_seconds", r.measured->median},
+                                             {"min_seconds", r.measured->min},
+                                             {"max_seconds", r.measured->max}};
+        kernelsJson.push_back(std::move(k));
+      }
+      Cost cost = minimalCost(sizes, request.formulation, request.chunk);
+      double floor =
+          rooflineSeconds(cost.flops, cost.bytes, sizes.elementBytes, *gpu);
+      printRun(formulation, T, rows, predicted, floor, dominant, measuredLayer,
+               checkText);
+
+      llvm::json::Object layerJson{{"predicted_seconds", predicted},
+                                   {"floor_seconds", floor},
+                                   {"flops", cost.flops},
+                                   {"bytes", cost.bytes},
+                                   {"dominant_kernel", dominant}};
+      if (measuredLayer) {
+        layerJson["measured_seconds"] = *measuredLayer;
+        layerJson["tflops"] = cost.flops / *measuredLayer / 1e12;
+        layerJson["gbps"] = cost.bytes / *measuredLayer / 1e9;
+      }
+      llvm::json::Object run{{"T", T},
+                             {"B", batch.getValue()},
+                             {"formulation", formulation},
+                             {"chunk", request.chunk},
+                             {"state", state},
+                             {"kernels", std::move(kernelsJson)},
+                             {"layer", std::move(layerJson)}};
+      if (!noCheck)
+        run["check"] = llvm::json::Object{
+            {"passed", checkText.rfind("matches", 0) == 0},
+            {"message", checkText}};
+      runs.push_back(std::move(run));
+    }
+  }
+
+  if (!jsonPath.empty()) {
+    llvm::json::Object root{
+        {"tool", "sympow-bench"},
+        {"variant", variantText.getValue()},
+        {"arch", arch.getValue()},
+        {"gpu", gpu->name},
+        {"backend", backendName.getValue()},
+        {"direction", direction.getValue()},
+        {"runs", std::move(runs)}};
+    std::error_code ec;
+    llvm::raw_fd_ostream file(jsonPath, ec);
+    if (ec)
+      return usageError("cannot write '" + jsonPath + "': " + ec.message());
+    file << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  }
+  if (!allChecked) {
+    llvm::errs() << "sympow-bench: error: a run does not match the "
+                    "reference (see above)\n";
+    return 1;
+  }
+  return 0;
+}
