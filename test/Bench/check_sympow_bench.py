@@ -122,6 +122,25 @@ doc = run("p=2,d=16,e=16,hq=2,h=1,dtype=bf16,gate=data", tokens)
 if doc:
     check_scaling(check_schema(doc, tokens), tokens)
 
+# --backend model: the estimated launches, instant at any T, no check.
+out = os.path.join(WORK, "model.json")
+proc = subprocess.run([BENCH, "--backend", "model", "--variant",
+                       "p=2,d=64,e=64,hq=8,h=8,dtype=bf16,gate=data",
+                       "--tokens", "4096,65536", "--json", out],
+                      capture_output=True, text=True)
+if proc.returncode != 0:
+    fail("--backend model exited %d: %s" % (proc.returncode, proc.stderr))
+else:
+    with open(out) as f:
+        model = json.load(f)
+    for run in model["runs"]:
+        sources = {k["counts_source"] for k in run["kernels"]}
+        if sources != {"estimated"} or "check" in run:
+            fail("--backend model run %r: sources %s" % (run["formulation"], sources))
+    chunked = [r for r in model["runs"] if r["formulation"] == "chunked"]
+    if not chunked or chunked[-1]["layer"]["dominant_kernel"] != "chunk_scan":
+        fail("--backend model: chunk_scan should dominate today's chunked layer")
+
 if failures:
     print("%d failure(s)" % len(failures))
     sys.exit(1)

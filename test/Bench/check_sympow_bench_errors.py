@@ -15,7 +15,7 @@ CASES = [
     (["--variant", V, "--tokens", "0"], "--tokens takes positive integers"),
     (["--variant", V, "--tokens", "64,x"], "--tokens takes positive integers"),
     (["--variant", V, "--arch", "sm_75"], "no GPU model for --arch 'sm_75'"),
-    (["--variant", V, "--backend", "tpu"], "--backend must be emulator or cuda"),
+    (["--variant", V, "--backend", "tpu"], "--backend must be emulator, cuda or model"),
     (["--variant", V, "--direction", "backward"], "not implemented yet"),
     (["--variant", V, "--batch", "0"], "--batch must be >= 1"),
     (["--variant", "p=3,d=16"], "p"),

@@ -57,34 +57,37 @@ static cl::opt<std::string>
 static cl::opt<std::string> backendName(
     "backend", cl::init("emulator"),
     cl::desc("emulator: run once on the CPU emulator and predict from its "
-             "counts (default); cuda: time on this machine's GPU"),
+             "counts (default); cuda: time on this machine's GPU; model: "
+             "predict from launches estimated from the sizes alone (what "
+             "select-formulation uses; instant at any T, no check)"),
     cl::cat(category));
-static cl::opt<std::string> direction(
-    "direction", cl::init("forward"),
-    cl::desc("forward (default); backward is not implemented yet"),
-    cl::cat(category));
+static cl::opt<std::string>
+    direction("direction", cl::init("forward"),
+              cl::desc("forward (default); backward is not implemented yet"),
+              cl::cat(category));
 static cl::opt<bool> withState(
     "state",
     cl::desc("Give the layer an initial state (chunked, recurrent); the "
              "recurrent formulation always has one (decoding)"),
     cl::cat(category));
-static cl::opt<bool> noCheck(
-    "no-check",
-    cl::desc("Skip the comparison of y (and the state) with the f64 "
-             "reference within SPEC's accuracy"),
-    cl::cat(category));
+static cl::opt<bool>
+    noCheck("no-check",
+            cl::desc("Skip the comparison of y (and the state) with the f64 "
+                     "reference within SPEC's accuracy"),
+            cl::cat(category));
 static cl::opt<std::string>
     jsonPath("json", cl::desc("Also write the results as JSON to FILE"),
              cl::value_desc("FILE"), cl::cat(category));
 static cl::opt<unsigned> seed("seed", cl::init(1),
                               cl::desc("Seed of the random inputs"),
                               cl::cat(category));
-static cl::opt<unsigned> repeat("repeat", cl::init(20),
-                                cl::desc("cuda: timed repetitions (default 20)"),
-                                cl::cat(category));
-static cl::opt<unsigned> warmup("warmup", cl::init(3),
-                                cl::desc("cuda: untimed warm-up calls (default 3)"),
-                                cl::cat(category));
+static cl::opt<unsigned>
+    repeat("repeat", cl::init(20),
+           cl::desc("cuda: timed repetitions (default 20)"), cl::cat(category));
+static cl::opt<unsigned>
+    warmup("warmup", cl::init(3),
+           cl::desc("cuda: untimed warm-up calls (default 3)"),
+           cl::cat(category));
 
 namespace {
 
@@ -109,9 +112,8 @@ llvm::json::Array dims(const std::array<uint32_t, 3> &d) {
 
 llvm::json::Object countsJson(const OpCounts &c) {
   llvm::json::Object o;
-  forEachCount(c, [&](const char *name, const uint64_t &v) {
-    o[name] = int64_t(v);
-  });
+  forEachCount(
+      c, [&](const char *name, const uint64_t &v) { o[name] = int64_t(v); });
   return o;
 }
 
@@ -125,17 +127,16 @@ llvm::json::Object predictionJson(const KernelPrediction &p) {
       {"occupancy_limit", p.occupancyLimit},
       {"active_sms", p.activeSMs},
       {"waves", p.waves},
-      {"units",
-       llvm::json::Object{{"tensor", p.tensor},
-                          {"fp32", p.fp32},
-                          {"fp64", p.fp64},
-                          {"sfu", p.sfu},
-                          {"int", p.intAlu},
-                          {"issue", p.issue},
-                          {"shared", p.shared},
-                          {"dram", p.dram},
-                          {"latency", p.latency},
-                          {"heaviest_block", p.heaviestBlock}}}};
+      {"units", llvm::json::Object{{"tensor", p.tensor},
+                                   {"fp32", p.fp32},
+                                   {"fp64", p.fp64},
+                                   {"sfu", p.sfu},
+                                   {"int", p.intAlu},
+                                   {"issue", p.issue},
+                                   {"shared", p.shared},
+                                   {"dram", p.dram},
+                                   {"latency", p.latency},
+                                   {"heaviest_block", p.heaviestBlock}}}};
 }
 
 /// Median, min and max of `x` (not empty).
@@ -158,42 +159,32 @@ struct KernelRow {
   std::optional<Spread> measured;
 };
 
-Cost minimalCost(const LayerSizes &sizes, runtime::Formulation f,
-                 int64_t chunk) {
-  switch (f) {
-  case runtime::Formulation::Chunked:
-    return chunkedCost(sizes, chunk);
-  case runtime::Formulation::Recurrent:
-    return recurrentCost(sizes);
-  case runtime::Formulation::Attention:
-    break;
-  }
-  return attentionCost(sizes);
-}
 
 void printRun(const std::string &formulation, int64_t T,
               const std::vector<KernelRow> &rows, double predicted,
               double floor, const std::string &dominant,
               std::optional<double> measured, const std::string &check) {
-  llvm::outs() << "\n" << formulation << ", B = " << batch << ", T = " << T
+  llvm::outs() << "\n"
+               << formulation << ", B = " << batch << ", T = " << T
                << (check.empty() ? "" : " (" + check + ")") << "\n";
   char line[512];
-  std::snprintf(line, sizeof line, "  %-13s %-13s %5s %6s %7s %6s %6s %-14s %11s%s\n",
-                "kernel", "grid", "block", "regs", "smem", "occup",
-                "waves", "bound", "predicted",
-                measured ? "    measured" : "");
+  std::snprintf(line, sizeof line,
+                "  %-13s %-13s %5s %6s %7s %6s %6s %-14s %11s%s\n", "kernel",
+                "grid", "block", "regs", "smem", "occup", "waves", "bound",
+                "predicted", measured ? "    measured" : "");
   llvm::outs() << line;
   for (const KernelRow &r : rows) {
     const auto &g = r.counts.grid;
-    std::string grid = std::to_string(g[0]) + "x" + std::to_string(g[1]) +
-                       "x" + std::to_string(g[2]);
+    std::string grid = std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" +
+                       std::to_string(g[2]);
     std::snprintf(line, sizeof line,
                   "  %-13s %-13s %5llu %6d %7lld %5.0f%% %6.2g %-14s %8s ms",
                   r.name.c_str(), grid.c_str(),
                   (unsigned long long)r.counts.threadsPerBlock(),
                   r.resources.registers, (long long)r.resources.sharedBytes,
                   r.prediction.occupancy * 100, r.prediction.waves,
-                  boundName(r.prediction.bound), ms(r.prediction.seconds).c_str());
+                  boundName(r.prediction.bound),
+                  ms(r.prediction.seconds).c_str());
     llvm::outs() << line;
     if (r.measured)
       llvm::outs() << "  " << ms(r.measured->median) << " ms";
@@ -225,6 +216,76 @@ void printRun(const std::string &formulation, int64_t T,
   llvm::outs() << "\n";
 }
 
+/// Predicts every row, prints the run and returns its JSON.
+llvm::json::Value report(std::vector<KernelRow> &rows, const LayerSizes &sizes,
+                         const LayerKernelRequest &request,
+                         const std::string &formulation, int64_t T, bool state,
+                         std::optional<double> measuredLayer,
+                         const std::string &checkText, const GpuSpec &gpu) {
+  double predicted = 0, slowest = -1;
+  std::string dominant;
+  llvm::json::Array kernelsJson;
+  for (KernelRow &r : rows) {
+    r.prediction = predictKernel(r.counts, r.resources, gpu);
+    predicted += r.prediction.seconds;
+    if (r.prediction.seconds > slowest) {
+      slowest = r.prediction.seconds;
+      dominant = r.name;
+    }
+    llvm::json::Object k{
+        {"name", r.name},
+        {"grid", dims(r.counts.grid)},
+        {"block", dims(r.counts.block)},
+        {"registers", r.resources.registers},
+        {"shared_bytes", r.resources.sharedBytes},
+        {"counts_source", backendName == "emulator" ? "emulator" : "estimated"},
+        {"counts",
+         llvm::json::Object{
+             {"total", countsJson(r.counts.total)},
+             {"heaviest", countsJson(r.counts.heaviest)},
+             {"heaviest_block", dims(r.counts.heaviestBlock)},
+             {"global_load_distinct_bytes",
+              int64_t(r.counts.globalLoadDistinctBytes)},
+             {"global_store_distinct_bytes",
+              int64_t(r.counts.globalStoreDistinctBytes)},
+             {"static_shared_bytes", int64_t(r.counts.staticSharedBytes)},
+             {"dynamic_shared_bytes", int64_t(r.counts.dynamicSharedBytes)}}},
+        {"prediction", predictionJson(r.prediction)}};
+    if (r.measured)
+      k["measured"] = llvm::json::Object{{"median_seconds", r.measured->median},
+                                         {"min_seconds", r.measured->min},
+                                         {"max_seconds", r.measured->max}};
+    kernelsJson.push_back(std::move(k));
+  }
+  Cost cost = minimalCost(sizes, request.formulation, request.chunk);
+  double floor =
+      rooflineSeconds(cost.flops, cost.bytes, sizes.elementBytes, gpu);
+  printRun(formulation, T, rows, predicted, floor, dominant, measuredLayer,
+           checkText);
+
+  llvm::json::Object layerJson{{"predicted_seconds", predicted},
+                               {"floor_seconds", floor},
+                               {"flops", cost.flops},
+                               {"bytes", cost.bytes},
+                               {"dominant_kernel", dominant}};
+  if (measuredLayer) {
+    layerJson["measured_seconds"] = *measuredLayer;
+    layerJson["tflops"] = cost.flops / *measuredLayer / 1e12;
+    layerJson["gbps"] = cost.bytes / *measuredLayer / 1e9;
+  }
+  llvm::json::Object run{{"T", T},
+                         {"B", batch.getValue()},
+                         {"formulation", formulation},
+                         {"chunk", request.chunk},
+                         {"state", state},
+                         {"kernels", std::move(kernelsJson)},
+                         {"layer", std::move(layerJson)}};
+  if (!noCheck)
+    run["check"] = llvm::json::Object{
+        {"passed", checkText.rfind("matches", 0) == 0}, {"message", checkText}};
+  return llvm::json::Value(std::move(run));
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -234,7 +295,8 @@ int main(int argc, char **argv) {
       argc, argv,
       "sympow-bench: a layer's speed, predicted from the emulator's counts "
       "or measured on a GPU\n\n"
-      "  sympow-bench --variant \"p=2,d=64,e=64,hq=8,h=8,dtype=bf16,gate=data\" "
+      "  sympow-bench --variant "
+      "\"p=2,d=64,e=64,hq=8,h=8,dtype=bf16,gate=data\" "
       "\\\n      --tokens 4096,16384 --arch sm_90a [--backend cuda] "
       "[--json out.json]\n\n"
       "Every kernel of every formulation the variant admits, per T: grid, "
@@ -253,8 +315,9 @@ int main(int argc, char **argv) {
   if (!gpu)
     return usageError("no GPU model for --arch '" + arch +
                       "': use sm_90a (H100) or sm_80 (A100)");
-  if (backendName != "emulator" && backendName != "cuda")
-    return usageError("--backend must be emulator or cuda, got '" +
+  if (backendName != "emulator" && backendName != "cuda" &&
+      backendName != "model")
+    return usageError("--backend must be emulator, cuda or model, got '" +
                       backendName + "'");
   if (batch < 1)
     return usageError("--batch must be >= 1, got " + std::to_string(batch));
@@ -284,6 +347,9 @@ int main(int argc, char **argv) {
     device = runtime::createEmulatorBackend();
   }
   bool onGpu = backendName == "cuda";
+  bool modelOnly = backendName == "model";
+  if (modelOnly)
+    noCheck = true;
 
   llvm::json::Array runs;
   bool allChecked = true;
@@ -291,6 +357,20 @@ int main(int argc, char **argv) {
   for (const LayerKernelRequest &request : parsed->requests) {
     runtime::LayerVariant variant = layerVariant(request);
     std::string formulation = runtime::formulationName(request.formulation);
+    if (modelOnly) {
+      for (int64_t T : tokens) {
+        bool state =
+            withState || request.formulation == runtime::Formulation::Recurrent;
+        LayerSizes sizes = layerSizes(variant, batch, T, state);
+        std::vector<KernelRow> rows;
+        for (const KernelEstimate &e :
+             estimateKernels(sizes, request.formulation, request.chunk))
+          rows.push_back({e.kernel, e.counts, e.resources, {}, std::nullopt});
+        runs.push_back(report(rows, sizes, request, formulation, T, state,
+                              std::nullopt, "", *gpu));
+      }
+      continue;
+    }
     progress("building the " + formulation + " kernels of " +
              request.spec.variantName() + " for " + arch.getValue() +
              " (ptxas) and " + backendName.getValue());
@@ -309,14 +389,14 @@ int main(int argc, char **argv) {
     if (!compiled)
       return usageError(llvm::toString(compiled.takeError()));
     bench::TimingBackend timing(*device);
-    runtime::KernelLibrary library(onGpu ? static_cast<runtime::Backend &>(timing)
-                                         : *device,
-                                   (*compiled)->images(), (*compiled)->infos());
+    runtime::KernelLibrary library(
+        onGpu ? static_cast<runtime::Backend &>(timing) : *device,
+        (*compiled)->images(), (*compiled)->infos());
     std::vector<std::string> names = runtime::layerKernelNames(variant);
 
     for (int64_t T : tokens) {
-      bool state = withState ||
-                   request.formulation == runtime::Formulation::Recurrent;
+      bool state =
+          withState || request.formulation == runtime::Formulation::Recurrent;
       if (state && request.formulation == runtime::Formulation::Attention) {
         progress("skipping --state for the attention formulation");
         state = false;
@@ -340,8 +420,11 @@ int main(int argc, char **argv) {
           return usageError("the emulator run failed: " + out.message());
         for (runtime::EmulatorLaunch &launch :
              runtime::takeEmulatorLaunches(*device))
-          rows.push_back({launch.kernel, launch.counts,
-                          resources[launch.kernel], {}, std::nullopt});
+          rows.push_back({launch.kernel,
+                          launch.counts,
+                          resources[launch.kernel],
+                          {},
+                          std::nullopt});
       } else {
         // Each repetition starts with 256 MB written, so no kernel finds its
         // inputs in L2 (50 MB on an H100).
@@ -387,87 +470,25 @@ int main(int argc, char **argv) {
             want.error.empty()
                 ? check::mismatch(got, want, request.spec.dtype, state)
                 : "the reference failed: " + want.error;
-        checkText = problem.empty() ? "matches the reference within SPEC"
-                                    : "DOES NOT match the reference: " + problem;
+        checkText = problem.empty()
+                        ? "matches the reference within SPEC"
+                        : "DOES NOT match the reference: " + problem;
         allChecked &= problem.empty();
       }
 
-      double predicted = 0, slowest = -1;
-      std::string dominant;
-      llvm::json::Array kernelsJson;
-      for (KernelRow &r : rows) {
-        r.prediction = predictKernel(r.counts, r.resources, *gpu);
-        predicted += r.prediction.seconds;
-        if (r.prediction.seconds > slowest) {
-          slowest = r.prediction.seconds;
-          dominant = r.name;
-        }
-        llvm::json::Object k{
-            {"name", r.name},
-            {"grid", dims(r.counts.grid)},
-            {"block", dims(r.counts.block)},
-            {"registers", r.resources.registers},
-            {"shared_bytes", r.resources.sharedBytes},
-            {"counts_source", onGpu ? "estimated" : "emulator"},
-            {"counts",
-             llvm::json::Object{
-                 {"total", countsJson(r.counts.total)},
-                 {"heaviest", countsJson(r.counts.heaviest)},
-                 {"heaviest_block", dims(r.counts.heaviestBlock)},
-                 {"global_load_distinct_bytes",
-                  int64_t(r.counts.globalLoadDistinctBytes)},
-                 {"global_store_distinct_bytes",
-                  int64_t(r.counts.globalStoreDistinctBytes)},
-                 {"static_shared_bytes", int64_t(r.counts.staticSharedBytes)},
-                 {"dynamic_shared_bytes",
-                  int64_t(r.counts.dynamicSharedBytes)}}},
-            {"prediction", predictionJson(r.prediction)}};
-        if (r.measured)
-          k["measured"] = llvm::json::Object{{"median_seconds", r.measured->median},
-                                             {"min_seconds", r.measured->min},
-                                             {"max_seconds", r.measured->max}};
-        kernelsJson.push_back(std::move(k));
-      }
-      Cost cost = minimalCost(sizes, request.formulation, request.chunk);
-      double floor =
-          rooflineSeconds(cost.flops, cost.bytes, sizes.elementBytes, *gpu);
-      printRun(formulation, T, rows, predicted, floor, dominant, measuredLayer,
-               checkText);
-
-      llvm::json::Object layerJson{{"predicted_seconds", predicted},
-                                   {"floor_seconds", floor},
-                                   {"flops", cost.flops},
-                                   {"bytes", cost.bytes},
-                                   {"dominant_kernel", dominant}};
-      if (measuredLayer) {
-        layerJson["measured_seconds"] = *measuredLayer;
-        layerJson["tflops"] = cost.flops / *measuredLayer / 1e12;
-        layerJson["gbps"] = cost.bytes / *measuredLayer / 1e9;
-      }
-      llvm::json::Object run{{"T", T},
-                             {"B", batch.getValue()},
-                             {"formulation", formulation},
-                             {"chunk", request.chunk},
-                             {"state", state},
-                             {"kernels", std::move(kernelsJson)},
-                             {"layer", std::move(layerJson)}};
-      if (!noCheck)
-        run["check"] = llvm::json::Object{
-            {"passed", checkText.rfind("matches", 0) == 0},
-            {"message", checkText}};
-      runs.push_back(std::move(run));
+      runs.push_back(report(rows, sizes, request, formulation, T, state,
+                            measuredLayer, checkText, *gpu));
     }
   }
 
   if (!jsonPath.empty()) {
-    llvm::json::Object root{
-        {"tool", "sympow-bench"},
-        {"variant", variantText.getValue()},
-        {"arch", arch.getValue()},
-        {"gpu", gpu->name},
-        {"backend", backendName.getValue()},
-        {"direction", direction.getValue()},
-        {"runs", std::move(runs)}};
+    llvm::json::Object root{{"tool", "sympow-bench"},
+                            {"variant", variantText.getValue()},
+                            {"arch", arch.getValue()},
+                            {"gpu", gpu->name},
+                            {"backend", backendName.getValue()},
+                            {"direction", direction.getValue()},
+                            {"runs", std::move(runs)}};
     std::error_code ec;
     llvm::raw_fd_ostream file(jsonPath, ec);
     if (ec)

@@ -127,3 +127,15 @@ runtime::Formulation sympow::preferredFormulation(const LayerSizes &s,
   return chunked < attention ? runtime::Formulation::Chunked
                              : runtime::Formulation::Attention;
 }
+
+Cost sympow::minimalCost(const LayerSizes &s, runtime::Formulation f,
+                         int64_t chunkSize) {
+  Cost cost = f == runtime::Formulation::Chunked ? chunkedCost(s, chunkSize)
+              : f == runtime::Formulation::Recurrent
+                  ? recurrentCost(s)
+                  : attentionCost(s);
+  cost.bytes = ioBytes(s);
+  if (s.hasInitialState)
+    cost.bytes += 2 * stateBytes(s);
+  return cost;
+}

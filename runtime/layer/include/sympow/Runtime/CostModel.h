@@ -44,6 +44,13 @@ Cost attentionCost(const LayerSizes &sizes);
 Cost chunkedCost(const LayerSizes &sizes, int64_t chunkSize);
 Cost recurrentCost(const LayerSizes &sizes);
 
+/// The least work of the formulation: its FLOPs, and the bytes no kernel
+/// can avoid (q, k, v and the gates read once, y written once, an initial
+/// state read and the final state written once): the roofline floor's
+/// input and the reference for measured TFLOP/s and GB/s.
+Cost minimalCost(const LayerSizes &sizes, runtime::Formulation formulation,
+                 int64_t chunkSize);
+
 struct GpuSpec;
 
 /// The formulation the calibrated model prefers on `gpu`: recurrent for one
