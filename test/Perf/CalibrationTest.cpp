@@ -1,4 +1,5 @@
-//===- CalibrationTest.cpp - The GPU model against the H100 -----------------===//
+//===- CalibrationTest.cpp - The GPU model against the H100
+//-----------------===//
 //
 // For every row of perf/h100-baseline.json (kernels measured on an H100 SXM)
 // the model predicts each kernel's time within 2x either way and the layer's
@@ -81,8 +82,8 @@ struct FixtureKernel {
 };
 
 /// Key: case, kernel, B.
-using Fixture = std::map<std::tuple<std::string, std::string, int64_t>,
-                         FixtureKernel>;
+using Fixture =
+    std::map<std::tuple<std::string, std::string, int64_t>, FixtureKernel>;
 
 Fixture readFixture(const llvm::json::Value &root) {
   Fixture fixture;
@@ -116,8 +117,8 @@ bool countsAt(const FixtureKernel &k, int64_t T, LaunchCounts &out,
       return true;
     }
   if (k.samples.size() < 3) {
-    error = "no sample at T = " + std::to_string(T) +
-            " and too few to extrapolate";
+    error =
+        "no sample at T = " + std::to_string(T) + " and too few to extrapolate";
     return false;
   }
   CountSamples s;
@@ -153,8 +154,7 @@ TEST(Calibration, FixtureCountsFollowTheirScalingLaw) {
     EXPECT_EQ(predicted.grid, actual.grid) << std::get<1>(key);
     EXPECT_EQ(predicted.total, actual.total) << std::get<1>(key);
     EXPECT_EQ(predicted.heaviest, actual.heaviest) << std::get<1>(key);
-    EXPECT_EQ(predicted.globalLoadDistinctBytes,
-              actual.globalLoadDistinctBytes)
+    EXPECT_EQ(predicted.globalLoadDistinctBytes, actual.globalLoadDistinctBytes)
         << std::get<1>(key);
     EXPECT_EQ(predicted.globalStoreDistinctBytes,
               actual.globalStoreDistinctBytes)
@@ -198,12 +198,12 @@ TEST(Calibration, H100KernelsWithin2xLayersWithin1_5x) {
       double ratio = p.seconds / measured;
       std::printf("| %s | %lld | %lld | %s | %.4g | %.4g | %.2f | %s |\n",
                   name.c_str(), (long long)T, (long long)B,
-                  kernel.str().c_str(), measured * 1e3, p.seconds * 1e3,
-                  ratio, boundName(p.bound));
-      EXPECT_GE(ratio, 0.5) << name << " T=" << T << " " << kernel.str()
-                            << ": " << p.explanation;
-      EXPECT_LE(ratio, 2.0) << name << " T=" << T << " " << kernel.str()
-                            << ": " << p.explanation;
+                  kernel.str().c_str(), measured * 1e3, p.seconds * 1e3, ratio,
+                  boundName(p.bound));
+      EXPECT_GE(ratio, 0.5)
+          << name << " T=" << T << " " << kernel.str() << ": " << p.explanation;
+      EXPECT_LE(ratio, 2.0)
+          << name << " T=" << T << " " << kernel.str() << ": " << p.explanation;
       ++kernelsChecked;
       char line[400];
       std::snprintf(line, sizeof line,
@@ -211,12 +211,11 @@ TEST(Calibration, H100KernelsWithin2xLayersWithin1_5x) {
                     "%.3g %.3g\n",
                     kernel.str().c_str(), (long long)T, (long long)B,
                     p.tensor * 1e3, p.fp32 * 1e3, p.fp64 * 1e3, p.sfu * 1e3,
-                    p.intAlu * 1e3, p.issue * 1e3, p.shared * 1e3,
-                    p.dram * 1e3, p.latency * 1e3, p.heaviestBlock * 1e3);
+                    p.intAlu * 1e3, p.issue * 1e3, p.shared * 1e3, p.dram * 1e3,
+                    p.latency * 1e3, p.heaviestBlock * 1e3);
       units += line;
     }
-    double layerMeasured =
-        row.getNumber("kernel_ms_total").value_or(0) * 1e-3;
+    double layerMeasured = row.getNumber("kernel_ms_total").value_or(0) * 1e-3;
     double ratio = layerPredicted / layerMeasured;
     std::printf("| %s | %lld | %lld | **layer** | %.4g | %.4g | %.2f | |\n",
                 name.c_str(), (long long)T, (long long)B, layerMeasured * 1e3,
@@ -251,11 +250,10 @@ TEST(Calibration, EstimatesAgreeWithTheFixtureAtMeasuredSizes) {
     sizes.learnedSchedule = row.getString("schedule") == "learned";
     std::string formulation = row.getString("formulation")->str();
     sizes.hasInitialState = formulation == "recurrent";
-    runtime::Formulation f = formulation == "chunked"
-                                 ? runtime::Formulation::Chunked
-                             : formulation == "recurrent"
-                                 ? runtime::Formulation::Recurrent
-                                 : runtime::Formulation::Attention;
+    runtime::Formulation f =
+        formulation == "chunked"     ? runtime::Formulation::Chunked
+        : formulation == "recurrent" ? runtime::Formulation::Recurrent
+                                     : runtime::Formulation::Attention;
     double fromCounts = 0, fromEstimates = 0;
     for (const KernelEstimate &k : estimateKernels(sizes, f, 64)) {
       auto it = fixture.find({name, k.kernel, sizes.batch});
@@ -267,10 +265,9 @@ TEST(Calibration, EstimatesAgreeWithTheFixtureAtMeasuredSizes) {
       double b = predictKernel(k.counts, k.resources, gpu).seconds;
       fromCounts += a;
       fromEstimates += b;
-      EXPECT_GT(b / a, 1 / 1.5) << name << " T=" << sizes.seqLen << " "
-                                << k.kernel;
-      EXPECT_LT(b / a, 1.5) << name << " T=" << sizes.seqLen << " "
-                            << k.kernel;
+      EXPECT_GT(b / a, 1 / 1.5)
+          << name << " T=" << sizes.seqLen << " " << k.kernel;
+      EXPECT_LT(b / a, 1.5) << name << " T=" << sizes.seqLen << " " << k.kernel;
     }
     EXPECT_GT(fromEstimates / fromCounts, 1 / 1.25) << name;
     EXPECT_LT(fromEstimates / fromCounts, 1.25) << name;

@@ -1,4 +1,5 @@
-//===- EstimatesTest.cpp - Estimated launches against counted ones ---------===//
+//===- EstimatesTest.cpp - Estimated launches against counted ones
+//---------===//
 //
 // select-formulation and the C API's `auto` predict a formulation's time from
 // launches estimated from the sizes alone (KernelEstimates.h). Here the
@@ -44,8 +45,8 @@ TEST_P(Estimates, PredictedTimeMatchesTheEmulatorsCounts) {
   ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
   const LayerKernelRequest &request = parsed->requests.front();
   auto backend = runtime::createEmulatorBackend();
-  auto compiled = compileLayerKernels(request, KernelTarget::EmulatorShared,
-                                      {}, defaultKernelCacheDir());
+  auto compiled = compileLayerKernels(request, KernelTarget::EmulatorShared, {},
+                                      defaultKernelCacheDir());
   ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
   runtime::KernelLibrary library(*backend, (*compiled)->images(),
                                  (*compiled)->infos());
@@ -98,9 +99,9 @@ TEST_P(Estimates, PredictedTimeMatchesTheEmulatorsCounts) {
     counted += fromCounts.seconds;
     estimated += fromEstimate.seconds;
     double ratio = fromEstimate.seconds / fromCounts.seconds;
-    EXPECT_GT(ratio, 1 / 1.5) << estimates[i].kernel << ": estimate "
-                              << fromEstimate.explanation << "; counts "
-                              << fromCounts.explanation;
+    EXPECT_GT(ratio, 1 / 1.5)
+        << estimates[i].kernel << ": estimate " << fromEstimate.explanation
+        << "; counts " << fromCounts.explanation;
     EXPECT_LT(ratio, 1.5) << estimates[i].kernel << ": estimate "
                           << fromEstimate.explanation << "; counts "
                           << fromCounts.explanation;
@@ -118,8 +119,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"p=2,d=64,e=32,hq=2,h=2,dtype=bf16,gate=data,rope=learned,"
              "formulation=chunked,chunk=32",
              2, 128, false},
-        Case{"p=4,d=16,e=16,hq=2,h=1,dtype=f16,formulation=chunked,chunk=32",
-             1, 128, false},
+        Case{"p=4,d=16,e=16,hq=2,h=1,dtype=f16,formulation=chunked,chunk=32", 1,
+             128, false},
         Case{"p=2,d=32,e=32,hq=4,h=2,dtype=bf16,gate=data,"
              "formulation=attention",
              1, 512, false},
@@ -129,7 +130,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"p=2,d=32,e=32,hq=4,h=2,dtype=bf16,gate=data,rope=learned,"
              "formulation=recurrent",
              4, 1, true},
-        Case{"p=2,d=64,e=64,hq=2,h=2,dtype=bf16,formulation=recurrent", 1,
-             4, true}));
+        Case{"p=2,d=64,e=64,hq=2,h=2,dtype=bf16,formulation=recurrent", 1, 4,
+             true}));
 
 } // namespace

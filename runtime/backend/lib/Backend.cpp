@@ -1,4 +1,5 @@
-//===- Backend.cpp - What every backend shares -----------------------------===//
+//===- Backend.cpp - What every backend shares
+//-----------------------------===//
 
 #include "sympow/Runtime/Backend.h"
 
@@ -16,7 +17,6 @@ sympow::Result<double> Backend::launchTimed(KernelHandle kernel,
     return s;
   if (Status s = synchronize(config.stream); s.isError())
     return s;
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }

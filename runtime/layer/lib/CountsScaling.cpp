@@ -50,16 +50,14 @@ bool sympow::extrapolateCounts(const CountSamples &s, int64_t tokens,
   };
   for (int axis = 0; axis < 3; ++axis)
     out.grid[axis] = uint32_t(q("grid", values([&](const LaunchCounts &c) {
-      return uint64_t(c.grid[axis]);
-    })));
-  out.globalLoadDistinctBytes =
-      q("distinct load bytes", values([](const LaunchCounts &c) {
-        return c.globalLoadDistinctBytes;
-      }));
-  out.globalStoreDistinctBytes =
-      q("distinct store bytes", values([](const LaunchCounts &c) {
-        return c.globalStoreDistinctBytes;
-      }));
+                                  return uint64_t(c.grid[axis]);
+                                })));
+  out.globalLoadDistinctBytes = q(
+      "distinct load bytes",
+      values([](const LaunchCounts &c) { return c.globalLoadDistinctBytes; }));
+  out.globalStoreDistinctBytes = q(
+      "distinct store bytes",
+      values([](const LaunchCounts &c) { return c.globalStoreDistinctBytes; }));
   // Every field of the total and of the heaviest block.
   for (bool heaviest : {false, true})
     for (int i = 0; i < kNumCounts; ++i) {

@@ -109,8 +109,8 @@ const char *sympow::boundName(Bound bound) {
   return "?";
 }
 
-double sympow::rooflineSeconds(double flops, double bytes,
-                               int64_t elementBytes, const GpuSpec &gpu) {
+double sympow::rooflineSeconds(double flops, double bytes, int64_t elementBytes,
+                               const GpuSpec &gpu) {
   double perSM = elementBytes == 4 ? 2.0 * gpu.fp32LanesPerClk
                                    : 2.0 * gpu.tensorF16MacsPerClk;
   double flopsPerSecond = perSM * gpu.clockHz * gpu.sms;
@@ -153,9 +153,9 @@ Occupancy occupancy(const LaunchCounts &c, const KernelResources &r,
 /// Warp instructions: thread-level operations over 32 lanes, plus the
 /// warp collectives.
 double warpInstructions(const OpCounts &c) {
-  double thread = double(c.globalLoads + c.globalStores + c.sharedLoads +
-                         c.sharedStores + c.fp32Fma + c.fp32Alu + c.fp64 +
-                         c.sfu + c.intAlu);
+  double thread =
+      double(c.globalLoads + c.globalStores + c.sharedLoads + c.sharedStores +
+             c.fp32Fma + c.fp32Alu + c.fp64 + c.sfu + c.intAlu);
   double warp = double(c.ldmatrix + c.shuffles);
   for (int i = 0; i < kNumMmaShapes; ++i)
     warp += double(c.mma[i]);
@@ -219,12 +219,10 @@ KernelPrediction sympow::predictKernel(const LaunchCounts &c,
   p.blocksPerSM = occ.blocksPerSM;
   p.occupancyLimit = occ.limit;
   p.activeSMs = int(std::min<double>(g.sms, grid));
-  double resident =
-      std::min<double>(occ.blocksPerSM, std::ceil(grid / g.sms));
+  double resident = std::min<double>(occ.blocksPerSM, std::ceil(grid / g.sms));
   if (resident < occ.blocksPerSM)
     p.occupancyLimit = "the grid";
-  p.occupancy =
-      resident * warpsPerBlock / (g.maxThreadsPerSM / 32.0);
+  p.occupancy = resident * warpsPerBlock / (g.maxThreadsPerSM / 32.0);
   p.waves = grid / (double(occ.blocksPerSM) * g.sms);
 
   // Each of the 4 schedulers of an SM issues one warp instruction a clock
@@ -250,11 +248,10 @@ KernelPrediction sympow::predictKernel(const LaunchCounts &c,
   // a cache and leave the chain: only the launch's share of distinct bytes
   // waits on DRAM.
   double perLoad = g.memoryLatencySeconds / g.loadsInFlight;
-  double missShare =
-      c.total.globalLoadBytes
-          ? std::min(1.0, double(c.globalLoadDistinctBytes) /
-                              double(c.total.globalLoadBytes))
-          : 1.0;
+  double missShare = c.total.globalLoadBytes
+                         ? std::min(1.0, double(c.globalLoadDistinctBytes) /
+                                             double(c.total.globalLoadBytes))
+                         : 1.0;
   double heavyLoads = double(c.heaviest.globalLoads) / threads * missShare;
   double avgLoads = double(c.total.globalLoads) / grid / threads * missShare;
   double rounds = std::max(1.0, grid / (p.activeSMs * resident));
@@ -290,12 +287,12 @@ KernelPrediction sympow::predictKernel(const LaunchCounts &c,
   p.bound = top.bound;
 
   // One sentence on what limits it.
-  std::string fill = format("%.0f blocks on %.0f SMs", grid, double(g.sms)) +
-                     format(" (%.2g waves, %.0f resident per SM, ",
-                            grid / (double(occ.blocksPerSM) * g.sms),
-                            resident) +
-                     format("occupancy %.0f%% limited by ", p.occupancy * 100) +
-                     p.occupancyLimit + ")";
+  std::string fill =
+      format("%.0f blocks on %.0f SMs", grid, double(g.sms)) +
+      format(" (%.2g waves, %.0f resident per SM, ",
+             grid / (double(occ.blocksPerSM) * g.sms), resident) +
+      format("occupancy %.0f%% limited by ", p.occupancy * 100) +
+      p.occupancyLimit + ")";
   switch (p.bound) {
   case Bound::Latency:
     p.explanation =
@@ -303,8 +300,8 @@ KernelPrediction sympow::predictKernel(const LaunchCounts &c,
         format("; each thread of the heaviest block waits on %.0f global "
                "loads from DRAM in turn (%.1f in flight, %.0f ns each), ",
                heavyLoads, g.loadsInFlight, g.memoryLatencySeconds * 1e9) +
-        timeText(p.latency) + " of memory latency against " +
-        timeText(p.dram) + " of DRAM traffic";
+        timeText(p.latency) + " of memory latency against " + timeText(p.dram) +
+        " of DRAM traffic";
     break;
   case Bound::DRAM:
     p.explanation =
@@ -318,15 +315,14 @@ KernelPrediction sympow::predictKernel(const LaunchCounts &c,
         " of memory latency; " + fill;
     break;
   case Bound::HeaviestBlock:
-    p.explanation = "heaviest-block-bound: block " +
-                    format("(%.0f, %.0f, %.0f)", c.heaviestBlock[0],
-                           c.heaviestBlock[1], c.heaviestBlock[2]) +
-                    format(" does %.1fx the average block's work, ",
-                           double(c.heaviest.operations()) /
-                               std::max(1.0, double(c.total.operations()) /
-                                                 grid)) +
-                    timeText(p.heaviestBlock) + " at its share of one SM; " +
-                    fill;
+    p.explanation =
+        "heaviest-block-bound: block " +
+        format("(%.0f, %.0f, %.0f)", c.heaviestBlock[0], c.heaviestBlock[1],
+               c.heaviestBlock[2]) +
+        format(" does %.1fx the average block's work, ",
+               double(c.heaviest.operations()) /
+                   std::max(1.0, double(c.total.operations()) / grid)) +
+        timeText(p.heaviestBlock) + " at its share of one SM; " + fill;
     break;
   case Bound::Issue:
     p.explanation =
@@ -338,9 +334,10 @@ KernelPrediction sympow::predictKernel(const LaunchCounts &c,
         fill;
     break;
   default:
-    p.explanation = std::string(boundName(p.bound)) + "-bound: " +
-                    timeText(p.seconds) + " of " + boundName(p.bound) +
-                    " work over the SMs the grid uses; " + fill;
+    p.explanation = std::string(boundName(p.bound)) +
+                    "-bound: " + timeText(p.seconds) + " of " +
+                    boundName(p.bound) + " work over the SMs the grid uses; " +
+                    fill;
     break;
   }
   return p;

@@ -57,16 +57,17 @@ struct Sizes {
 };
 
 Sizes sizesOf(const LayerSizes &l) {
-  return {double(l.batch),     double(l.seqLen),    double(l.queryHeads),
-          double(l.keyHeads),  double(l.headDim),   double(l.valueDim),
-          embeddingDim(l),     double(l.elementBytes), l.elementBytes != 4,
+  return {double(l.batch),    double(l.seqLen),       double(l.queryHeads),
+          double(l.keyHeads), double(l.headDim),      double(l.valueDim),
+          embeddingDim(l),    double(l.elementBytes), l.elementBytes != 4,
           l.learnedSchedule};
 }
 
 /// Inputs, outputs and gates every formulation reads once.
 double inputBytes(const Sizes &z) {
-  return z.B * z.T * ((z.Hq * z.d + z.H * (z.d + z.e)) * z.s + 4 * z.H +
-                      (z.learned ? 4 * z.H : 0));
+  return z.B * z.T *
+         ((z.Hq * z.d + z.H * (z.d + z.e)) * z.s + 4 * z.H +
+          (z.learned ? 4 * z.H : 0));
 }
 double outputBytes(const Sizes &z) { return z.B * z.T * z.Hq * z.e * z.s; }
 
@@ -122,8 +123,8 @@ KernelEstimate chunkCounts(const Sizes &z) {
   one.intAlu = u(6 * z.T);
   KernelEstimate k{"chunk_counts",
                    launch({1, uint32_t(z.H), uint32_t(z.B)}, 1,
-                          times(one, z.B * z.H), one,
-                          z.B * z.H * z.T * 4, z.B * z.H * z.T * 8),
+                          times(one, z.B * z.H), one, z.B * z.H * z.T * 4,
+                          z.B * z.H * z.T * 8),
                    {31, 0}};
   return k;
 }
@@ -152,7 +153,8 @@ KernelEstimate chunkStates(const Sizes &z, double C) {
   double blocks = N * z.H * z.B;
   KernelEstimate k{"chunk_states",
                    launch({uint32_t(N), uint32_t(z.H), uint32_t(z.B)}, 256,
-                          times(b, blocks), b, z.B * z.T * z.H * ((z.d + z.e) * z.s + 4),
+                          times(b, blocks), b,
+                          z.B * z.T * z.H * ((z.d + z.e) * z.s + 4),
                           blocks * 4 * (z.D * E1 + 1)),
                    {z.tensorCores ? 62 : 72, 37120}};
   return k;
@@ -172,7 +174,8 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
   b.intAlu = u(7.33 * b.globalLoads);
   KernelEstimate k{"chunk_scan",
                    launch({1, uint32_t(z.H), uint32_t(z.B)}, 256,
-                          times(b, z.B * z.H), b, z.B * z.H * (N + 1) * elements * 4,
+                          times(b, z.B * z.H), b,
+                          z.B * z.H * (N + 1) * elements * 4,
                           z.B * z.H * (N + 1) * elements * 4),
                    {48, 0}};
   return k;
@@ -236,9 +239,9 @@ KernelEstimate recurrent(const Sizes &z) {
 
 } // namespace
 
-std::vector<KernelEstimate>
-sympow::estimateKernels(const LayerSizes &sizes, Formulation formulation,
-                        int64_t chunk) {
+std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
+                                                    Formulation formulation,
+                                                    int64_t chunk) {
   Sizes z = sizesOf(sizes);
   switch (formulation) {
   case Formulation::Attention:
