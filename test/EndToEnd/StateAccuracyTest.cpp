@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelRunner.h"
+#include "sympow/Support/SymmetricPowerDim.h"
 
 #include "sympow/Compiler/GPU/ChunkedKernels.h"
 #include "sympow/Compiler/GPU/RecurrentKernel.h"
@@ -55,9 +56,7 @@ AttentionKernelSpec specOf(const AccuracyCase &c) {
 
 /// Gives `layer` a zero state (so that the final one is checked too).
 void setZeroState(const AttentionKernelSpec &spec, LayerCase &layer) {
-  int64_t dim = 1;
-  for (int64_t i = 1; i <= spec.p; ++i)
-    dim = dim * (spec.d - 1 + i) / i;
+  int64_t dim = *symmetricPowerDim(spec.d, spec.p);
   layer.hasState = true;
   layer.s.assign(layer.B * spec.h * dim * spec.e, 0.0);
   layer.z.assign(layer.B * spec.h * dim, 0.0);

@@ -1,6 +1,7 @@
 //===- LayerCheck.cpp - Generated kernels against the reference -----------===//
 
 #include "sympow/Compiler/Driver/LayerCheck.h"
+#include "sympow/Support/SymmetricPowerDim.h"
 
 #include "sympow/Compiler/Driver/LayerKernels.h"
 #include "sympow/Reference/Forward.h"
@@ -50,11 +51,7 @@ ref::Schedule scheduleOf(ScheduleKind kind) {
 }
 
 int64_t stateDim(const AttentionKernelSpec &s) {
-  // C(d + p - 1, p)
-  double dim = 1;
-  for (int64_t i = 1; i <= s.p; ++i)
-    dim = dim * (s.d - 1 + i) / i;
-  return static_cast<int64_t>(std::llround(dim));
+  return symmetricPowerDim(s.d, s.p).value_or(-1);
 }
 
 ref::LayerDesc describe(const AttentionKernelSpec &s, int64_t B, int64_t T,

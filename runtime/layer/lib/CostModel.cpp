@@ -6,6 +6,7 @@
 
 #include "sympow/Runtime/CostModel.h"
 #include "sympow/Runtime/KernelEstimates.h"
+#include "sympow/Support/SymmetricPowerDim.h"
 
 #include <algorithm>
 
@@ -20,13 +21,6 @@ constexpr double kQueryBlock = 64;
 // FLOPs per score besides the dot products: log, scale by p, exp, gates.
 constexpr double kScoreOverhead = 8;
 
-/// D = C(d + p - 1, p), in floating point: no overflow for large p.
-double embeddingDim(const LayerSizes &s) {
-  double dim = 1;
-  for (int64_t i = 1; i <= s.power; ++i)
-    dim = dim * double(s.headDim - 1 + i) / double(i);
-  return dim;
-}
 
 /// Reading q, k, v and the gates, writing y.
 double ioBytes(const LayerSizes &s) {
@@ -59,6 +53,16 @@ LayerSizes sympow::layerSizes(const runtime::LayerVariant &v, int64_t B,
   s.hasInitialState = initialState;
   s.learnedSchedule = v.hasBeta();
   return s;
+}
+
+double sympow::embeddingDim(const LayerSizes &s) {
+  if (std::optional<int64_t> dim = symmetricPowerDim(s.headDim, s.power))
+    return double(*dim);
+  // Beyond int64: the same product in floating point.
+  double dim = 1;
+  for (int64_t i = 1; i <= s.power; ++i)
+    dim = dim * double(s.headDim - 1 + i) / double(i);
+  return dim;
 }
 
 Cost sympow::attentionCost(const LayerSizes &s) {

@@ -19,12 +19,6 @@ using runtime::Formulation;
 
 namespace {
 
-double embeddingDim(const LayerSizes &s) {
-  double dim = 1;
-  for (int64_t i = 1; i <= s.power; ++i)
-    dim = dim * double(s.headDim - 1 + i) / double(i);
-  return dim;
-}
 
 double roundUp(double x, double m) { return std::ceil(x / m) * m; }
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sympow/Runtime/Layer.h"
+#include "sympow/Support/SymmetricPowerDim.h"
 
 #include <array>
 #include <string_view>
@@ -14,11 +15,7 @@ using namespace sympow;
 using namespace sympow::runtime;
 
 int64_t LayerVariant::stateDim() const {
-  // C(d + p - 1, p); each partial product is an integer.
-  int64_t dim = 1;
-  for (int64_t i = 1; i <= p; ++i)
-    dim = dim * (d - 1 + i) / i;
-  return dim;
+  return symmetricPowerDim(d, p).value_or(-1);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 //===- Embedding.cpp - The symmetric power embedding phi^p ----------------===//
 
 #include "sympow/Reference/Embedding.h"
+#include "sympow/Support/SymmetricPowerDim.h"
 
 #include <cmath>
 #include <limits>
@@ -8,18 +9,9 @@
 namespace sympow::reference {
 
 int64_t symPowerDim(int64_t d, int p) {
-  if (d < 1 || p < 1)
+  if (p < 1)
     return -1;
-  // C(d+p-1, p) built as prod_{i=1..p} (d-1+i)/i; every partial product is
-  // itself a binomial coefficient, so the division is exact.
-  unsigned __int128 acc = 1;
-  for (int i = 1; i <= p; ++i) {
-    acc = acc * static_cast<unsigned __int128>(d - 1 + i) / i;
-    if (acc >
-        static_cast<unsigned __int128>(std::numeric_limits<int64_t>::max()))
-      return -1;
-  }
-  return static_cast<int64_t>(acc);
+  return symmetricPowerDim(d, p).value_or(-1);
 }
 
 /// p! / prod_k m_k! for a sorted row, as a product of binomials (exact while

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "sympow/Support/LayerRules.h"
+#include "sympow/Support/SymmetricPowerDim.h"
 
 namespace sympow {
 
@@ -22,10 +23,6 @@ namespace sympow {
 inline bool isSupportedPower(int64_t p) {
   return !rules::checkPower(p).has_value();
 }
-
-/// D = C(d + p - 1, p), the number of multisets of size p over d indices;
-/// nullopt if d < 1, p < 0 or D does not fit in int64_t.
-std::optional<int64_t> symmetricPowerDim(int64_t d, int64_t p);
 
 } // namespace sympow
 

@@ -31,6 +31,9 @@ struct LayerSizes {
   bool learnedSchedule = false; // the learned rotary schedule (chunk_counts)
 };
 
+/// D = C(d + p - 1, p) of `sizes`, as a double (no overflow for any p).
+double embeddingDim(const LayerSizes &sizes);
+
 /// The sizes of a call of `variant` on B sequences of T tokens.
 LayerSizes layerSizes(const runtime::LayerVariant &variant, int64_t B,
                       int64_t T, bool initialState);

@@ -1,11 +1,24 @@
-//===- SymmetricPower.cpp - Sizes of the symmetric power space ------------===//
+//===- SymmetricPowerDim.h - D = C(d + p - 1, p) ----------------*- C++ -*-===//
+//
+// The size of phi^p's space, the one definition every part uses: the
+// dialect's verifiers, the kernel generators, the reference, the runtime's
+// layer and state sizes, the cost model.
+//
+//===----------------------------------------------------------------------===//
 
-#include "sympow/Dialect/SymmetricPower.h"
+#ifndef SYMPOW_SUPPORT_SYMMETRICPOWERDIM_H
+#define SYMPOW_SUPPORT_SYMMETRICPOWERDIM_H
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
+#include <optional>
 
-std::optional<int64_t> sympow::symmetricPowerDim(int64_t d, int64_t p) {
+namespace sympow {
+
+/// D = C(d + p - 1, p), the number of multisets of size p over d indices;
+/// nullopt if d < 1, p < 0 or D does not fit in int64_t.
+inline std::optional<int64_t> symmetricPowerDim(int64_t d, int64_t p) {
   if (d < 1 || p < 0)
     return std::nullopt;
   // C(d + p - 1, p) = C(d + p - 1, d - 1): built over the smaller of the
@@ -25,3 +38,7 @@ std::optional<int64_t> sympow::symmetricPowerDim(int64_t d, int64_t p) {
   }
   return static_cast<int64_t>(result);
 }
+
+} // namespace sympow
+
+#endif // SYMPOW_SUPPORT_SYMMETRICPOWERDIM_H
