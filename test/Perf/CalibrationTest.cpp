@@ -227,9 +227,23 @@ TEST(Calibration, H100KernelsWithin2xLayersWithin1_5x) {
   EXPECT_GE(kernelsChecked, 15);
 }
 
+// Kernels replaced since perf/h100-baseline.json was measured: the fixture
+// holds the measured kernel's counts, the estimates describe today's
+// (EstimatesTest checks those against the emulator).
+static const char *const kReplacedSinceMeasured[] = {
+    "chunk_scan", // a tile kernel parallel over the state (docs/TileIR.md)
+};
+
+static bool replacedSinceMeasured(const std::string &kernel) {
+  for (const char *name : kReplacedSinceMeasured)
+    if (kernel == name)
+      return true;
+  return false;
+}
+
 // select-formulation's estimates from the sizes alone agree with the
 // fixture's counts at the measured sizes (up to 64K tokens, far beyond
-// what EstimatesTest runs on the emulator).
+// what EstimatesTest runs on the emulator), for the kernels measured.
 TEST(Calibration, EstimatesAgreeWithTheFixtureAtMeasuredSizes) {
   llvm::json::Value baseline = readJson(kPerf + "h100-baseline.json");
   Fixture fixture = readFixture(readJson(kPerf + "h100-calibration.json"));
@@ -256,6 +270,8 @@ TEST(Calibration, EstimatesAgreeWithTheFixtureAtMeasuredSizes) {
                                      : runtime::Formulation::Attention;
     double fromCounts = 0, fromEstimates = 0;
     for (const KernelEstimate &k : estimateKernels(sizes, f, 64)) {
+      if (replacedSinceMeasured(k.kernel))
+        continue;
       auto it = fixture.find({name, k.kernel, sizes.batch});
       ASSERT_NE(it, fixture.end()) << name << " " << k.kernel;
       LaunchCounts counts;

@@ -30,14 +30,14 @@ TEST(CostModel, AttentionGrowsQuadraticallyChunkedLinearly) {
 }
 
 // With today's kernels the chunked formulation overtakes attention between
-// 256K and 512K tokens at d = 64 (docs/Performance.md): its chunk_scan walks
-// the chunk states on one block per head.
+// 16K and 32K tokens at d = 64 (docs/Performance.md); before chunk_scan ran
+// parallel over the state (docs/TileIR.md) it was between 256K and 512K.
 TEST(CostModel, ShortSequencesUseAttentionLongOnesChunked) {
   EXPECT_EQ(chooseFormulation(layer(256, 64, 2), 64),
             FormulationKind::Attention);
-  EXPECT_EQ(chooseFormulation(layer(1 << 18, 64, 2), 64),
+  EXPECT_EQ(chooseFormulation(layer(1 << 14, 64, 2), 64),
             FormulationKind::Attention);
-  EXPECT_EQ(chooseFormulation(layer(1 << 19, 64, 2), 64),
+  EXPECT_EQ(chooseFormulation(layer(1 << 16, 64, 2), 64),
             FormulationKind::Chunked);
   EXPECT_EQ(chooseFormulation(layer(1 << 21, 64, 2), 64),
             FormulationKind::Chunked);

@@ -194,7 +194,7 @@ registrySource(const std::vector<ModuleBuild> &modules,
       os << "    {" << cString(k.name) << ", {" << k.launch.block.x << ", "
          << k.launch.block.y << ", " << k.launch.block.z << "}, "
          << k.launch.tokensPerBlock << ", " << k.launch.gridY << ", "
-         << k.launch.dynamicSharedBytes << "},\n";
+         << k.launch.dynamicSharedBytes << ", " << k.launch.blocksX << "},\n";
     os << "};\n\n";
   }
 

@@ -223,6 +223,7 @@ bool compileForArch(ModuleOp module, ModuleBuild &build, llvm::StringRef arch,
                                     int64_t(info.launch.block.z)}},
         {"tokens_per_block", info.launch.tokensPerBlock},
         {"grid_y", info.launch.gridY},
+        {"blocks_x", info.launch.blocksX},
         {"dynamic_shared_bytes", int64_t(info.launch.dynamicSharedBytes)},
     };
     entry["variant"] = llvm::json::Object{

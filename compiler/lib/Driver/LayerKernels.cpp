@@ -7,6 +7,7 @@
 #include "sympow/Compiler/GPU/Pipeline.h"
 #include "sympow/Compiler/GPU/Ptxas.h"
 #include "sympow/Compiler/GPU/RecurrentKernel.h"
+#include "sympow/Compiler/Tile/KernelLaunch.h"
 #include "sympow/Emulator/Emulator.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -195,17 +196,11 @@ std::vector<runtime::KernelInfo> kernelInfos(ModuleOp module,
   for (const std::string &name : runtime::layerKernelNames(v)) {
     runtime::KernelInfo info{name, {}};
     module->walk([&](gpu::GPUFuncOp fn) {
-      auto meta = fn->getAttrOfType<DictionaryAttr>("sympow.launch");
-      if (fn.getName() != name || !meta)
+      if (fn.getName() != name)
         return;
-      auto block = cast<DenseI32ArrayAttr>(meta.get("block")).asArrayRef();
-      info.launch.block = {uint32_t(block[0]), uint32_t(block[1]),
-                           uint32_t(block[2])};
-      info.launch.tokensPerBlock =
-          cast<IntegerAttr>(meta.get("tokens_per_block")).getInt();
-      info.launch.gridY = cast<IntegerAttr>(meta.get("grid_y")).getInt();
-      info.launch.dynamicSharedBytes = static_cast<uint32_t>(
-          cast<IntegerAttr>(meta.get("dynamic_shared_bytes")).getInt());
+      if (std::optional<runtime::KernelLaunch> launch =
+              tile::getKernelLaunch(fn))
+        info.launch = *launch;
     });
     infos.push_back(info);
   }

@@ -2,6 +2,7 @@
 
 #include "sympow/Compiler/Driver/LayerKernels.h"
 #include "sympow/Compiler/Passes.h"
+#include "sympow/Compiler/Tile/TileDialect.h"
 #include "sympow/Dialect/SympowOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -97,6 +97,13 @@ void emitLoadRotatedTile(Chunked &K, Value src, int64_t heads, Value head,
                          double factor, Value tile,
                          StoreElement store = nullptr);
 
+/// chunk_scan, a tile kernel parallel over the state (ChunkScan.cpp), built
+/// and lowered to a plain gpu.func; its programs along x per (head, batch).
+mlir::LogicalResult buildScan(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
+                              const AttentionKernelSpec &s, int64_t C,
+                              int64_t dim);
+int64_t scanPrograms(const AttentionKernelSpec &s, int64_t dim);
+
 /// The tensor-core kernels (bf16/f16) and whether they fit `chunk`.
 bool statesUsesMma(const AttentionKernelSpec &spec, int64_t chunk);
 bool outputUsesMma(const AttentionKernelSpec &spec, int64_t chunk);

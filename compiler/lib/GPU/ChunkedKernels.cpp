@@ -2,10 +2,11 @@
 //
 // The pieces every chunked kernel shares, the scalar kernels and the entry
 // points. Scalar kernels compute in f32 FMA (full f32 accuracy): every
-// kernel for f32 inputs, chunk_counts and chunk_scan always, and
-// chunk_states/chunk_output when their tensor-core versions
-// (ChunkedMmaKernels.cpp) do not fit. Threads of the scalar chunk_states,
-// chunk_scan and chunk_output form L row lanes of e columns, as in the
+// kernel for f32 inputs, chunk_counts always, and chunk_states/chunk_output
+// when their tensor-core versions (ChunkedMmaKernels.cpp) do not fit.
+// chunk_scan is a tile kernel (ChunkScan.cpp, docs/TileIR.md). Threads of
+// the scalar chunk_states and chunk_output form L row lanes of e columns, as
+// in the
 // recurrent kernel: column c of a thread is column c of the state or of y.
 //
 // Absolute angle counts rotate the keys that enter a state (the conformal
@@ -277,60 +278,6 @@ void buildStates(OpBuilder &b, gpu::GPUModuleOp module,
 }
 
 //===----------------------------------------------------------------------===//
-// chunk_scan: running = S (then Z); for n: dX_n <- running,
-// running = exp(decay_n) running + dX_n; S <- running. c <- c_{T-1}.
-//===----------------------------------------------------------------------===//
-
-void buildScan(OpBuilder &b, gpu::GPUModuleOp module,
-               const AttentionKernelSpec &s, int64_t C, int64_t dim) {
-  auto args = gpu_detail::kernelArguments(b.getContext(), s, "chunk_scan");
-  gpu::GPUFuncOp fn = createKernel(b, module, "chunk_scan", args, {},
-                                   chunkedThreadsPerBlock(s), 0, s.h);
-  Emitter E(b, module.getLoc());
-  Chunked K{s, E, C, dim, s.hq / s.h, Type()};
-  bindIds(K, fn, args);
-  using runtime::KernelArg;
-  Value S = args.get(fn, KernelArg::S), Z = args.get(fn, KernelArg::Z),
-        c = args.get(fn, KernelArg::C);
-  Value counts = args.get(fn, KernelArg::Counts);
-  Value dS = args.get(fn, KernelArg::ChunkS),
-        dZ = args.get(fn, KernelArg::ChunkZ),
-        decay = args.get(fn, KernelArg::Decay);
-  Value h = gpu::BlockIdOp::create(b, E.loc, gpu::Dimension::y);
-  Value bh = E.add(E.mul(K.b, E.idx(s.h)), h);
-  Value N = K.chunks();
-
-  auto scan = [&](Value state, Value deltas, int64_t width) {
-    E.forLoop(
-        K.tid, E.idx(width), E.idx(K.threads()), {}, [&](Value i, ValueRange) {
-          Value at = E.add(E.mul(bh, E.idx(width)), i);
-          auto last =
-              E.forLoop(E.idx(0), N, E.idx(1), {E.load(state, {at})},
-                        [&](Value n, ValueRange acc) {
-                          Value slot = E.add(K.chunkOffset(n, h, width), i);
-                          Value own = E.load(deltas, {slot});
-                          E.store(acc[0], deltas, {slot});
-                          Value keep =
-                              E.exp(E.load(decay, {K.chunkOffset(n, h, 1)}));
-                          return SmallVector<Value>{E.fma(keep, acc[0], own)};
-                        });
-          E.store(last[0], state, {at});
-          return SmallVector<Value>{};
-        });
-  };
-  scan(S, dS, dim * s.e);
-  scan(Z, dZ, dim);
-  if (s.rotates())
-    E.ifThen(K.isThread0(), [&] {
-      E.ifThen(E.ult(E.idx(0), K.T), [&] {
-        Value last = K.tokenOffset(E.sub(K.T, E.idx(1)), s.h, h, 1);
-        E.store(E.load(counts, {last}), c, {bh});
-      });
-    });
-  gpu::ReturnOp::create(b, E.loc);
-}
-
-//===----------------------------------------------------------------------===//
 // chunk_output: y_i from the causal block inside the chunk and the state
 // before it, in log space.
 //===----------------------------------------------------------------------===//
@@ -547,7 +494,12 @@ std::vector<std::string> buildChunkedKernels(OpBuilder &builder,
     else
       buildStates(builder, module, spec, chunk, dim);
   });
-  emit("chunk_scan", [&] { buildScan(builder, module, spec, chunk, dim); });
+  emit("chunk_scan", [&] {
+    // A tile kernel (ChunkScan.cpp), lowered here; it cannot fail on a
+    // verified spec.
+    if (failed(buildScan(builder, module, spec, chunk, dim)))
+      llvm::report_fatal_error("chunk_scan: the tile lowering failed");
+  });
   emit("chunk_output", [&] {
     if (mma && outputUsesMma(spec, chunk))
       buildOutputMma(builder, module, spec, chunk, dim);

@@ -2,6 +2,8 @@
 
 #include "KernelCommon.h"
 
+#include "sympow/Compiler/Tile/KernelLaunch.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -84,24 +86,13 @@ Value KernelArguments::seqLen(OpBuilder &b, gpu::GPUFuncOp fn) const {
                                     fn.getArgument(buffers.size() + 1));
 }
 
-void setLaunch(OpBuilder &b, gpu::GPUFuncOp fn, int64_t threads,
+void setLaunch(OpBuilder &, gpu::GPUFuncOp fn, int64_t threads,
                int64_t tokensPerBlock, int64_t gridY, int32_t minBlocksPerSM) {
-  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  for (unsigned i = 0, e = fn.getNumWorkgroupAttributions(); i < e; ++i)
-    fn.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                                   b.getI64IntegerAttr(16));
-  int32_t t = static_cast<int32_t>(threads);
-  fn.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({t, 1, 1}));
-  fn->setAttr("nvvm.minctasm", b.getI32IntegerAttr(minBlocksPerSM));
-  fn->setAttr(
-      "sympow.launch",
-      b.getDictionaryAttr({
-          b.getNamedAttr("block", b.getDenseI32ArrayAttr({t, 1, 1})),
-          b.getNamedAttr("tokens_per_block",
-                         b.getI64IntegerAttr(tokensPerBlock)),
-          b.getNamedAttr("grid_y", b.getI64IntegerAttr(gridY)),
-          b.getNamedAttr("dynamic_shared_bytes", b.getI64IntegerAttr(0)),
-      }));
+  runtime::KernelLaunch launch;
+  launch.block = {static_cast<uint32_t>(threads), 1, 1};
+  launch.tokensPerBlock = tokensPerBlock;
+  launch.gridY = gridY;
+  tile::setKernelLaunch(fn, launch, minBlocksPerSM);
 }
 
 void emitThetaTable(Emitter &E, const AttentionKernelSpec &spec, Value theta,

@@ -2,6 +2,7 @@
 
 #include "sympow/Compiler/GPU/Pipeline.h"
 #include "sympow/Compiler/Passes.h"
+#include "sympow/Compiler/Tile/TileDialect.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -129,7 +130,7 @@ void registerGPUDialects(DialectRegistry &registry) {
                   func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
                   LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
                   NVVM::NVVMDialect, nvgpu::NVGPUDialect, scf::SCFDialect,
-                  ub::UBDialect, vector::VectorDialect>();
+                  ub::UBDialect, vector::VectorDialect, tile::TileDialect>();
   arith::registerConvertArithToLLVMInterface(registry);
   cf::registerConvertControlFlowToLLVMInterface(registry);
   registerConvertFuncToLLVMInterface(registry);

@@ -15,10 +15,7 @@ LaunchConfig KernelLibrary::launchConfig(size_t index, int64_t B, int64_t T,
                                          void *stream) const {
   const KernelLaunch &l = infos[index].launch;
   LaunchConfig config;
-  int64_t x =
-      l.tokensPerBlock ? (T + l.tokensPerBlock - 1) / l.tokensPerBlock : 1;
-  config.grid = {static_cast<uint32_t>(x), static_cast<uint32_t>(l.gridY),
-                 static_cast<uint32_t>(B)};
+  config.grid = l.grid(B, T);
   config.block = l.block;
   config.dynamicSharedBytes = l.dynamicSharedBytes;
   config.stream = stream;

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define SYMPOW_REGISTRY_VERSION 1
+#define SYMPOW_REGISTRY_VERSION 2
 
 typedef enum sympow_image_format {
   SYMPOW_IMAGE_CUBIN = 0,
@@ -38,6 +38,8 @@ typedef struct sympow_registry_kernel {
   int64_t tokens_per_block;
   int64_t grid_y;
   uint32_t dynamic_shared_bytes;
+  int64_t blocks_x; /* grid x when nonzero (else from tokens_per_block);
+                       version 2 */
 } sympow_registry_kernel;
 
 typedef struct sympow_registry_entry {

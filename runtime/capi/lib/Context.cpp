@@ -58,6 +58,7 @@ sympow::capi::makeContext(std::unique_ptr<runtime::Backend> backend,
       info.launch.tokensPerBlock = k.tokens_per_block;
       info.launch.gridY = k.grid_y;
       info.launch.dynamicSharedBytes = k.dynamic_shared_bytes;
+      info.launch.blocksX = k.blocks_x;
       kernels.push_back(std::move(info));
     }
     context->libraries.push_back(std::make_unique<runtime::KernelLibrary>(

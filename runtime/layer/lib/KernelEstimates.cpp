@@ -154,10 +154,12 @@ KernelEstimate chunkStates(const Sizes &z, double C) {
   return k;
 }
 
-/// chunk_scan: one block per (head, sequence) walks the N chunk states in
-/// order, every state element a serial chain through the chunks.
+/// chunk_scan (a tile kernel): programs of 256 consecutive elements of the
+/// flattened [S | Z] state per (head, sequence), each walking the N chunk
+/// states in order, every state element a serial chain through the chunks.
 KernelEstimate chunkScan(const Sizes &z, double C) {
   double N = std::ceil(z.T / C), elements = z.D * (z.e + 1);
+  double programs = std::ceil(elements / 256);
   OpCounts b;
   b.globalLoads = u((2 * N + 1) * elements);
   b.globalLoadBytes = u(4 * b.globalLoads);
@@ -167,11 +169,11 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
   b.sfu = u(N * elements);
   b.intAlu = u(7.33 * b.globalLoads);
   KernelEstimate k{"chunk_scan",
-                   launch({1, uint32_t(z.H), uint32_t(z.B)}, 256,
-                          times(b, z.B * z.H), b,
+                   launch({uint32_t(programs), uint32_t(z.H), uint32_t(z.B)},
+                          256, times(b, z.B * z.H), times(b, 256 / elements),
                           z.B * z.H * (N + 1) * elements * 4,
                           z.B * z.H * (N + 1) * elements * 4),
-                   {48, 0}};
+                   {28, 0}};
   return k;
 }
 

@@ -27,7 +27,7 @@ def SympowLayerToKernels : Pass<"sympow-layer-to-kernels",
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
     "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
-    "::mlir::nvgpu::NVGPUDialect"
+    "::mlir::nvgpu::NVGPUDialect", "::sympow::tile::TileDialect"
   ];
 }
 

@@ -6,6 +6,7 @@
 // One file per area; each defines its passes with `Pass<...>` records.
 include "sympow/Compiler/TransformsPasses.td"
 include "sympow/Compiler/GPUPasses.td"
+include "sympow/Compiler/TilePasses.td"
 include "sympow/Compiler/EmulatorPasses.td"
 include "sympow/Compiler/DriverPasses.td"
 

@@ -19,12 +19,24 @@
 namespace sympow::runtime {
 
 /// How a kernel is launched, from its `sympow.launch` metadata
-/// (docs/KernelABI.md): grid (ceil(T / tokensPerBlock) or 1, gridY, B).
+/// (docs/KernelABI.md): grid (x, gridY, B) where x is blocksX when set,
+/// else ceil(T / tokensPerBlock), else 1.
 struct KernelLaunch {
   Dim3 block;
   int64_t tokensPerBlock = 0;
   int64_t gridY = 1;
   uint32_t dynamicSharedBytes = 0;
+  /// A grid x that does not depend on T (0: none).
+  int64_t blocksX = 0;
+
+  /// The grid for B sequences of T tokens.
+  Dim3 grid(int64_t B, int64_t T) const {
+    int64_t x = blocksX          ? blocksX
+                : tokensPerBlock ? (T + tokensPerBlock - 1) / tokensPerBlock
+                                 : 1;
+    return {static_cast<uint32_t>(x), static_cast<uint32_t>(gridY),
+            static_cast<uint32_t>(B)};
+  }
 };
 
 struct KernelInfo {

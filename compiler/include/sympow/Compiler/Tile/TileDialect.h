@@ -1,0 +1,45 @@
+//===- TileDialect.h - The sympow_tile dialect ------------------*- C++ -*-===//
+//
+// Tiles with explicit layouts, the kernel layer of the compiler
+// (docs/TileIR.md), and the lowering of tile kernels to plain gpu.func.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_COMPILER_TILE_TILEDIALECT_H
+#define SYMPOW_COMPILER_TILE_TILEDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/TensorEncoding.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "sympow/Compiler/Tile/TileDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "sympow/Compiler/Tile/TileAttrs.h.inc"
+
+namespace sympow::tile {
+/// `tile` (a ranked tensor) with its shape and encoding, elements `element`.
+mlir::Type withElementType(mlir::Type tile, mlir::Type element);
+/// The layout of `type` if it is a tile, else null.
+BlockedAttr getLayout(mlir::Type type);
+} // namespace sympow::tile
+
+#define GET_OP_CLASSES
+#include "sympow/Compiler/Tile/TileOps.h.inc"
+
+namespace sympow::tile {
+
+/// Lowers the tile kernel `fn` (a gpu.func with `sympow_tile.kernel`) in
+/// place: tiles become each thread's elements, program ids block ids, and
+/// the kernel attribute the launch metadata (`sympow.launch`,
+/// docs/KernelABI.md). The pass `--sympow-convert-tile-to-gpu` runs it on
+/// every tile kernel.
+mlir::LogicalResult lowerTileKernel(mlir::gpu::GPUFuncOp fn);
+
+} // namespace sympow::tile
+
+#endif // SYMPOW_COMPILER_TILE_TILEDIALECT_H

@@ -1,0 +1,240 @@
+//===- TileOps.td - The sympow_tile dialect ----------------*- tablegen -*-===//
+//
+// The tile level of the kernel compiler (docs/TileIR.md): a kernel is a
+// gpu.func whose body computes on whole tiles, ranked tensors whose encoding
+// says how their elements are spread over the block's threads, and asks for
+// its program ids instead of thread ids. `--sympow-convert-tile-to-gpu`
+// distributes the tiles over the threads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_COMPILER_TILE_TILEOPS_TD
+#define SYMPOW_COMPILER_TILE_TILEOPS_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/TensorEncoding.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Tile_Dialect : Dialect {
+  let name = "sympow_tile";
+  let cppNamespace = "::sympow::tile";
+  let summary = "Tiles with explicit layouts: the kernel layer of sympow";
+  let description = [{
+    A tile kernel is a `gpu.func` marked with `sympow_tile.kernel` (its
+    threads per block and its grid). Inside it, values are scalars, which
+    every thread of a program holds alike (uniform), or tiles: ranked tensors
+    with a layout encoding such as `#sympow_tile.blocked<threads = 256,
+    per_thread = 1>`, which say which thread holds which element.
+    Elementwise math on tiles is plain `arith` and `math` on tensors; loops
+    are `scf.for` with tiles as iteration arguments; global memory is read
+    and written with `sympow_tile.load`/`store` from a `memref<?xT>` base, an
+    offsets tile and a mask tile. `--sympow-convert-tile-to-gpu` lowers a
+    tile kernel to a plain kernel over thread ids. See docs/TileIR.md.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// `sympow_tile.kernel`: marks a gpu.func as a tile kernel.
+    static constexpr ::llvm::StringLiteral getKernelAttrName() {
+      return ::llvm::StringLiteral("sympow_tile.kernel");
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Tile_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def Tile_BlockedAttr : Tile_Attr<"Blocked", "blocked",
+    [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "A 1-D tile spread over the threads in contiguous runs";
+  let description = [{
+    Element `i` of a `tensor<Nx T, #sympow_tile.blocked<threads = P,
+    per_thread = R>>` lives in thread `i / R` of the program, in its slot
+    `i % R`; N must be `P * R`. Each thread holds its R elements as a scalar
+    (R = 1) or a `vector<R x T>`, so neighbouring threads touch neighbouring
+    addresses (coalesced) and R > 1 gives each thread a contiguous run (wide
+    accesses). Later layouts (mma fragments, shared-memory swizzles) are
+    further encodings of the same kind.
+  }];
+  let parameters = (ins "int64_t":$threads, "int64_t":$perThread);
+  let assemblyFormat =
+      "`<` `threads` `=` $threads `,` `per_thread` `=` $perThread `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Elements of a tile in this layout: threads * per_thread.
+    int64_t getSize() const { return getThreads() * getPerThread(); }
+  }];
+}
+
+def Tile_KernelAttr : Tile_Attr<"Kernel", "kernel"> {
+  let summary = "A tile kernel's threads per block and grid";
+  let description = [{
+    On a `gpu.func` as `sympow_tile.kernel`. `threads` is the block size;
+    every tile in the kernel is spread over that many threads. `grid` gives
+    the programs along x, y, z, each a constant, `cdiv(T, n)` (one program per
+    n tokens) or `B` (one per sequence), the forms the runtime's launch
+    metadata can express (docs/KernelABI.md): x is any of the three, y a
+    constant, z is `B`.
+
+    ```mlir
+    gpu.func @scan(...) kernel attributes {sympow_tile.kernel =
+        #sympow_tile.kernel<threads = 256, grid = [529, 8, B]>}
+    ```
+  }];
+  let parameters = (ins "int64_t":$threads,
+                        ArrayRefParameter<"int64_t">:$grid);
+  let assemblyFormat =
+      "`<` `threads` `=` $threads `,` `grid` `=` `[` custom<Grid>($grid) `]` `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// How `grid` stores a dimension: n > 0 programs, 0 for B, -n for
+    /// cdiv(T, n).
+    static constexpr int64_t kBatch = 0;
+    static int64_t perTokens(int64_t n) { return -n; }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Tile_IsTilePred : CPred<
+    "::llvm::isa_and_nonnull<::sympow::tile::BlockedAttr>("
+    "::llvm::cast<::mlir::RankedTensorType>($_self).getEncoding())">;
+
+class Tile_TileOf<list<Type> allowed, string what>
+    : Type<And<[RankedTensorOf<allowed>.predicate, Tile_IsTilePred]>,
+           "tile of " # what, "::mlir::RankedTensorType">;
+
+def Tile_AnyTile : Tile_TileOf<[AnyType], "any type">;
+def Tile_IndexTile : Tile_TileOf<[Index], "index">;
+def Tile_MaskTile : Tile_TileOf<[I1], "i1">;
+def Tile_Buffer : MemRefRankOf<[AnyType], [1]>;
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "This program's index along a grid axis";
+  let description = [{
+    The index of the running program along `axis` (0, 1, 2: x, y, z of the
+    kernel's grid), a uniform scalar. Programs are thread blocks.
+
+    ```mlir
+    %h = sympow_tile.program_id 1
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr,
+                       [IntNonNegative, IntMaxValue<2>]>:$axis);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$axis attr-dict";
+  let builders = [OpBuilder<(ins "uint32_t":$axis), [{
+    build($_builder, $_state, $_builder.getIndexType(), axis);
+  }]>];
+}
+
+def Tile_RangeOp : Tile_Op<"range", [Pure]> {
+  let summary = "The tile 0, 1, ..., N - 1";
+  let description = [{
+    An index tile whose element i is i (an iota), whatever thread holds it.
+
+    ```mlir
+    %i = sympow_tile.range : tensor<256xindex, #sympow_tile.blocked<threads = 256, per_thread = 1>>
+    ```
+  }];
+  let results = (outs Tile_IndexTile:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    TypesMatchWith<"the value is of the tile's element type", "result",
+                   "value",
+                   "::llvm::cast<::mlir::RankedTensorType>($_self).getElementType()">]> {
+  let summary = "A tile with one value everywhere";
+  let description = [{
+    ```mlir
+    %k = sympow_tile.splat %keep : tensor<256xf32, #blocked>
+    ```
+  }];
+  let arguments = (ins AnyType:$value);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
+}
+
+def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
+    TypesMatchWith<"the offsets are an index tile of the result's layout",
+                   "result", "offsets",
+                   "::sympow::tile::withElementType($_self, "
+                   "::mlir::IndexType::get($_ctxt))">,
+    OptionalTypesMatchWith<"the mask is an i1 tile of the result's layout",
+                   "result", "mask",
+                   "::sympow::tile::withElementType($_self, "
+                   "::mlir::IntegerType::get($_ctxt, 1))">,
+    OptionalTypesMatchWith<"`other` is of the result's type", "result",
+                   "other", "$_self">]> {
+  let summary = "Loads a tile: base[offsets], `other` where the mask is false";
+  let description = [{
+    Element i of the result is `base[offsets[i]]` where `mask[i]` holds, and
+    `other[i]` elsewhere; masked elements are not read, so their offsets may
+    be out of bounds. Without a mask every element is read.
+
+    ```mlir
+    %x = sympow_tile.load %S[%at] mask %inside, %zero
+        : memref<?xf32> -> tensor<256xf32, #blocked>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_Buffer, "", [MemRead]>:$base,
+                       Tile_IndexTile:$offsets,
+                       Optional<Tile_MaskTile>:$mask,
+                       Optional<Tile_AnyTile>:$other);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = [{
+    $base `[` $offsets `]` (`mask` $mask^ `,` $other)? attr-dict
+    `:` type($base) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [
+    TypesMatchWith<"the offsets are an index tile of the value's layout",
+                   "value", "offsets",
+                   "::sympow::tile::withElementType($_self, "
+                   "::mlir::IndexType::get($_ctxt))">,
+    OptionalTypesMatchWith<"the mask is an i1 tile of the value's layout",
+                   "value", "mask",
+                   "::sympow::tile::withElementType($_self, "
+                   "::mlir::IntegerType::get($_ctxt, 1))">]> {
+  let summary = "Stores a tile: base[offsets] = value where the mask holds";
+  let description = [{
+    Writes `value[i]` to `base[offsets[i]]` for every i whose `mask[i]`
+    holds (every i without a mask). Two elements of one store must not
+    write the same address.
+
+    ```mlir
+    sympow_tile.store %running, %S[%at] mask %inside
+        : tensor<256xf32, #blocked>, memref<?xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$value,
+                       Arg<Tile_Buffer, "", [MemWrite]>:$base,
+                       Tile_IndexTile:$offsets,
+                       Optional<Tile_MaskTile>:$mask);
+  let assemblyFormat = [{
+    $value `,` $base `[` $offsets `]` (`mask` $mask^)? attr-dict
+    `:` type($value) `,` type($base)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // SYMPOW_COMPILER_TILE_TILEOPS_TD

@@ -1,0 +1,136 @@
+//===- ChunkScan.cpp - chunk_scan, written as a tile kernel ---------------===//
+//
+// The discounted scan over chunk states, parallel over the state: program
+// (x, h, b) takes BLOCK consecutive elements of the flattened [S | Z] state
+// of head h of sequence b (D * e values of S, then D of Z) and walks the N
+// chunks in order:
+//
+//   running = [S | Z];  for n: dX_n <- running,
+//                              running = exp(decay_n) running + dX_n;
+//   [S | Z] <- running;  c <- counts[T - 1] (rotating schedules)
+//
+// Grid (ceil(D (e + 1) / BLOCK), H, B): at B = 1 with 8 heads and
+// p = 2, d = e = 64 that is 529 x 8 programs, where the old kernel ran one
+// block per head. Written in the tile IR (docs/TileIR.md) and lowered by
+// --sympow-convert-tile-to-gpu; the arguments are the kernel ABI's
+// (runtime::layerKernelArguments), so only the launch changed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ChunkedCommon.h"
+
+#include "sympow/Compiler/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+
+namespace sympow::chunked {
+
+namespace {
+/// Threads per program, one state element each.
+constexpr int64_t kScanBlock = 256;
+} // namespace
+
+int64_t scanPrograms(const AttentionKernelSpec &s, int64_t dim) {
+  return (dim * (s.e + 1) + kScanBlock - 1) / kScanBlock;
+}
+
+LogicalResult buildScan(OpBuilder &b, gpu::GPUModuleOp module,
+                        const AttentionKernelSpec &s, int64_t C, int64_t dim) {
+  MLIRContext *ctx = b.getContext();
+  ctx->getOrLoadDialect<tile::TileDialect>();
+  Location loc = module.getLoc();
+  auto args = gpu_detail::kernelArguments(ctx, s, "chunk_scan");
+  auto fn = gpu::GPUFuncOp::create(b, loc, "chunk_scan",
+                                   b.getFunctionType(args.types, {}));
+  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  fn->setAttr(tile::TileDialect::getKernelAttrName(),
+              tile::KernelAttr::get(
+                  ctx, kScanBlock,
+                  {scanPrograms(s, dim), s.h, tile::KernelAttr::kBatch}));
+  b.setInsertionPointToStart(&fn.getBody().front());
+  Emitter E(b, loc);
+  using runtime::KernelArg;
+  Value S = args.get(fn, KernelArg::S), Z = args.get(fn, KernelArg::Z),
+        c = args.get(fn, KernelArg::C);
+  Value counts = args.get(fn, KernelArg::Counts);
+  Value dS = args.get(fn, KernelArg::ChunkS),
+        dZ = args.get(fn, KernelArg::ChunkZ),
+        decay = args.get(fn, KernelArg::Decay);
+
+  // Tiles of the block, one element per thread.
+  auto layout = tile::BlockedAttr::get(ctx, kScanBlock, 1);
+  auto tileOf = [&](Type element) {
+    return RankedTensorType::get({kScanBlock}, element, layout);
+  };
+  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  auto splat = [&](Value x) {
+    return tile::SplatOp::create(b, loc, tileOf(x.getType()), x).getResult();
+  };
+  auto load = [&](Value base, Value at, Value mask, Type element) {
+    Value zero = splat(E.fconst(element, 0.0));
+    return tile::LoadOp::create(b, loc, tileOf(element), base, at, mask, zero)
+        .getResult();
+  };
+  auto store = [&](Value x, Value base, Value at, Value mask) {
+    tile::StoreOp::create(b, loc, x, base, at, mask);
+  };
+
+  Value x = tile::ProgramIdOp::create(b, loc, 0);
+  Value h = tile::ProgramIdOp::create(b, loc, 1);
+  Value batch = tile::ProgramIdOp::create(b, loc, 2);
+  Value T = args.seqLen(b, fn);
+  Value N = E.div(E.add(T, E.idx(C - 1)), E.idx(C));
+  Value bh = E.add(E.mul(batch, E.idx(s.h)), h);
+
+  // This program's elements of [S | Z]: i < D e in S, the rest in Z.
+  int64_t widthS = dim * s.e, width = widthS + dim;
+  Value i = E.add(splat(E.mul(x, E.idx(kScanBlock))),
+                  tile::RangeOp::create(b, loc, tileOf(b.getIndexType())));
+  Value inS = E.ult(i, splat(E.idx(widthS)));
+  Value inZ = arith::AndIOp::create(
+      b, loc, E.ult(i, splat(E.idx(width))),
+      E.cmpi(arith::CmpIPredicate::uge, i, splat(E.idx(widthS))));
+  Value j = E.sub(i, splat(E.idx(widthS)));
+  // Element offsets in a [.., S | Z] pair whose slot (a (b, h) or a
+  // (b, n, h)) is `slot`.
+  auto offsets = [&](Value slot) {
+    return std::pair{E.add(splat(E.mul(slot, E.idx(widthS))), i),
+                     E.add(splat(E.mul(slot, E.idx(dim))), j)};
+  };
+  auto read = [&](Value sBuf, Value zBuf, Value slot) {
+    auto [sAt, zAt] = offsets(slot);
+    return E.select(inS, load(sBuf, sAt, inS, f32), load(zBuf, zAt, inZ, f32));
+  };
+  auto write = [&](Value value, Value sBuf, Value zBuf, Value slot) {
+    auto [sAt, zAt] = offsets(slot);
+    store(value, sBuf, sAt, inS);
+    store(value, zBuf, zAt, inZ);
+  };
+
+  Value last = E.forLoop(
+      E.idx(0), N, E.idx(1), {read(S, Z, bh)}, [&](Value n, ValueRange acc) {
+        // [b, n, h] of the chunk workspace.
+        Value slot = E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
+        Value own = read(dS, dZ, slot);
+        write(acc[0], dS, dZ, slot);
+        Value keep = splat(E.exp(E.load(decay, {slot})));
+        return SmallVector<Value>{E.fma(keep, acc[0], own)};
+      })[0];
+  write(last, S, Z, bh);
+
+  if (s.rotates()) {
+    // One element of the grid: c[b, h] = counts[b, T - 1, h] when T > 0.
+    Value first = E.cmpi(arith::CmpIPredicate::eq, i, splat(E.idx(0)));
+    Value one = arith::AndIOp::create(b, loc, first, splat(E.ult(E.idx(0), T)));
+    Value at =
+        E.add(E.mul(E.add(E.mul(batch, T), E.sub(T, E.idx(1))), E.idx(s.h)), h);
+    Value count = load(counts, splat(at), one, f64);
+    store(count, c, splat(bh), one);
+  }
+  gpu::ReturnOp::create(b, loc);
+  return tile::lowerTileKernel(fn);
+}
+
+} // namespace sympow::chunked

@@ -1,0 +1,186 @@
+//===- TileDialect.cpp - The sympow_tile dialect --------------------------===//
+
+#include "sympow/Compiler/Tile/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace sympow::tile;
+
+#include "sympow/Compiler/Tile/TileDialect.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Grid dimensions: n, cdiv(T, n) or B.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseGrid(AsmParser &parser, SmallVector<int64_t> &grid) {
+  return parser.parseCommaSeparatedList([&]() -> ParseResult {
+    if (succeeded(parser.parseOptionalKeyword("B"))) {
+      grid.push_back(KernelAttr::kBatch);
+      return success();
+    }
+    if (succeeded(parser.parseOptionalKeyword("cdiv"))) {
+      int64_t n;
+      if (parser.parseLParen() || parser.parseKeyword("T") ||
+          parser.parseComma() || parser.parseInteger(n) || parser.parseRParen())
+        return failure();
+      if (n < 1)
+        return parser.emitError(parser.getCurrentLocation(),
+                                "cdiv(T, n) needs n >= 1");
+      grid.push_back(KernelAttr::perTokens(n));
+      return success();
+    }
+    int64_t n;
+    if (parser.parseInteger(n))
+      return failure();
+    if (n < 1)
+      return parser.emitError(parser.getCurrentLocation(),
+                              "a grid dimension is at least 1");
+    grid.push_back(n);
+    return success();
+  });
+}
+
+static void printGrid(AsmPrinter &printer, ArrayRef<int64_t> grid) {
+  llvm::interleaveComma(grid, printer, [&](int64_t n) {
+    if (n == KernelAttr::kBatch)
+      printer << "B";
+    else if (n < 0)
+      printer << "cdiv(T, " << -n << ")";
+    else
+      printer << n;
+  });
+}
+
+#define GET_ATTRDEF_CLASSES
+#include "sympow/Compiler/Tile/TileAttrs.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "sympow/Compiler/Tile/TileOps.cpp.inc"
+
+void TileDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "sympow/Compiler/Tile/TileAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "sympow/Compiler/Tile/TileOps.cpp.inc"
+      >();
+}
+
+namespace sympow::tile {
+
+Type withElementType(Type tile, Type element) {
+  return cast<RankedTensorType>(tile).clone(element);
+}
+
+BlockedAttr getLayout(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor ? dyn_cast_or_null<BlockedAttr>(tensor.getEncoding())
+                : BlockedAttr();
+}
+
+} // namespace sympow::tile
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+LogicalResult BlockedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  int64_t threads, int64_t perThread) {
+  if (threads < 1 || threads > 1024)
+    return emitError() << "a blocked layout spreads over 1 to 1024 threads, "
+                          "not "
+                       << threads;
+  if (perThread < 1)
+    return emitError() << "per_thread must be at least 1, not " << perThread;
+  return success();
+}
+
+LogicalResult BlockedAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (shape.size() != 1 || shape[0] != getSize())
+    return emitError() << "a tile in " << *this
+                       << " is 1-D with threads * per_thread = " << getSize()
+                       << " elements";
+  return success();
+}
+
+LogicalResult KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 int64_t threads, ArrayRef<int64_t> grid) {
+  if (threads < 1 || threads > 1024)
+    return emitError() << "a tile kernel has 1 to 1024 threads, not "
+                       << threads;
+  if (grid.size() != 3)
+    return emitError() << "the grid has 3 dimensions (x, y, z)";
+  if (grid[0] == kBatch)
+    return emitError() << "grid x is a constant or cdiv(T, n)";
+  if (grid[1] < 1)
+    return emitError() << "grid y is a constant";
+  if (grid[2] != kBatch)
+    return emitError() << "grid z is B (one program per sequence)";
+  return success();
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != getKernelAttrName())
+    return op->emitError() << "unknown attribute " << attr.getName();
+  auto kernel = dyn_cast<KernelAttr>(attr.getValue());
+  if (!kernel)
+    return op->emitError() << attr.getName()
+                           << " must be a #sympow_tile.kernel";
+  auto fn = dyn_cast<gpu::GPUFuncOp>(op);
+  if (!fn || !fn.isKernel())
+    return op->emitError() << attr.getName() << " marks a gpu.func kernel";
+  // Every tile is spread over the kernel's threads.
+  WalkResult walk = fn.walk([&](Operation *inner) {
+    auto check = [&](Type type) {
+      BlockedAttr layout = getLayout(type);
+      if (layout && layout.getThreads() != kernel.getThreads()) {
+        inner->emitError() << "tile " << type << " is spread over "
+                           << layout.getThreads() << " threads, the kernel has "
+                           << kernel.getThreads();
+        return false;
+      }
+      return true;
+    };
+    for (Type t : inner->getResultTypes())
+      if (!check(t))
+        return WalkResult::interrupt();
+    for (Region &region : inner->getRegions())
+      for (Block &block : region)
+        for (Type t : block.getArgumentTypes())
+          if (!check(t))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyElements(Operation *op, Type buffer, Type tile) {
+  Type element = cast<MemRefType>(buffer).getElementType();
+  if (element != cast<RankedTensorType>(tile).getElementType())
+    return op->emitOpError()
+           << "moves " << tile << " through a buffer of " << element;
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  if (bool(getMask()) != bool(getOther()))
+    return emitOpError("takes a mask and `other` together");
+  return verifyElements(*this, getBase().getType(), getType());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyElements(*this, getBase().getType(), getValue().getType());
+}

@@ -1,0 +1,55 @@
+// Tile kernels, lowered, on the emulator: masked tails are not touched (an
+// access past the 20 elements would be reported), each thread holds its
+// elements, loops carry tiles.
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel scan --grid 3 --block 8 --arg f32:20=iota --arg f32:4=0.5 --arg i64=20 --print | FileCheck %s --check-prefix=SCAN
+// SCAN: emulator: ok
+// Four steps of x = exp(0.5) x + 1 from x_i = i.
+// SCAN: arg0 = [9.84869, 17.2377, 24.6268, {{.*}}, 150.241]
+// SCAN: arg1 = [0.5, 0.5, 0.5, 0.5]
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel pairs --grid 1 --block 4 --arg f32:8=iota --arg f32:8 --print | FileCheck %s --check-prefix=PAIRS
+// PAIRS: emulator: ok
+// PAIRS: arg1 = [0, 2, 4, 6, 8, 10, 12, 14]
+
+#b1 = #sympow_tile.blocked<threads = 8, per_thread = 1>
+#b2 = #sympow_tile.blocked<threads = 4, per_thread = 2>
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @scan(%x: memref<?xf32>, %decay: memref<?xf32>, %n64: i64) kernel
+        attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 8, grid = [3, 1, B]>} {
+      %n = arith.index_cast %n64 : i64 to index
+      %pid = sympow_tile.program_id 0
+      %c8 = arith.constant 8 : index
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %start = arith.muli %pid, %c8 : index
+      %s = sympow_tile.splat %start : tensor<8xindex, #b1>
+      %r = sympow_tile.range : tensor<8xindex, #b1>
+      %i = arith.addi %s, %r : tensor<8xindex, #b1>
+      %bound = sympow_tile.splat %n : tensor<8xindex, #b1>
+      %in = arith.cmpi ult, %i, %bound : tensor<8xindex, #b1>
+      %zero = arith.constant dense<0.0> : tensor<8xf32, #b1>
+      %one = arith.constant dense<1.0> : tensor<8xf32, #b1>
+      %a = sympow_tile.load %x[%i] mask %in, %zero : memref<?xf32> -> tensor<8xf32, #b1>
+      %out = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %a) -> (tensor<8xf32, #b1>) {
+        %g = memref.load %decay[%k] : memref<?xf32>
+        %e = math.exp %g : f32
+        %keep = sympow_tile.splat %e : tensor<8xf32, #b1>
+        %next = math.fma %keep, %acc, %one : tensor<8xf32, #b1>
+        scf.yield %next : tensor<8xf32, #b1>
+      }
+      sympow_tile.store %out, %x[%i] mask %in : tensor<8xf32, #b1>, memref<?xf32>
+      gpu.return
+    }
+    gpu.func @pairs(%in: memref<?xf32>, %out: memref<?xf32>) kernel
+        attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 4, grid = [1, 1, B]>} {
+      %i = sympow_tile.range : tensor<8xindex, #b2>
+      %v = sympow_tile.load %in[%i] : memref<?xf32> -> tensor<8xf32, #b2>
+      %two = arith.constant dense<2.0> : tensor<8xf32, #b2>
+      %p = arith.mulf %v, %two : tensor<8xf32, #b2>
+      sympow_tile.store %p, %out[%i] : tensor<8xf32, #b2>, memref<?xf32>
+      gpu.return
+    }
+  }
+}

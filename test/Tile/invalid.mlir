@@ -1,0 +1,78 @@
+// The verifiers of the sympow_tile dialect.
+// RUN: sympow-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{a tile in #sympow_tile.blocked<threads = 128, per_thread = 1> is 1-D with threads * per_thread = 128 elements}}
+func.func private @size(tensor<256xf32, #sympow_tile.blocked<threads = 128, per_thread = 1>>)
+
+// -----
+
+// expected-error @+1 {{per_thread must be at least 1, not 0}}
+func.func private @slots(tensor<256xf32, #sympow_tile.blocked<threads = 128, per_thread = 0>>)
+
+// -----
+
+// expected-error @+1 {{a blocked layout spreads over 1 to 1024 threads, not 2048}}
+func.func private @threads(tensor<2048xf32, #sympow_tile.blocked<threads = 2048, per_thread = 1>>)
+
+// -----
+
+// expected-error @+1 {{grid z is B (one program per sequence)}}
+func.func private @z() attributes {a = #sympow_tile.kernel<threads = 32, grid = [1, 8, 2]>}
+
+// -----
+
+// expected-error @+1 {{grid x is a constant or cdiv(T, n)}}
+func.func private @x() attributes {a = #sympow_tile.kernel<threads = 32, grid = [B, 8, B]>}
+
+// -----
+
+// expected-error @+1 {{the grid has 3 dimensions (x, y, z)}}
+func.func private @dims() attributes {a = #sympow_tile.kernel<threads = 32, grid = [1, B]>}
+
+// -----
+
+// expected-error @+1 {{cdiv(T, n) needs n >= 1}}
+func.func private @cdiv() attributes {a = #sympow_tile.kernel<threads = 32, grid = [cdiv(T, 0), 1, B]>}
+
+// -----
+
+// expected-error @+1 {{"sympow_tile.kernel" marks a gpu.func kernel}}
+func.func @notgpu() attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 32, grid = [1, 1, B]>} {
+  return
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @threads() kernel attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 64, grid = [1, 1, B]>} {
+      // expected-error @+1 {{tile 'tensor<32xindex, #sympow_tile.blocked<threads = 32, per_thread = 1>>' is spread over 32 threads, the kernel has 64}}
+      %r = sympow_tile.range : tensor<32xindex, #sympow_tile.blocked<threads = 32, per_thread = 1>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+func.func @element(%m: memref<?xf64>, %i: tensor<32xindex, #sympow_tile.blocked<threads = 32, per_thread = 1>>) {
+  // expected-error @+1 {{'sympow_tile.load' op moves 'tensor<32xf32, #sympow_tile.blocked<threads = 32, per_thread = 1>>' through a buffer of 'f64'}}
+  %x = sympow_tile.load %m[%i] : memref<?xf64> -> tensor<32xf32, #sympow_tile.blocked<threads = 32, per_thread = 1>>
+  return
+}
+
+// -----
+
+func.func @notile(%m: memref<?xf32>, %i: tensor<32xindex>) {
+  // expected-error @+1 {{'value' must be tile of any type, but got 'tensor<32xindex>'}}
+  sympow_tile.store %i, %m[%i] : tensor<32xindex>, memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @axis() {
+  // expected-error @+1 {{'sympow_tile.program_id' op attribute 'axis' failed to satisfy constraint}}
+  %x = sympow_tile.program_id 3
+  return
+}
