@@ -19,6 +19,8 @@ CASES = [
     (["--variant", V, "--direction", "backward"], "not implemented yet"),
     (["--variant", V, "--batch", "0"], "--batch must be >= 1"),
     (["--variant", "p=3,d=16"], "p"),
+    (["--variant", V, "--backend", "cuda", "--repeat", "0"], "--repeat must be >= 1"),
+    (["--variant", V, "--direction", "sideways"], "--direction must be forward or backward"),
 ]
 failures = 0
 for args, expected in CASES:

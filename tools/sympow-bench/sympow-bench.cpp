@@ -52,7 +52,8 @@ static cl::opt<int64_t> batch("batch", cl::init(1),
 static cl::opt<std::string>
     arch("arch", cl::init("sm_90a"),
          cl::desc("The GPU model to predict on: sm_90a (H100 SXM, default) "
-                  "or sm_80 (A100)"),
+                  "or sm_80 (A100); with --backend cuda the default is the "
+                  "GPU's own"),
          cl::cat(category));
 static cl::opt<std::string> backendName(
     "backend", cl::init("emulator"),
@@ -83,7 +84,9 @@ static cl::opt<unsigned> seed("seed", cl::init(1),
                               cl::cat(category));
 static cl::opt<unsigned>
     repeat("repeat", cl::init(20),
-           cl::desc("cuda: timed repetitions (default 20)"), cl::cat(category));
+           cl::desc("cuda: timed calls of the layer, each after a 256 MB "
+                    "L2 flush; median/min/max over them (default 20)"),
+           cl::cat(category));
 static cl::opt<unsigned>
     warmup("warmup", cl::init(3),
            cl::desc("cuda: untimed warm-up calls (default 3)"),
@@ -142,12 +145,13 @@ llvm::json::Object predictionJson(const KernelPrediction &p) {
 /// Median, min and max of `x` (not empty).
 struct Spread {
   double median, min, max;
+  size_t count;
 };
 Spread spread(std::vector<double> x) {
   std::sort(x.begin(), x.end());
   size_t n = x.size();
   double median = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-  return {median, x.front(), x.back()};
+  return {median, x.front(), x.back(), n};
 }
 
 /// One kernel's row.
@@ -159,11 +163,11 @@ struct KernelRow {
   std::optional<Spread> measured;
 };
 
-
 void printRun(const std::string &formulation, int64_t T,
               const std::vector<KernelRow> &rows, double predicted,
               double floor, const std::string &dominant,
-              std::optional<double> measured, const std::string &check) {
+              std::optional<Spread> measured, const Cost &cost,
+              const std::string &check) {
   llvm::outs() << "\n"
                << formulation << ", B = " << batch << ", T = " << T
                << (check.empty() ? "" : " (" + check + ")") << "\n";
@@ -187,7 +191,8 @@ void printRun(const std::string &formulation, int64_t T,
                   ms(r.prediction.seconds).c_str());
     llvm::outs() << line;
     if (r.measured)
-      llvm::outs() << "  " << ms(r.measured->median) << " ms";
+      llvm::outs() << "  " << ms(r.measured->median) << " ms ["
+                   << ms(r.measured->min) << ", " << ms(r.measured->max) << "]";
     llvm::outs() << "\n";
   }
   for (const KernelRow &r : rows) {
@@ -195,11 +200,12 @@ void printRun(const std::string &formulation, int64_t T,
     llvm::outs() << "  " << r.name << ": " << r.prediction.explanation << "\n";
     std::snprintf(
         line, sizeof line,
-        "    global %.3g MB loaded (%.3g MB distinct), %.3g MB stored; "
+        "    global %.3g MB loaded (%.3g MB distinct), %.3g MB stored "
+        "(%.3g MB distinct); "
         "shared %.3g MB; mma %llu; fp32 %.3g M, sfu %.3g M; heaviest "
         "block: %llu global loads, %llu mma, %llu barriers\n",
         t.globalLoadBytes / 1e6, r.counts.globalLoadDistinctBytes / 1e6,
-        t.globalStoreBytes / 1e6,
+        t.globalStoreBytes / 1e6, r.counts.globalStoreDistinctBytes / 1e6,
         (t.sharedLoadBytes + t.sharedStoreBytes) / 1e6,
         (unsigned long long)(t.mma[0] + t.mma[1] + t.mma[2] + t.mma[3]),
         (t.fp32Fma + t.fp32Alu) / 1e6, t.sfu / 1e6,
@@ -211,16 +217,26 @@ void printRun(const std::string &formulation, int64_t T,
   llvm::outs() << "  layer: predicted " << ms(predicted) << " ms on "
                << GpuSpec::forArch(arch)->name << " (floor " << ms(floor)
                << " ms); slowest kernel " << dominant;
-  if (measured)
-    llvm::outs() << "; measured " << ms(*measured) << " ms";
   llvm::outs() << "\n";
+  if (measured) {
+    std::snprintf(line, sizeof line,
+                  "  measured: median %s ms (min %s, max %s; %zu "
+                  "repetitions), %.3g TFLOP/s, %.3g GB/s of the layer's "
+                  "minimal work; predicted/measured %.2f\n",
+                  ms(measured->median).c_str(), ms(measured->min).c_str(),
+                  ms(measured->max).c_str(), measured->count,
+                  cost.flops / measured->median / 1e12,
+                  cost.bytes / measured->median / 1e9,
+                  predicted / measured->median);
+    llvm::outs() << line;
+  }
 }
 
 /// Predicts every row, prints the run and returns its JSON.
 llvm::json::Value report(std::vector<KernelRow> &rows, const LayerSizes &sizes,
                          const LayerKernelRequest &request,
                          const std::string &formulation, int64_t T, bool state,
-                         std::optional<double> measuredLayer,
+                         std::optional<Spread> measuredLayer,
                          const std::string &checkText, const GpuSpec &gpu) {
   double predicted = 0, slowest = -1;
   std::string dominant;
@@ -251,17 +267,27 @@ llvm::json::Value report(std::vector<KernelRow> &rows, const LayerSizes &sizes,
              {"static_shared_bytes", int64_t(r.counts.staticSharedBytes)},
              {"dynamic_shared_bytes", int64_t(r.counts.dynamicSharedBytes)}}},
         {"prediction", predictionJson(r.prediction)}};
-    if (r.measured)
-      k["measured"] = llvm::json::Object{{"median_seconds", r.measured->median},
-                                         {"min_seconds", r.measured->min},
-                                         {"max_seconds", r.measured->max}};
+    if (r.measured) {
+      // The kernel's distinct global bytes (estimated from the sizes) over
+      // its median time: the DRAM bandwidth it reached, at least.
+      double distinct = double(r.counts.globalLoadDistinctBytes +
+                               r.counts.globalStoreDistinctBytes);
+      k["measured"] = llvm::json::Object{
+          {"median_seconds", r.measured->median},
+          {"min_seconds", r.measured->min},
+          {"max_seconds", r.measured->max},
+          {"repetitions", int64_t(r.measured->count)},
+          {"distinct_gbps", distinct / r.measured->median / 1e9},
+          {"predicted_over_measured",
+           r.prediction.seconds / r.measured->median}};
+    }
     kernelsJson.push_back(std::move(k));
   }
   Cost cost = minimalCost(sizes, request.formulation, request.chunk);
   double floor =
       rooflineSeconds(cost.flops, cost.bytes, sizes.elementBytes, gpu);
   printRun(formulation, T, rows, predicted, floor, dominant, measuredLayer,
-           checkText);
+           cost, checkText);
 
   llvm::json::Object layerJson{{"predicted_seconds", predicted},
                                {"floor_seconds", floor},
@@ -269,9 +295,18 @@ llvm::json::Value report(std::vector<KernelRow> &rows, const LayerSizes &sizes,
                                {"bytes", cost.bytes},
                                {"dominant_kernel", dominant}};
   if (measuredLayer) {
-    layerJson["measured_seconds"] = *measuredLayer;
-    layerJson["tflops"] = cost.flops / *measuredLayer / 1e12;
-    layerJson["gbps"] = cost.bytes / *measuredLayer / 1e9;
+    // The layer's time in one repetition is the sum of its kernels' times
+    // in that repetition; median/min/max over the repetitions.
+    double median = measuredLayer->median;
+    layerJson["measured_seconds"] = median;
+    layerJson["measured"] =
+        llvm::json::Object{{"median_seconds", median},
+                           {"min_seconds", measuredLayer->min},
+                           {"max_seconds", measuredLayer->max},
+                           {"repetitions", int64_t(measuredLayer->count)}};
+    layerJson["tflops"] = cost.flops / median / 1e12;
+    layerJson["gbps"] = cost.bytes / median / 1e9;
+    layerJson["predicted_over_measured"] = predicted / median;
   }
   llvm::json::Object run{{"T", T},
                          {"B", batch.getValue()},
@@ -303,7 +338,9 @@ int main(int argc, char **argv) {
       "registers, occupancy, waves, what bounds it and why, the predicted\n"
       "time on the GPU model (docs/Performance.md) and, on a GPU, the "
       "measured one. The emulator is slow (seconds at a few thousand\n"
-      "tokens); counts at long T follow from short ones (CountsScaling).\n");
+      "tokens); counts at long T follow from short ones (CountsScaling).\n"
+      "Exit status: 0; 1 when a run does not match the reference; 2 for bad "
+      "input, a failed build or run, or --backend cuda without a GPU.\n");
 
   if (direction != "forward")
     return usageError(direction == "backward"
@@ -343,6 +380,16 @@ int main(int argc, char **argv) {
       return usageError("--backend cuda: " + cuda.message() +
                         " (--backend emulator predicts without a GPU)");
     device = std::move(cuda.value());
+    // Predict on the model of the GPU at hand unless --arch says otherwise.
+    std::string own = device->arch() == "sm_90" ? "sm_90a" : device->arch();
+    if (arch.getNumOccurrences() == 0 && GpuSpec::forArch(own)) {
+      arch.setValue(own);
+      gpu = GpuSpec::forArch(own);
+    } else if (own != arch.getValue()) {
+      progress("warning: the GPU is " + device->arch() +
+               "; predictions are for --arch " + arch.getValue() + " (" +
+               gpu->name + ")");
+    }
   } else {
     device = runtime::createEmulatorBackend();
   }
@@ -371,10 +418,15 @@ int main(int argc, char **argv) {
       }
       continue;
     }
+    // On a GPU the kernels run built for it, and their resources are
+    // those of that build; on the emulator, those of a build for --arch.
+    std::string buildArch =
+        onGpu ? (device->arch() == "sm_90" ? "sm_90a" : device->arch())
+              : arch.getValue();
     progress("building the " + formulation + " kernels of " +
-             request.spec.variantName() + " for " + arch.getValue() +
+             request.spec.variantName() + " for " + buildArch +
              " (ptxas) and " + backendName.getValue());
-    auto usage = kernelResources(request, arch);
+    auto usage = kernelResources(request, buildArch);
     if (!usage)
       return usageError(llvm::toString(usage.takeError()));
     std::map<std::string, KernelResources> resources;
@@ -382,16 +434,30 @@ int main(int argc, char **argv) {
       resources[u.kernel] = {int(u.registers), u.sharedBytes};
     std::vector<std::string> archs;
     if (onGpu)
-      archs = {device->arch() == "sm_90" ? "sm_90a" : device->arch()};
+      archs = {buildArch};
     auto compiled = compileLayerKernels(
         request, onGpu ? KernelTarget::Cuda : KernelTarget::EmulatorShared,
         archs, cache);
     if (!compiled)
       return usageError(llvm::toString(compiled.takeError()));
-    bench::TimingBackend timing(*device);
-    runtime::KernelLibrary library(
-        onGpu ? static_cast<runtime::Backend &>(timing) : *device,
-        (*compiled)->images(), (*compiled)->infos());
+    // Every launch goes through `timing`: on a GPU for its CUDA events, on
+    // the emulator for progress kernel by kernel (it can take minutes).
+    bench::TimingBackend::Hook hook;
+    if (!onGpu)
+      hook = [](const std::string &kernel, const runtime::LaunchConfig &c,
+                std::optional<double> seconds) {
+        if (!seconds)
+          progress("  " + kernel + ": " + std::to_string(c.grid.x) + "x" +
+                   std::to_string(c.grid.y) + "x" + std::to_string(c.grid.z) +
+                   " blocks of " +
+                   std::to_string(c.block.x * c.block.y * c.block.z) +
+                   " threads on the emulator");
+        else
+          progress("  " + kernel + ": done in " + ms(*seconds / 1e3) + " s");
+      };
+    bench::TimingBackend timing(*device, hook);
+    runtime::KernelLibrary library(timing, (*compiled)->images(),
+                                   (*compiled)->infos());
     std::vector<std::string> names = runtime::layerKernelNames(variant);
 
     for (int64_t T : tokens) {
@@ -412,12 +478,14 @@ int main(int argc, char **argv) {
       LayerSizes sizes = layerSizes(variant, batch, T, state);
 
       std::vector<KernelRow> rows;
-      std::optional<double> measuredLayer;
+      std::optional<Spread> measuredLayer;
       Result<runtime::HostOutputs> out = Status::error("not run");
       if (!onGpu) {
-        out = runtime::runLayerFromHost(*device, library, variant, layer);
+        out = runtime::runLayerFromHost(timing, library, variant, layer);
         if (out.isError())
           return usageError("the emulator run failed: " + out.message());
+        (void)timing.takeTimes();
+        (void)timing.takeNames();
         for (runtime::EmulatorLaunch &launch :
              runtime::takeEmulatorLaunches(*device))
           rows.push_back({launch.kernel,
@@ -426,40 +494,54 @@ int main(int argc, char **argv) {
                           {},
                           std::nullopt});
       } else {
-        // Each repetition starts with 256 MB written, so no kernel finds its
-        // inputs in L2 (50 MB on an H100).
-        auto flush = device->allocate(256u << 20);
+        // Each repetition writes 256 MB just before its first kernel (after
+        // the inputs are uploaded), so no kernel finds its inputs in L2
+        // (50 MB on an H100, 40 MB on an A100).
+        constexpr size_t kFlushBytes = size_t(256) << 20;
+        auto flush = device->allocate(kFlushBytes);
         if (flush.isError())
-          return usageError(flush.message());
+          return usageError("cannot allocate the 256 MB L2 flush buffer: " +
+                            flush.message());
+        progress("  " + std::to_string(warmup) + " warm-up and " +
+                 std::to_string(repeat) + " timed calls");
         std::vector<std::vector<double>> times(names.size());
+        std::vector<double> layerTimes;
         for (unsigned i = 0; i < warmup + repeat; ++i) {
-          if (Status s = device->fillZero(flush.value(), 256u << 20, nullptr);
-              s.isError())
-            return usageError(s.message());
+          timing.flushBeforeNextLaunch(flush.value(), kFlushBytes);
           out = runtime::runLayerFromHost(timing, library, variant, layer);
-          if (out.isError())
+          if (out.isError()) {
+            (void)device->release(flush.value());
             return usageError("the GPU run failed: " + out.message());
+          }
           std::vector<double> t = timing.takeTimes();
-          if (i >= warmup)
-            for (size_t k = 0; k < names.size() && k < t.size(); ++k)
-              times[k].push_back(t[k]);
+          std::vector<std::string> launched = timing.takeNames();
+          if (launched != names) {
+            (void)device->release(flush.value());
+            return usageError("the layer launched " +
+                              llvm::join(launched, ", ") + ", expected " +
+                              llvm::join(names, ", "));
+          }
+          if (i < warmup)
+            continue;
+          double total = 0;
+          for (size_t k = 0; k < names.size(); ++k) {
+            times[k].push_back(t[k]);
+            total += t[k];
+          }
+          layerTimes.push_back(total);
         }
         (void)device->release(flush.value());
         std::vector<KernelEstimate> estimates =
             estimateKernels(sizes, request.formulation, request.chunk);
-        double sum = 0;
         for (size_t k = 0; k < names.size(); ++k) {
           KernelRow row{names[k], {}, resources[names[k]], {}, std::nullopt};
           for (const KernelEstimate &e : estimates)
             if (e.kernel == names[k])
               row.counts = e.counts;
-          if (!times[k].empty()) {
-            row.measured = spread(times[k]);
-            sum += row.measured->median;
-          }
+          row.measured = spread(times[k]);
           rows.push_back(row);
         }
-        measuredLayer = sum;
+        measuredLayer = spread(layerTimes);
       }
 
       std::string checkText;
@@ -489,6 +571,8 @@ int main(int argc, char **argv) {
                             {"backend", backendName.getValue()},
                             {"direction", direction.getValue()},
                             {"runs", std::move(runs)}};
+    if (onGpu)
+      root["device_arch"] = device->arch();
     std::error_code ec;
     llvm::raw_fd_ostream file(jsonPath, ec);
     if (ec)
