@@ -21,6 +21,7 @@ CASES = [
     (["--variant", "p=3,d=16"], "p"),
     (["--variant", V, "--backend", "cuda", "--repeat", "0"], "--repeat must be >= 1"),
     (["--variant", V, "--direction", "sideways"], "--direction must be forward or backward"),
+    (["--variant", V, "--tokens", "64,1000000000000"], "GB of host memory"),
 ]
 failures = 0
 for args, expected in CASES:

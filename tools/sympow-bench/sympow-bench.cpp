@@ -22,13 +22,16 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
+#include <unistd.h>
 
 using namespace sympow;
 namespace cl = llvm::cl;
@@ -140,6 +143,28 @@ llvm::json::Object predictionJson(const KernelPrediction &p) {
                                    {"dram", p.dram},
                                    {"latency", p.latency},
                                    {"heaviest_block", p.heaviestBlock}}}};
+}
+
+/// Host memory a run at `sizes` needs, roughly: the inputs, y and the
+/// reference's y in f64 with their staging copies, the state, and on the
+/// emulator the chunk states (device memory there is host memory).
+double hostBytes(const LayerSizes &s, runtime::Formulation formulation,
+                 int64_t chunk, bool emulator) {
+  double tokens = double(s.batch) * double(s.seqLen);
+  double perToken = double(s.queryHeads) * (s.headDim + s.valueDim) +
+                    double(s.keyHeads) * (s.headDim + s.valueDim + 2);
+  double state =
+      double(s.batch) * s.keyHeads * embeddingDim(s) * (s.valueDim + 1);
+  double bytes = tokens * perToken * 8 * 4 + state * 8 * 4;
+  if (emulator && formulation == runtime::Formulation::Chunked && chunk > 0)
+    bytes += std::ceil(double(s.seqLen) / chunk) * state * 4;
+  return bytes;
+}
+
+/// The machine's physical memory in bytes (0 if unknown).
+double physicalMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? double(pages) * double(page) : 0;
 }
 
 /// Median, min and max of `x` (not empty).
@@ -418,6 +443,22 @@ int main(int argc, char **argv) {
       }
       continue;
     }
+    // Every T fits in memory, before anything is built.
+    for (int64_t T : tokens) {
+      bool state = (withState ||
+                    request.formulation == runtime::Formulation::Recurrent) &&
+                   request.formulation != runtime::Formulation::Attention;
+      double needed = hostBytes(layerSizes(variant, batch, T, state),
+                                request.formulation, request.chunk, !onGpu);
+      if (double have = physicalMemory(); have > 0 && needed > have)
+        return usageError(
+            llvm::formatv("T = {0}: the run needs about {1:F1} GB of host "
+                          "memory and this machine has {2:F1} GB; use "
+                          "shorter T (counts at long T follow from short "
+                          "ones) or --backend model",
+                          T, needed / 1e9, have / 1e9)
+                .str());
+    }
     // On a GPU the kernels run built for it, and their resources are
     // those of that build; on the emulator, those of a build for --arch.
     std::string buildArch =
@@ -467,15 +508,18 @@ int main(int argc, char **argv) {
         progress("skipping --state for the attention formulation");
         state = false;
       }
-      if (!onGpu && T * batch > 65536)
-        progress("T = " + std::to_string(T) +
-                 ": the emulator runs every thread of every block; this "
-                 "takes long (counts at long T follow from short ones)");
+      LayerSizes sizes = layerSizes(variant, batch, T, state);
+      if (!onGpu &&
+          double(T) * batch * std::max(sizes.queryHeads, sizes.keyHeads) > 8192)
+        progress("warning: T = " + std::to_string(T) +
+                 ": the emulator runs every thread of every block, this "
+                 "takes long (minutes at d = 64, T = 4096, the recurrent "
+                 "formulation the slowest; counts at long T follow from "
+                 "short ones)");
       progress(formulation + ", T = " + std::to_string(T) + ": running on " +
                backendName.getValue());
       check::LayerCase layer =
           check::randomLayer(request.spec, batch, T, seed, state);
-      LayerSizes sizes = layerSizes(variant, batch, T, state);
 
       std::vector<KernelRow> rows;
       std::optional<Spread> measuredLayer;
