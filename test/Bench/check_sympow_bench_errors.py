@@ -22,6 +22,7 @@ CASES = [
     (["--variant", V, "--backend", "cuda", "--repeat", "0"], "--repeat must be >= 1"),
     (["--variant", V, "--direction", "sideways"], "--direction must be forward or backward"),
     (["--variant", V, "--tokens", "64,1000000000000"], "GB of host memory"),
+    (["--variant", V, "--json", "/nonexistent-folder/out.json"], "cannot write --json"),
 ]
 failures = 0
 for args, expected in CASES:

@@ -25,6 +25,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -396,6 +397,19 @@ int main(int argc, char **argv) {
   auto parsed = parseLayerVariant(variantText);
   if (!parsed)
     return usageError(llvm::toString(parsed.takeError()));
+  if (!jsonPath.empty()) {
+    // Found out now, not after a sweep that took an hour.
+    llvm::SmallString<128> folder(llvm::sys::path::parent_path(jsonPath));
+    if (folder.empty())
+      folder = ".";
+    if (!llvm::sys::fs::is_directory(folder) ||
+        llvm::sys::fs::access(folder, llvm::sys::fs::AccessMode::Write))
+      return usageError("cannot write --json '" + jsonPath + "': '" + folder +
+                        "' is not a writable folder");
+    if (llvm::sys::fs::is_directory(jsonPath.getValue()))
+      return usageError("cannot write --json '" + jsonPath +
+                        "': it is a folder");
+  }
 
   // The backend first: without a GPU there is nothing to time.
   std::unique_ptr<runtime::Backend> device;
