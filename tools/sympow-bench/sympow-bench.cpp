@@ -524,12 +524,13 @@ int main(int argc, char **argv) {
       }
       LayerSizes sizes = layerSizes(variant, batch, T, state);
       if (!onGpu &&
-          double(T) * batch * std::max(sizes.queryHeads, sizes.keyHeads) > 8192)
+          double(T) * batch * std::max(sizes.queryHeads, sizes.keyHeads) > 4096)
         progress("warning: T = " + std::to_string(T) +
                  ": the emulator runs every thread of every block, this "
-                 "takes long (minutes at d = 64, T = 4096, the recurrent "
-                 "formulation the slowest; counts at long T follow from "
-                 "short ones)");
+                 "takes long (about 40 s for the chunked kernels at d = 64, "
+                 "8 heads, T = 1024, growing with B * T * heads; the "
+                 "recurrent formulation is the slowest; counts at long T "
+                 "follow from short ones)");
       progress(formulation + ", T = " + std::to_string(T) + ": running on " +
                backendName.getValue());
       check::LayerCase layer =
@@ -605,6 +606,8 @@ int main(int argc, char **argv) {
       std::string checkText;
       if (!noCheck) {
         check::KernelResult got{"", out->y, out->s, out->z, out->c};
+        progress("  checking y against the f64 reference on the CPU "
+                 "(--no-check skips it)");
         check::ReferenceResult want = check::runReference(request.spec, layer);
         std::string problem =
             want.error.empty()
