@@ -74,6 +74,10 @@ static cl::opt<bool>
                 cl::desc("Print what the launch did: operations, bytes and "
                          "collectives of the grid and of its heaviest block, "
                          "distinct global bytes"));
+static cl::opt<bool>
+    noCount("no-count",
+            cl::desc("Launch with LaunchOptions::countOperations off (to "
+                     "measure what counting costs)"));
 static cl::opt<std::string>
     countsJson("counts-json",
                cl::desc("Write the launch's counts to this file as JSON"));
@@ -341,6 +345,7 @@ int main(int argc, char **argv) {
   emu::LaunchOptions launchOptions;
   launchOptions.workers = workers;
   launchOptions.timeoutSeconds = timeout;
+  launchOptions.countOperations = !noCount;
   emu::LaunchResult result = emu::launch(*kernel, grid, block, dynamicShared,
                                          packed.data(), launchOptions);
   outs() << result.message();
