@@ -9,7 +9,10 @@ SYMPOW_BUILD="${SYMPOW_BUILD:-$SYMPOW_ROOT/build}"
 export SYMPOW_ROOT SYMPOW_BUILD
 
 PACKAGES=(cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools
-          llvm-22-tools libgtest-dev python3 python3-numpy)
+          llvm-22-tools libgtest-dev python3 python3-numpy
+          # the sanitizer build and the fuzz targets (scripts/sanitize.sh),
+          # the property tests (test/Python/test_properties.py)
+          clang-22 libclang-rt-22-dev python3-hypothesis)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -8,7 +8,8 @@ def _f64_to_f32_round_to_odd(x):
     """float64 -> float32 rounding to odd: an inexact result gets its last
     bit set. Rounding that to bf16 (16 fewer bits) to nearest even gives the
     correctly rounded bf16 of x (no double rounding)."""
-    y = x.astype(np.float32)
+    with np.errstate(over="ignore"):  # huge values round to inf below
+        y = x.astype(np.float32)
     bits = y.view(np.uint32).copy()
     inexact = y.astype(np.float64) != x
     if inexact.any():

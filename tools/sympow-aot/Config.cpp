@@ -34,8 +34,12 @@ llvm::Expected<Config> sympow::aot::readConfig(llvm::StringRef path) {
   if (!buffer)
     return fail("cannot read config " + path + ": " +
                 buffer.getError().message());
-  llvm::Expected<llvm::json::Value> parsed =
-      llvm::json::parse((*buffer)->getBuffer());
+  return parseConfig((*buffer)->getBuffer(), path);
+}
+
+llvm::Expected<Config> sympow::aot::parseConfig(llvm::StringRef text,
+                                                llvm::StringRef path) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
   if (!parsed)
     return fail(path +
                 ": not valid JSON: " + llvm::toString(parsed.takeError()));
@@ -121,6 +125,10 @@ llvm::Expected<Config> sympow::aot::readConfig(llvm::StringRef path) {
         if (!list || list->empty())
           return fail(where + ": grid \"" + key.str() +
                       "\" must be a non-empty list");
+        if (combos.size() * list->size() > kMaxConfigVariants)
+          return fail(where + ": grid \"" + key.str() + "\" makes more than " +
+                      llvm::Twine(kMaxConfigVariants) +
+                      " variants (split the set)");
         std::vector<std::string> next;
         for (const std::string &prefix : combos)
           for (const llvm::json::Value &value : *list) {
@@ -134,6 +142,10 @@ llvm::Expected<Config> sympow::aot::readConfig(llvm::StringRef path) {
         combos = std::move(next);
       }
     }
+    if (config.variants.size() + listed.size() * combos.size() >
+        kMaxConfigVariants)
+      return fail(where + ": the config makes more than " +
+                  llvm::Twine(kMaxConfigVariants) + " variants");
     for (const std::string &variant : listed)
       for (const std::string &combo : combos) {
         std::string text = variant;

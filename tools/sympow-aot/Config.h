@@ -32,6 +32,13 @@ struct Config {
 /// Reads `path`; errors name the file, the set and the field.
 llvm::Expected<Config> readConfig(llvm::StringRef path);
 
+/// Parses the text of a config file; errors name it `name`.
+llvm::Expected<Config> parseConfig(llvm::StringRef text, llvm::StringRef name);
+
+/// The most variants a config may expand to (a grid multiplies its lists'
+/// lengths: without a bound a short file could ask for 10^20).
+constexpr size_t kMaxConfigVariants = 4096;
+
 } // namespace sympow::aot
 
 #endif // SYMPOW_AOT_CONFIG_H

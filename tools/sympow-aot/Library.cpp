@@ -25,6 +25,8 @@
 
 #include <algorithm>
 #include <deque>
+#include <cerrno>
+#include <csignal>
 #include <unistd.h>
 
 using namespace sympow;
@@ -48,6 +50,12 @@ llvm::Error writeFile(llvm::StringRef path, llvm::StringRef text) {
   if (ec)
     return fail("cannot write " + path + ": " + ec.message());
   os << text;
+  os.close();
+  if (os.has_error()) { // a full disk, say: an error, not a fatal one
+    std::error_code why = os.error();
+    os.clear_error();
+    return fail("cannot write " + path + ": " + why.message());
+  }
   return llvm::Error::success();
 }
 
@@ -392,6 +400,29 @@ llvm::Expected<std::string>
 sympow::aot::createStaging(llvm::StringRef outDir) {
   if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
     return fail("cannot create " + outDir + ": " + ec.message());
+  // A run that was killed left its staging folder: removed once that
+  // process is gone (the library folder itself was never touched).
+  {
+    std::vector<std::string> stale;
+    std::error_code ec;
+    llvm::StringRef prefix = ".sympow-aot-staging-";
+    for (llvm::sys::fs::directory_iterator it(outDir, ec), end;
+         it != end && !ec; it.increment(ec)) {
+      llvm::StringRef name = llvm::sys::path::filename(it->path());
+      if (!name.starts_with(prefix))
+        continue;
+      llvm::StringRef digits = name.drop_front(prefix.size());
+      digits = digits.take_while([](char c) { return c >= '0' && c <= '9'; });
+      long long pid = 0;
+      if (digits.empty() || digits.getAsInteger(10, pid) || pid <= 0 ||
+          pid == ::getpid())
+        continue;
+      if (::kill(pid_t(pid), 0) != 0 && errno == ESRCH)
+        stale.push_back(it->path());
+    }
+    for (const std::string &path : stale)
+      (void)llvm::sys::fs::remove_directories(path, /*IgnoreErrors=*/true);
+  }
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string staging =
         join(outDir, ".sympow-aot-staging-" + std::to_string(::getpid()) +

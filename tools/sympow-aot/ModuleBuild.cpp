@@ -43,6 +43,12 @@ bool writeFile(llvm::StringRef path, llvm::StringRef text, std::string &log) {
     return false;
   }
   os << text;
+  os.close();
+  if (os.has_error()) { // a full disk, say: an error, not a fatal one
+    log += "cannot write " + path.str() + ": " + os.error().message() + "\n";
+    os.clear_error();
+    return false;
+  }
   return true;
 }
 

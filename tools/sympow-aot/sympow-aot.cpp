@@ -108,6 +108,13 @@ bool writeReport(const std::vector<aot::ModuleBuild> &builds,
   os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
                                    {"kernels", std::move(kernels)}}))
      << "\n";
+  os.close();
+  if (os.has_error()) { // a full disk, say: an error, not a fatal one
+    llvm::errs() << "sympow-aot: cannot write " << path << ": "
+                 << os.error().message() << "\n";
+    os.clear_error();
+    return false;
+  }
   return true;
 }
 

@@ -12,7 +12,10 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -192,6 +195,50 @@ Status checkFinite(const char *what, const std::vector<double> &data) {
   return Status::success();
 }
 
+/// What a run killed before its commit finished left next to `target`
+/// (`<target>.sympow-run-<pid>.tmp` / `.old` of a process that is gone):
+/// temporaries are removed; a kept old file whose target is missing (killed
+/// between its renames) is put back.
+void removeStaleTemporaries(const std::string &target) {
+  size_t slash = target.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : target.substr(0, slash);
+  std::string base =
+      slash == std::string::npos ? target : target.substr(slash + 1);
+  std::string prefix = base + ".sympow-run-";
+  DIR *d = ::opendir(dir.c_str());
+  if (!d)
+    return;
+  std::vector<std::string> stale;
+  while (struct dirent *e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0)
+      continue;
+    std::string rest = name.substr(prefix.size()); // <pid>.tmp | <pid>.old
+    size_t dot = rest.find('.');
+    if (dot == std::string::npos || dot == 0 ||
+        rest.find_first_not_of("0123456789") != dot)
+      continue;
+    std::string kind = rest.substr(dot);
+    if (kind != ".tmp" && kind != ".old")
+      continue;
+    long pid = std::strtol(rest.substr(0, dot).c_str(), nullptr, 10);
+    if (pid <= 0 || pid == ::getpid() ||
+        !(::kill(pid_t(pid), 0) != 0 && errno == ESRCH))
+      continue; // a run still going
+    stale.push_back(name);
+  }
+  ::closedir(d);
+  for (const std::string &name : stale) {
+    std::string path = dir + "/" + name;
+    struct stat st;
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".old") == 0 &&
+        ::lstat(target.c_str(), &st) != 0 && errno == ENOENT)
+      std::rename(path.c_str(), target.c_str());
+    else
+      std::remove(path.c_str());
+  }
+}
+
 /// Writes every file under a temporary name in its target's directory, then
 /// renames them all; all or nothing: on any failure the temporaries are
 /// removed and every output that existed before is left as it was (an
@@ -220,6 +267,8 @@ Status writeAll(std::vector<PendingFile> &files) {
     return Status::error("cannot write '" + files[i].path + "'" +
                          (why.empty() ? std::string() : ": " + why));
   };
+  for (const PendingFile &f : files)
+    removeStaleTemporaries(f.path);
   // A target that exists must be something a file can replace.
   for (size_t i = 0; i < files.size(); ++i) {
     struct stat st;
@@ -232,7 +281,10 @@ Status writeAll(std::vector<PendingFile> &files) {
         npy::writeNpy(temp, files[i].shape, files[i].data, npy::DType::Float32);
     if (st.isError()) {
       std::remove(temp.c_str());
-      return fail(i, "");
+      // writeNpy names the temporary: keep only why.
+      const std::string &m = st.message();
+      size_t why = m.find("': ");
+      return fail(i, why == std::string::npos ? m : m.substr(why + 3));
     }
     files[i].temp = temp;
   }

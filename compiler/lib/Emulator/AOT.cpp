@@ -15,6 +15,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -76,13 +77,28 @@ llvm::Error sympow::emitSharedObject(ModuleOp module, llvm::StringRef path,
     llvm::sys::fs::remove(object);
     return error("no 'cc' in PATH to link the shared object");
   }
-  llvm::StringRef args[] = {*cc, "-shared", "-o", path, object, "-lm"};
+  // Linked next to `path` under a temporary name, then renamed over it: a
+  // failed or killed link leaves an existing `path` as it was.
+  if (llvm::sys::fs::is_directory(path)) {
+    llvm::sys::fs::remove(object);
+    return error("cannot write " + path + ": it is a directory");
+  }
+  std::string temp = (path + ".sympow-emulate-" +
+                      llvm::Twine(llvm::sys::Process::getProcessId()) + ".tmp")
+                         .str();
+  llvm::StringRef args[] = {*cc, "-shared", "-o", temp, object, "-lm"};
   std::string linkError;
   int status =
       llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &linkError);
   llvm::sys::fs::remove(object);
-  if (status != 0)
+  if (status != 0) {
+    llvm::sys::fs::remove(temp);
     return error("linking " + path + " failed" +
                  (linkError.empty() ? "" : ": " + linkError));
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
+    llvm::sys::fs::remove(temp);
+    return error("cannot write " + path + ": " + ec.message());
+  }
   return llvm::Error::success();
 }

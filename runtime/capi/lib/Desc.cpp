@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 using namespace sympow;
 using namespace sympow::capi;
@@ -26,6 +27,15 @@ static std::string str(double x) {
   return text;
 }
 
+/// An enum field as the int a C caller stored: any value, where reading it
+/// as the C++ enum type is only defined for the enum's own range.
+template <typename Enum> static int64_t raw(const Enum &field) {
+  static_assert(sizeof(Enum) == sizeof(int), "C enums are ints");
+  int value;
+  std::memcpy(&value, &field, sizeof value);
+  return value;
+}
+
 Result<sympow_layer_desc>
 sympow::capi::normalizeDesc(const sympow_layer_desc &in) {
   sympow_layer_desc d = in;
@@ -38,17 +48,18 @@ sympow::capi::normalizeDesc(const sympow_layer_desc &in) {
     return Status::error(
         "query_heads = " + str(d.query_heads) +
         " must be a positive multiple of kv_heads = " + str(d.kv_heads));
-  if (d.dtype != SYMPOW_DTYPE_BF16 && d.dtype != SYMPOW_DTYPE_F16 &&
-      d.dtype != SYMPOW_DTYPE_F32)
-    return Status::error("dtype " + str(int64_t(d.dtype)) +
+  if (raw(d.dtype) != SYMPOW_DTYPE_BF16 && raw(d.dtype) != SYMPOW_DTYPE_F16 &&
+      raw(d.dtype) != SYMPOW_DTYPE_F32)
+    return Status::error("dtype " + str(raw(d.dtype)) +
                          " is not a layer dtype: use bf16, f16 or f32");
-  if (d.schedule < SYMPOW_SCHEDULE_NONE || d.schedule > SYMPOW_SCHEDULE_BLEND)
-    return Status::error("schedule " + str(int64_t(d.schedule)) +
+  if (raw(d.schedule) < SYMPOW_SCHEDULE_NONE ||
+      raw(d.schedule) > SYMPOW_SCHEDULE_BLEND)
+    return Status::error("schedule " + str(raw(d.schedule)) +
                          " is unknown: use none, uniform, learned, warped or "
                          "blend");
-  if (d.formulation < SYMPOW_FORMULATION_AUTO ||
-      d.formulation > SYMPOW_FORMULATION_RECURRENT)
-    return Status::error("formulation " + str(int64_t(d.formulation)) +
+  if (raw(d.formulation) < SYMPOW_FORMULATION_AUTO ||
+      raw(d.formulation) > SYMPOW_FORMULATION_RECURRENT)
+    return Status::error("formulation " + str(raw(d.formulation)) +
                          " is unknown: use auto, attention, chunked or "
                          "recurrent");
   d.has_log_g = d.has_log_g != 0;
@@ -77,9 +88,9 @@ sympow::capi::normalizeDesc(const sympow_layer_desc &in) {
       return Status::error("rope_base = " + str(d.rope_base) + " " + *why);
     if (rules::Problem why = rules::checkRopeScale(d.rope_scale))
       return Status::error("rope_scale = " + str(d.rope_scale) + " " + *why);
-    if (d.rope_layout != SYMPOW_ROPE_INTERLEAVED &&
-        d.rope_layout != SYMPOW_ROPE_HALF)
-      return Status::error("rope_layout " + str(int64_t(d.rope_layout)) +
+    if (raw(d.rope_layout) != SYMPOW_ROPE_INTERLEAVED &&
+        raw(d.rope_layout) != SYMPOW_ROPE_HALF)
+      return Status::error("rope_layout " + str(raw(d.rope_layout)) +
                            " is unknown: use interleaved or half");
   }
   if (relativeSchedule(d)) {

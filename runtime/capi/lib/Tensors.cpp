@@ -2,6 +2,7 @@
 
 #include "Tensors.h"
 
+#include <cstring>
 #include <string>
 
 using namespace sympow;
@@ -48,9 +49,14 @@ Status sympow::capi::checkTensor(const sympow_tensor &t,
   size_t rank = rule.shape.size();
   if (!t.data)
     return Status::error(name + " is null");
-  if (t.dtype != rule.dtype)
-    return Status::error(name + " is " + dtypeName(t.dtype) + ", must be " +
-                         dtypeName(rule.dtype));
+  int dtype; // any int from a C caller (not only the enum's values)
+  std::memcpy(&dtype, &t.dtype, sizeof dtype);
+  if (dtype != int(rule.dtype))
+    return Status::error(name + " is " +
+                         (dtype >= 0 && dtype <= SYMPOW_DTYPE_F64
+                              ? std::string(dtypeName(t.dtype))
+                              : "dtype " + std::to_string(dtype)) +
+                         ", must be " + dtypeName(rule.dtype));
   if (t.rank != int32_t(rank))
     return Status::error(name + " has rank " + std::to_string(t.rank) +
                          ", must have rank " + std::to_string(rank) + " " +
@@ -61,6 +67,13 @@ Status sympow::capi::checkTensor(const sympow_tensor &t,
                            ", the layer needs " + list(want, rank) + " (dim " +
                            std::to_string(i) + ")");
   int64_t expected = 1;
+  // The tensor's bytes must be addressable (a huge B or T can overflow).
+  int64_t bytesTotal = int64_t(dtypeBytes(rule.dtype));
+  for (size_t i = 0; i < rank; ++i)
+    if (t.shape[i] < 0 ||
+        __builtin_mul_overflow(bytesTotal, t.shape[i], &bytesTotal))
+      return Status::error(name + " has shape " + list(t.shape, rank) +
+                           ": more bytes than memory can hold");
   for (size_t i = rank; i-- > 0;) {
     // A dim of size 1 may have any stride.
     if (t.shape[i] != 1 && t.strides[i] != expected)

@@ -33,6 +33,7 @@ std::string siteText(const char *site) { return site ? site : "<unknown op>"; }
 /// The entry every fiber starts at.
 void fiberMain() {
   ThreadState *t = currentThread;
+  fiberStarted(&t->fiber.context);
   t->runner->kernelBody(*t);
 }
 

@@ -9,6 +9,11 @@
 #include <unistd.h>
 #include <utility>
 
+#ifdef SYMPOW_EMU_ASAN_FIBERS
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 using namespace sympow::emu;
 
 FiberStack::FiberStack(FiberStack &&other) noexcept
@@ -37,6 +42,41 @@ bool FiberStack::allocate(size_t bytes) {
   usableBytes = rounded;
   return true;
 }
+
+#ifdef SYMPOW_EMU_ASAN_FIBERS
+namespace {
+/// The context a switch leaves, so the one it enters can record where that
+/// stack is (a thread's own stack is only known to ASan).
+thread_local FiberContext *switchingFrom = nullptr;
+
+void startSwitch(FiberContext *from, FiberContext *to) {
+  switchingFrom = from;
+  __sanitizer_start_switch_fiber(&from->fakeStack, to->stackBottom,
+                                 to->stackSize);
+}
+} // namespace
+
+void sympow::emu::fiberStarted(FiberContext *self) {
+  const void *bottom = nullptr;
+  size_t size = 0;
+  __sanitizer_finish_switch_fiber(self->fakeStack, &bottom, &size);
+  if (switchingFrom) {
+    switchingFrom->stackBottom = bottom;
+    switchingFrom->stackSize = size;
+  }
+}
+
+static void prepareStack(FiberContext &context, FiberStack &stack) {
+  // A fiber abandoned mid-kernel (a failed block) leaves its frames'
+  // redzones poisoned: a reused stack starts clean.
+  ASAN_UNPOISON_MEMORY_REGION(stack.base(), stack.size());
+  context.stackBottom = stack.base();
+  context.stackSize = stack.size();
+  context.fakeStack = nullptr;
+}
+#else
+void sympow::emu::fiberStarted(FiberContext *) {}
+#endif
 
 #ifdef SYMPOW_EMU_ASM_SWITCH
 
@@ -75,6 +115,9 @@ sympow_emu_switch:
 extern "C" void sympow_emu_switch(void **saveSp, void *loadSp);
 
 void Fiber::reset(void (*entry)(), FiberContext *) {
+#ifdef SYMPOW_EMU_ASAN_FIBERS
+  prepareStack(context, stack);
+#endif
   auto top = reinterpret_cast<uintptr_t>(stack.base()) + stack.size();
   top &= ~uintptr_t(15);
   auto *sp = reinterpret_cast<uint64_t *>(top);
@@ -89,12 +132,21 @@ void Fiber::reset(void (*entry)(), FiberContext *) {
 }
 
 void sympow::emu::switchFiber(FiberContext *from, FiberContext *to) {
+#ifdef SYMPOW_EMU_ASAN_FIBERS
+  startSwitch(from, to);
+#endif
   sympow_emu_switch(&from->sp, to->sp);
+#ifdef SYMPOW_EMU_ASAN_FIBERS
+  fiberStarted(from);
+#endif
 }
 
 #else
 
 void Fiber::reset(void (*entry)(), FiberContext *returnTo) {
+#ifdef SYMPOW_EMU_ASAN_FIBERS
+  prepareStack(context, stack);
+#endif
   getcontext(&context.context);
   context.context.uc_stack.ss_sp = stack.base();
   context.context.uc_stack.ss_size = stack.size();
@@ -103,8 +155,14 @@ void Fiber::reset(void (*entry)(), FiberContext *returnTo) {
 }
 
 void sympow::emu::switchFiber(FiberContext *from, FiberContext *to) {
+#ifdef SYMPOW_EMU_ASAN_FIBERS
+  startSwitch(from, to);
+#endif
   if (swapcontext(&from->context, &to->context) != 0)
     std::abort();
+#ifdef SYMPOW_EMU_ASAN_FIBERS
+  fiberStarted(from);
+#endif
 }
 
 #endif

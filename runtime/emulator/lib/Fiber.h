@@ -44,11 +44,29 @@ private:
 };
 
 /// A saved execution context.
+// AddressSanitizer must be told of every stack switch
+// (__sanitizer_start_switch_fiber / __sanitizer_finish_switch_fiber), or it
+// takes a fiber's frames for a wild stack; see docs/Reliability.md.
+#if defined(__SANITIZE_ADDRESS__)
+#define SYMPOW_EMU_ASAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SYMPOW_EMU_ASAN_FIBERS 1
+#endif
+#endif
+
 struct FiberContext {
 #ifdef SYMPOW_EMU_ASM_SWITCH
   void *sp = nullptr;
 #else
   ucontext_t context;
+#endif
+#ifdef SYMPOW_EMU_ASAN_FIBERS
+  // The stack this context runs on (learnt at the first switch away from
+  // it for a thread's own stack) and ASan's fake stack while switched out.
+  const void *stackBottom = nullptr;
+  size_t stackSize = 0;
+  void *fakeStack = nullptr;
 #endif
 };
 
@@ -62,6 +80,10 @@ struct Fiber {
 
 /// Saves the current context in `from` and runs `to`.
 void switchFiber(FiberContext *from, FiberContext *to);
+
+/// The first thing a fiber's entry function calls (completes the switch
+/// into it for AddressSanitizer; nothing otherwise).
+void fiberStarted(FiberContext *self);
 
 } // namespace sympow::emu
 

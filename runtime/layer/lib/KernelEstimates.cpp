@@ -22,7 +22,20 @@ namespace {
 
 double roundUp(double x, double m) { return std::ceil(x / m) * m; }
 
-uint64_t u(double x) { return uint64_t(std::llround(std::max(0.0, x))); }
+// Counts and grid dims saturate: a layer the compiler is asked about may be
+// far larger than any launch (select-formulation on arbitrary IR).
+uint64_t u(double x) {
+  if (!(x > 0))
+    return 0;
+  double r = std::round(x); // as llround: halves away from zero
+  return r >= 18446744073709551616.0 ? UINT64_MAX : uint64_t(r);
+}
+uint32_t g(double x) {
+  if (!(x > 0))
+    return 0;
+  double r = std::round(x);
+  return r >= 4294967295.0 ? UINT32_MAX : uint32_t(r);
+}
 
 /// A launch: its shape, the work of all blocks and of the heaviest.
 LaunchCounts launch(std::array<uint32_t, 3> grid, uint32_t threads,
@@ -100,8 +113,8 @@ KernelEstimate attention(const Sizes &z) {
   OpCounts total = times(perTile, tiles);
   OpCounts heaviest = times(perTile, n);
   return {"attention",
-          launch({uint32_t(n), uint32_t(z.Hq), uint32_t(z.B)},
-                 uint32_t(threads), total, heaviest, inputBytes(z),
+          launch({g(n), g(z.Hq), g(z.B)},
+                 g(threads), total, heaviest, inputBytes(z),
                  outputBytes(z)),
           {z.tensorCores ? 140 : 110, 37376}};
 }
@@ -116,7 +129,7 @@ KernelEstimate chunkCounts(const Sizes &z) {
   one.fp64 = u(z.T);
   one.intAlu = u(6 * z.T);
   KernelEstimate k{"chunk_counts",
-                   launch({1, uint32_t(z.H), uint32_t(z.B)}, 1,
+                   launch({1, g(z.H), g(z.B)}, 1,
                           times(one, z.B * z.H), one, z.B * z.H * z.T * 4,
                           z.B * z.H * z.T * 8),
                    {31, 0}};
@@ -146,7 +159,7 @@ KernelEstimate chunkStates(const Sizes &z, double C) {
   }
   double blocks = N * z.H * z.B;
   KernelEstimate k{"chunk_states",
-                   launch({uint32_t(N), uint32_t(z.H), uint32_t(z.B)}, 256,
+                   launch({g(N), g(z.H), g(z.B)}, 256,
                           times(b, blocks), b,
                           z.B * z.T * z.H * ((z.d + z.e) * z.s + 4),
                           blocks * 4 * (z.D * E1 + 1)),
@@ -169,7 +182,7 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
   b.sfu = u(N * elements);
   b.intAlu = u(7.33 * b.globalLoads);
   KernelEstimate k{"chunk_scan",
-                   launch({uint32_t(programs), uint32_t(z.H), uint32_t(z.B)},
+                   launch({g(programs), g(z.H), g(z.B)},
                           256, times(b, z.B * z.H), times(b, 256 / elements),
                           z.B * z.H * (N + 1) * elements * 4,
                           z.B * z.H * (N + 1) * elements * 4),
@@ -201,7 +214,7 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
   }
   double blocks = N * z.Hq * z.B;
   KernelEstimate k{"chunk_output",
-                   launch({uint32_t(N), uint32_t(z.Hq), uint32_t(z.B)}, 256,
+                   launch({g(N), g(z.Hq), g(z.B)}, 256,
                           times(b, blocks), b,
                           inputBytes(z) + N * z.H * z.B * 4 * z.D * E1,
                           outputBytes(z)),
@@ -225,7 +238,7 @@ KernelEstimate recurrent(const Sizes &z) {
   step.intAlu = u(31.5 * elements);
   OpCounts b = times(step, z.T);
   KernelEstimate k{"recurrent",
-                   launch({1, uint32_t(z.H), uint32_t(z.B)}, 256,
+                   launch({1, g(z.H), g(z.B)}, 256,
                           times(b, z.B * z.H), b,
                           z.B * z.H * 4 * elements + inputBytes(z),
                           z.B * z.H * 4 * elements + outputBytes(z)),

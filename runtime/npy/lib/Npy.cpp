@@ -200,12 +200,17 @@ Status writeNpy(const std::string &path, const std::vector<int64_t> &shape,
   if (!f)
     return Status::error("cannot write '" + path +
                          "': " + std::strerror(errno));
+  errno = 0;
   size_t written = std::fwrite(bytes->data(), 1, bytes->size(), f);
-  bool bad = written != bytes->size() || std::ferror(f);
-  if (std::fclose(f) != 0)
-    bad = true;
-  if (bad)
-    return Status::error("cannot write '" + path + "': write error");
+  int why = 0;
+  if (written != bytes->size() || std::ferror(f))
+    why = errno ? errno : EIO;
+  // A full disk may only show when the buffer is flushed.
+  if (std::fclose(f) != 0 && !why)
+    why = errno ? errno : EIO;
+  if (why)
+    return Status::error("cannot write '" + path +
+                         "': " + std::strerror(why));
   return Status::success();
 }
 

@@ -1,0 +1,100 @@
+// The attention kernel's structure for several variants: one gpu.module per
+// variant with one gpu.func kernel following docs/KernelABI.md.
+
+
+// bf16 without gates or rotation: the tensor-core path.
+// BF16: module attributes {gpu.container_module}
+// BF16: gpu.module @sympow_p2_d64_e64_hq1_h1_bf16_gnone_none_mma
+// BF16: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: i64, %{{.*}}: i64)
+// Two buffers of K and V tiles (the next tile is copied during this one).
+// 16-byte alignment for ldmatrix and cp.async.
+// BF16-SAME: workgroup(%{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// BF16-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 2 : i32, sympow.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_bytes = 0 : i64, grid_y = 1 : i64, tokens_per_block = 64 : i64}}
+// Tiles with no rotation arrive by cp.async, zero-filled past T.
+// BF16: nvgpu.device_async_copy %{{.*}}, 8, %{{.*}} {bypassL1} : memref<?xbf16> to memref<2x64x72xbf16, #gpu.address_space<workgroup>>
+// BF16: nvgpu.device_async_create_group
+// BF16: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// BF16: gpu.barrier
+// BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// After the loads of the diagonal tile, the first off-diagonal tile's copy
+// starts into buffer 1 while the diagonal tile computes.
+// BF16: nvgpu.device_async_wait
+// BF16: gpu.barrier
+// BF16: scf.if
+// BF16: nvgpu.device_async_copy
+// BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = false} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
+// BF16: nvgpu.mma.sync(%{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// The log-space weight p*log|scale*s| with the running maximum.
+// BF16: math.log
+// BF16: arith.maximumf
+// BF16: math.exp
+// P.V reads V transposed.
+// BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = true}
+// The off-diagonal key tiles.
+// BF16: scf.for
+// BF16: gpu.barrier
+// BF16: gpu.shuffle xor
+// BF16-NOT: math.cos
+// BF16-NOT: math.sin
+// BF16: gpu.return
+
+// f32: the scalar FMA path, no tensor cores; GQA maps query head 8 -> 2.
+// F32: gpu.module @sympow_p4_d32_e64_hq8_h2_f32_gboth_none_fma
+// F32: gpu.func @attention(%{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %[[LOGG:.*]]: memref<?xf32>, %[[GAMMA:.*]]: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: i64, %{{.*}}: i64)
+// F32-SAME: workgroup(%{{.*}} : memref<64x32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<64x64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// F32-SAME: known_block_size = array<i32: 256, 1, 1>
+// F32-SAME: grid_y = 8 : i64
+// F32: %[[HQ:.*]] = gpu.block_id y
+// F32: %[[G:.*]] = arith.constant 4 : index
+// F32: arith.divui %[[HQ]], %[[G]] : index
+// F32: memref.load %[[GAMMA]]
+// F32: memref.load %[[LOGG]]
+// F32: math.fma
+// F32: gpu.shuffle xor
+// F32: arith.constant 4.000000e+00 : f32
+// F32-NOT: nvgpu.
+// F32-NOT: math.cos
+// F32: gpu.return
+
+// learned: beta is an argument, its prefix sums are f64, every angle is
+// reduced modulo 2*pi in f64 before cos/sin in f32.
+// LEARNED: gpu.module @sympow_p2_d64_e64_hq1_h1_f16_gdata_learned_r64i_mma
+// LEARNED: gpu.func @attention(%{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf16>, %{{.*}}: i64, %{{.*}}: i64)
+// LEARNED-SAME: memref<64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<64xf64, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<32xf64, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
+// LEARNED: math.exp %{{.*}} : f64
+// LEARNED: arith.addf %{{.*}} : f64
+// LEARNED: math.floor %{{.*}} : f64
+// LEARNED: arith.truncf %{{.*}} : f64 to f32
+// LEARNED: math.cos %{{.*}} : f32
+// LEARNED: math.sin %{{.*}} : f32
+// LEARNED: nvgpu.mma.sync
+
+// warped: a relative angle w(i - j) = L*a/(a + L) on the scalar path.
+// WARPED: gpu.module @sympow_p2_d64_e64_hq1_h1_bf16_gnone_warped_r32h_L4096_fma
+// WARPED-SAME: {
+// cos and sin of w(age) * theta per (age, pair) of a tile pair: 2*32 - 1 ages.
+// WARPED: memref<63x17xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<63x17xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// WARPED-NOT: nvgpu.mma.sync
+// WARPED: arith.constant 4.096000e+03 : f64
+// WARPED: arith.divf %{{.*}} : f64
+// WARPED: math.floor %{{.*}} : f64
+// WARPED: math.cos
+// WARPED: gpu.return
+
+// uniform on the scalar path with a per-head gate: no beta argument.
+// UNIFORM: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xbf16>, %{{.*}}: i64, %{{.*}}: i64)
+// UNIFORM-NOT: nvgpu.
+// UNIFORM: math.cos
+// bf16 with rotation on tensor cores: rotated Q and K as hi + lo, the lo
+// parts in the last workgroup buffer; Q.K = hi.hi + hi.lo + lo.hi.
+// SPLIT: gpu.func @attention
+// SPLIT-SAME: memref<16xf64, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[LO:[a-z0-9]+]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// SPLIT: %[[QHI:[0-9]+]] = nvgpu.ldmatrix %{{.*}} {numTiles = 4
+// SPLIT: %[[QLO:[0-9]+]] = nvgpu.ldmatrix %[[LO]][{{.*}}] {numTiles = 4
+// SPLIT: %[[KHI:[0-9]+]] = nvgpu.ldmatrix %{{.*}} {numTiles = 2
+// SPLIT: %[[S0:[0-9]+]] = nvgpu.mma.sync(%[[QHI]], %[[KHI]], %{{.*}})
+// SPLIT: %[[KLO:[0-9]+]] = nvgpu.ldmatrix %[[LO]][{{.*}}] {numTiles = 2
+// SPLIT: %[[S1:[0-9]+]] = nvgpu.mma.sync(%[[QHI]], %[[KLO]], %[[S0]])
+// SPLIT: nvgpu.mma.sync(%[[QLO]], %[[KHI]], %[[S1]])
+module {
+}

@@ -1,0 +1,90 @@
+// --sympow-convert-tile-to-gpu: tiles become each thread's elements, the
+// kernel attribute the launch metadata.
+
+#b1 = #sympow_tile.blocked<threads = 256, per_thread = 1>
+#b2 = #sympow_tile.blocked<threads = 64, per_thread = 2>
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    // One element per thread: scalars. The fixed grid x is blocks_x.
+    // CHECK-LABEL: gpu.func @scan(
+    // CHECK-SAME: %[[X:.*]]: memref<?xf32>, %[[D:.*]]: memref<?xf32>, %[[N:.*]]: index)
+    // CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 1 : i32, sympow.launch = {block = array<i32: 256, 1, 1>, blocks_x = 40 : i64, dynamic_shared_bytes = 0 : i64, grid_y = 8 : i64, tokens_per_block = 0 : i64}}
+    // CHECK-NOT: sympow_tile
+    // CHECK: %[[PID:.*]] = gpu.block_id x
+    // CHECK: %[[START:.*]] = arith.muli %[[PID]], %{{.*}} : index
+    // CHECK: %[[TID:.*]] = gpu.thread_id x
+    // CHECK: %[[I:.*]] = arith.addi %[[START]], %[[TID]] : index
+    // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[I]], %[[N]] : index
+    // CHECK: %[[A:.*]] = scf.if %[[IN]] -> (f32) {
+    // CHECK:   %[[L:.*]] = memref.load %[[X]][%[[I]]] : memref<?xf32>
+    // CHECK:   scf.yield %[[L]] : f32
+    // CHECK: } else {
+    // CHECK:   scf.yield %{{.*}} : f32
+    // CHECK: %[[R:.*]] = scf.for %{{.*}} iter_args(%[[ACC:.*]] = %[[A]]) -> (f32) {
+    // CHECK:   %[[G:.*]] = memref.load %[[D]][
+    // CHECK:   %[[K:.*]] = math.exp %[[G]] : f32
+    // CHECK:   %[[F:.*]] = math.fma %[[K]], %[[ACC]], %{{.*}} : f32
+    // CHECK:   scf.yield %[[F]] : f32
+    // CHECK: scf.if %[[IN]] {
+    // CHECK:   memref.store %[[R]], %[[X]][%[[I]]] : memref<?xf32>
+    // CHECK: gpu.return
+    gpu.func @scan(%x: memref<?xf32>, %decay: memref<?xf32>, %n: index) kernel
+        attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 256, grid = [40, 8, B]>} {
+      %pid = sympow_tile.program_id 0
+      %c256 = arith.constant 256 : index
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %start = arith.muli %pid, %c256 : index
+      %s = sympow_tile.splat %start : tensor<256xindex, #b1>
+      %r = sympow_tile.range : tensor<256xindex, #b1>
+      %i = arith.addi %s, %r : tensor<256xindex, #b1>
+      %bound = sympow_tile.splat %n : tensor<256xindex, #b1>
+      %in = arith.cmpi ult, %i, %bound : tensor<256xindex, #b1>
+      %zero = arith.constant dense<0.0> : tensor<256xf32, #b1>
+      %one = arith.constant dense<1.0> : tensor<256xf32, #b1>
+      %a = sympow_tile.load %x[%i] mask %in, %zero : memref<?xf32> -> tensor<256xf32, #b1>
+      %out = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %a) -> (tensor<256xf32, #b1>) {
+        %g = memref.load %decay[%k] : memref<?xf32>
+        %e = math.exp %g : f32
+        %keep = sympow_tile.splat %e : tensor<256xf32, #b1>
+        %next = math.fma %keep, %acc, %one : tensor<256xf32, #b1>
+        scf.yield %next : tensor<256xf32, #b1>
+      }
+      sympow_tile.store %out, %x[%i] mask %in : tensor<256xf32, #b1>, memref<?xf32>
+      gpu.return
+    }
+
+    // Two elements per thread: vector<2x...>, elements 2t and 2t + 1; the
+    // grid per 128 tokens is tokens_per_block.
+    // CHECK-LABEL: gpu.func @pairs(
+    // CHECK-SAME: sympow.launch = {block = array<i32: 64, 1, 1>, dynamic_shared_bytes = 0 : i64, grid_y = 2 : i64, tokens_per_block = 128 : i64}
+    // CHECK: %[[T:.*]] = gpu.thread_id x
+    // CHECK: %[[T2:.*]] = arith.muli %[[T]], %{{.*}} : index
+    // CHECK: %[[T21:.*]] = arith.addi %[[T2]], %{{.*}} : index
+    // CHECK: %[[IV:.*]] = vector.from_elements %[[T2]], %[[T21]] : vector<2xindex>
+    // CHECK: %[[I0:.*]] = vector.extract %[[IV]][0] : index from vector<2xindex>
+    // CHECK: %[[I1:.*]] = vector.extract %[[IV]][1] : index from vector<2xindex>
+    // CHECK: %[[V0:.*]] = memref.load %{{.*}}[%[[I0]]] : memref<?xf16>
+    // CHECK: %[[V1:.*]] = memref.load %{{.*}}[%[[I1]]] : memref<?xf16>
+    // CHECK: %[[V:.*]] = vector.from_elements %[[V0]], %[[V1]] : vector<2xf16>
+    // CHECK: %[[W:.*]] = arith.extf %[[V]] : vector<2xf16> to vector<2xf32>
+    // CHECK: %[[C:.*]] = arith.constant dense<2.000000e+00> : vector<2xf32>
+    // CHECK: %[[P:.*]] = arith.mulf %[[W]], %[[C]] : vector<2xf32>
+    // CHECK: %[[P0:.*]] = vector.extract %[[P]][0] : f32 from vector<2xf32>
+    // CHECK: %[[P1:.*]] = vector.extract %[[P]][1] : f32 from vector<2xf32>
+    // CHECK: memref.store %[[P0]], %{{.*}}[%{{.*}}] : memref<?xf32>
+    // CHECK: memref.store %[[P1]], %{{.*}}[%{{.*}}] : memref<?xf32>
+    gpu.func @pairs(%in: memref<?xf16>, %out: memref<?xf32>) kernel
+        attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 64, grid = [cdiv(T, 128), 2, B]>} {
+      %i = sympow_tile.range : tensor<128xindex, #b2>
+      %v = sympow_tile.load %in[%i] : memref<?xf16> -> tensor<128xf16, #b2>
+      %w = arith.extf %v : tensor<128xf16, #b2> to tensor<128xf32, #b2>
+      %two = arith.constant dense<2.0> : tensor<128xf32, #b2>
+      %p = arith.mulf %w, %two : tensor<128xf32, #b2>
+      sympow_tile.store %p, %out[%i] : tensor<128xf32, #b2>, memref<?xf32>
+      gpu.return
+    }
+  }
+}
