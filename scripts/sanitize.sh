@@ -2,11 +2,12 @@
 # The sanitizer stage of the test command (scripts/test.sh runs it after the
 # main ctest): builds build-san/ (clang 22, AddressSanitizer +
 # UndefinedBehaviorSanitizer, scripts/sanitize-setup.sh) and runs there
-#   units:  sympow-unit-tests, SympowReferenceTests, SympowRuntimeTests,
-#           sympow-emulator-tests (the emulator's fibers are annotated for
-#           ASan: runtime/emulator/lib/Fiber.cpp)
+#   units:  sympow-unit-tests, SympowReferenceTests, sympow-emulator-tests
+#           (the emulator's fibers are annotated for ASan:
+#           runtime/emulator/lib/Fiber.cpp)
 #   lit:    the whole lit suite on the instrumented tools
-#   ctest:  sympow-run.* and runtime.* (tools driven by Python scripts)
+#   ctest:  sympow-run.* (tools driven by Python scripts) and runtime.*
+#           (SympowRuntimeTests with the fake CUDA driver they need)
 #   fuzz:   ctest -L fuzz: each libFuzzer target for a bounded time from
 #           its seed corpus, and its regression inputs (test/Fuzz)
 # Any sanitizer report fails the stage. docs/Reliability.md.
@@ -38,8 +39,7 @@ units() {
   local bin=$SYMPOW_SAN_BUILD/bin logs=$SYMPOW_SAN_BUILD/san-logs rc=0
   mkdir -p "$logs"
   local t
-  for t in sympow-unit-tests SympowReferenceTests SympowRuntimeTests \
-           sympow-emulator-tests; do
+  for t in sympow-unit-tests SympowReferenceTests sympow-emulator-tests; do
     # One binary at a time, its tests in parallel shards.
     local shards=${SYMPOW_SAN_JOBS:-$(nproc)} i pids=()
     for ((i = 0; i < shards; ++i)); do

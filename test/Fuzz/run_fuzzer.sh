@@ -12,13 +12,14 @@ fuzzer=$1 seconds=$2 seeds=$3 work=$4
 shift 4
 mkdir -p "$work/corpus" "$work/artifacts"
 # Reports abort the run; sympow code must not leak either.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allow_user_poisoning=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 common=(-timeout="${SYMPOW_FUZZ_TIMEOUT:-15}" -rss_limit_mb=3072
         -artifact_prefix="$work/artifacts/")
 
 if [ "$seconds" = regressions ]; then
-  mapfile -t inputs < <(find "$seeds" -type f ! -name 'README*' | sort)
+  inputs=()
+  [ -d "$seeds" ] && mapfile -t inputs < <(find "$seeds" -type f ! -name 'README*' | sort)
   if ((${#inputs[@]} == 0)); then
     echo "no regression inputs in $seeds"
     exit 0
