@@ -106,6 +106,10 @@ llvm::Expected<LayerVariantRequest> parseLayerVariant(llvm::StringRef text) {
   auto spec = parseAttentionVariant(llvm::join(rest, ","));
   if (!spec)
     return spec.takeError();
+  // Before the default chunk, whose size formula assumes sane head dims
+  // (d = -1, e = 0 once divided by zero there).
+  if (llvm::Error error = verifyKernelVariant(*spec))
+    return std::move(error);
   LayerVariantRequest out{*spec, {}};
   int64_t c = chunk ? *chunk : defaultChunk(*spec);
   auto add = [&](runtime::Formulation f) {

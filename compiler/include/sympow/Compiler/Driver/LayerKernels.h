@@ -42,7 +42,8 @@ struct LayerKernelRequest {
 /// parseAttentionVariant) plus `formulation=all|attention|chunked|recurrent`
 /// (default all: every formulation the variant admits; warped and blend
 /// have only attention) and `chunk=C` (default: defaultChunk, 64 or what
-/// fits for large heads).
+/// fits for large heads). The spec is checked (verifyKernelVariant) before
+/// the default chunk is chosen.
 struct LayerVariantRequest {
   AttentionKernelSpec spec;
   std::vector<LayerKernelRequest> requests;
