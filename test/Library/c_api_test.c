@@ -154,6 +154,20 @@ static void badArguments(sympow_context *ctx, Buffers *x) {
   bad = a, bad.log_gamma = bad.log_g;
   EXPECT_FAILS(sympow_forward(ctx, &d, &bad), SYMPOW_ERROR_INVALID_ARGUMENT,
                "'log_gamma' is given but desc.has_log_gamma is 0");
+  /* Whatever int a C caller stores in an enum field is refused by value
+   * (reading it as the C++ enum would be undefined), and a shape whose bytes
+   * overflow is refused before any size is computed from it. */
+  bad = a, bad.v.dtype = (sympow_dtype)99;
+  EXPECT_FAILS(sympow_forward(ctx, &d, &bad), SYMPOW_ERROR_INVALID_ARGUMENT,
+               "'v' is dtype 99, must be f32");
+  sympow_layer_desc unknownDtype = d;
+  unknownDtype.dtype = (sympow_dtype)77;
+  EXPECT_FAILS(sympow_forward(ctx, &unknownDtype, &a),
+               SYMPOW_ERROR_INVALID_ARGUMENT,
+               "dtype 77 is not a layer dtype");
+  bad = a, bad.q.shape[0] = (int64_t)1 << 62;
+  EXPECT_FAILS(sympow_forward(ctx, &d, &bad), SYMPOW_ERROR_INVALID_ARGUMENT,
+               "more bytes than memory can hold");
   /* A wrong input is named before the library is searched (no variant
    * without rotation is compiled here). */
   sympow_layer_desc unrotated = d;
