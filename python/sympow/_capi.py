@@ -9,7 +9,7 @@ header declares is declared here.
 from ctypes import (POINTER, Structure, c_char_p, c_double, c_int, c_int32,
                     c_int64, c_size_t, c_uint32, c_void_p)
 
-API_VERSION = 1  # SYMPOW_KERNELS_API_VERSION
+API_VERSION = 2  # SYMPOW_KERNELS_API_VERSION
 
 # sympow_status
 SUCCESS = 0
@@ -120,6 +120,8 @@ class DecodeArgs(Structure):
         ("y", Tensor),
         ("state", POINTER(State)),
         ("stream", c_void_p),
+        ("workspace", c_void_p),
+        ("workspace_bytes", c_size_t),
     ]
 
 
@@ -151,6 +153,8 @@ FUNCTIONS = {
                                                c_int64, c_uint32,
                                                POINTER(c_size_t)]),
     "sympow_forward": (c_enum, [_context_p, _desc_p, POINTER(ForwardArgs)]),
+    "sympow_decode_workspace_size": (c_enum, [_context_p, _desc_p, c_int64,
+                                              c_int64, POINTER(c_size_t)]),
     "sympow_decode": (c_enum, [_context_p, _desc_p, POINTER(DecodeArgs)]),
     "sympow_device_alloc": (c_enum, [_context_p, c_size_t,
                                      POINTER(c_void_p)]),

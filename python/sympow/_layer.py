@@ -515,6 +515,13 @@ def decode(q, k, v, state, power=2, log_g=None, log_gamma=None, beta=None,
         st = _capi.State(*(staging.inout(a, _NUMPY_TO_SYMPOW[a.dtype])
                            for a in parts))
         args.state = ctypes.pointer(st)
+        need = ctypes.c_size_t()
+        lib.check(lib.lib.sympow_decode_workspace_size(
+            ctx, ctypes.byref(desc), q.shape[0], q.shape[1],
+            ctypes.byref(need)))
+        if need.value:
+            args.workspace, ws = staging.workspace(need.value)
+            args.workspace_bytes = need.value
         lib.check(lib.lib.sympow_decode(ctx, ctypes.byref(desc),
                                         ctypes.byref(args)))
         staging.finish()

@@ -229,6 +229,15 @@ def _decode_cuda(q, k, v, state, dtype, kw):
     args.state = ctypes.pointer(_capi.State(
         tensor("state.S", state[0]), tensor("state.Z", state[1]),
         tensor("state.c", state[2])))
+    need = ctypes.c_size_t()
+    lib.check(lib.lib.sympow_decode_workspace_size(
+        ctx, ctypes.byref(desc), q.shape[0], q.shape[1], ctypes.byref(need)))
+    if need.value:
+        # The caching allocator keeps it until the stream is past the call.
+        ws = torch.empty(need.value + 256, dtype=torch.uint8, device=q.device)
+        keep.append(ws)
+        args.workspace = ws.data_ptr() + (-ws.data_ptr()) % 256
+        args.workspace_bytes = need.value
     args.stream = stream
     lib.check(lib.lib.sympow_decode(ctx, ctypes.byref(desc),
                                     ctypes.byref(args)))

@@ -18,7 +18,10 @@
 // CHECK: gpu.func @chunk_scan({{.*}}) kernel
 // CHECK: gpu.func @chunk_output({{.*}}) kernel
 // CHECK: gpu.module @[[RECURRENT]]
-// CHECK: gpu.func @recurrent({{.*}}) kernel
+// CHECK: gpu.func @recurrent_state({{.*}}) {{.*}}kernel
+// CHECK-SAME: blocks_x = 137
+// CHECK: gpu.func @recurrent_output({{.*}}) {{.*}}kernel
+// CHECK-SAME: tokens_per_block = 1
 // CHECK: gpu.module @[[ATTENTION]]
 // CHECK: gpu.func @attention({{.*}}) kernel
 // CHECK-NOT: gpu.module
@@ -29,7 +32,8 @@
 // PTX-SAME: .entry chunk_scan
 // PTX-SAME: .entry chunk_output
 // PTX: gpu.binary @sympow_{{[A-Za-z0-9_]+}}_recurrent [
-// PTX-SAME: .entry recurrent
+// PTX-SAME: .entry recurrent_state
+// PTX-SAME: .entry recurrent_output
 // PTX: gpu.binary @sympow_{{[A-Za-z0-9_]+}}_attention [
 // PTX-SAME: .entry attention
 

@@ -12,7 +12,10 @@ usage: check_aot_report.py REPORT ARCHS MODULES"""
 # Each formulation's kernels and their first and last arguments.
 KERNELS = {
     "attention": {"attention": (["q", "k", "v"], ["y", "B", "T"])},
-    "recurrent": {"recurrent": (["q", "k", "v"], ["c", "B", "T"])},
+    "recurrent": {
+        "recurrent_state": (["q", "k", "v"], ["num", "den", "B", "T"]),
+        "recurrent_output": (["q", "k", "v"], ["num", "den", "B", "T"]),
+    },
     "chunked": {
         "chunk_states": (["k", "v"], ["decay", "B", "T"]),
         "chunk_scan": (["S", "Z", "c"], ["decay", "B", "T"]),

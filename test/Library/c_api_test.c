@@ -263,7 +263,17 @@ static void stateAndDecode(sympow_context *ctx, Buffers *x) {
   step.q = t.q, step.k = t.k, step.v = t.v, step.log_g = t.log_g;
   step.beta = t.beta, step.y = t.y, step.state = &state;
   s = sympow_decode(ctx, &d, &step);
+  EXPECT(s == SYMPOW_ERROR_INVALID_ARGUMENT &&
+             strstr(sympow_last_error(), "sympow_decode_workspace_size"),
+         "decode without its workspace: %s", sympow_last_error());
+  size_t stepBytes = 0;
+  s = sympow_decode_workspace_size(ctx, &d, B, 1, &stepBytes);
+  EXPECT(s == SYMPOW_SUCCESS && stepBytes > 0, "%s", sympow_last_error());
+  step.workspace = aligned_alloc(256, (stepBytes + 255) / 256 * 256);
+  step.workspace_bytes = stepBytes;
+  s = sympow_decode(ctx, &d, &step);
   EXPECT(s == SYMPOW_SUCCESS, "%s", sympow_last_error());
+  free(step.workspace);
   double worst = 0;
   for (int b = 0; b < B; ++b)
     for (int i = 0; i < HQ * E; ++i)

@@ -232,6 +232,10 @@ TEST(Calibration, H100KernelsWithin2xLayersWithin1_5x) {
 // (EstimatesTest checks those against the emulator).
 static const char *const kReplacedSinceMeasured[] = {
     "chunk_scan", // a tile kernel parallel over the state (docs/TileIR.md)
+    // The one-block recurrent kernel became two tile kernels over the rows
+    // of the state (docs/GPU.md); the fixture holds `recurrent`.
+    "recurrent_state",
+    "recurrent_output",
 };
 
 static bool replacedSinceMeasured(const std::string &kernel) {
@@ -285,6 +289,8 @@ TEST(Calibration, EstimatesAgreeWithTheFixtureAtMeasuredSizes) {
           << name << " T=" << sizes.seqLen << " " << k.kernel;
       EXPECT_LT(b / a, 1.5) << name << " T=" << sizes.seqLen << " " << k.kernel;
     }
+    if (fromCounts == 0)
+      continue; // every kernel of the row was replaced
     EXPECT_GT(fromEstimates / fromCounts, 1 / 1.25) << name;
     EXPECT_LT(fromEstimates / fromCounts, 1.25) << name;
   }

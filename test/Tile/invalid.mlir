@@ -76,3 +76,23 @@ func.func @axis() {
   %x = sympow_tile.program_id 3
   return
 }
+
+// -----
+
+#b1 = #sympow_tile.blocked<threads = 32, per_thread = 1>
+#b2 = #sympow_tile.blocked<threads = 32, per_thread = 2>
+func.func @columns(%x: tensor<64xf32, #b2>) {
+  // expected-error @+1 {{columns = 5 must divide the tile's 64 elements}}
+  %s = sympow_tile.column_sum %x {columns = 5} : tensor<64xf32, #b2>
+  return
+}
+
+// -----
+
+#b2 = #sympow_tile.blocked<threads = 32, per_thread = 2>
+#b4 = #sympow_tile.blocked<threads = 32, per_thread = 4>
+func.func @expand(%x: tensor<64xf32, #b2>) {
+  // expected-error @+1 {{expands a tile of one element per thread, not 2}}
+  %s = sympow_tile.expand %x : tensor<64xf32, #b2> -> tensor<128xf32, #b4>
+  return
+}

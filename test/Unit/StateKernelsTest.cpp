@@ -12,9 +12,11 @@
 #include "sympow/Compiler/GPU/Pipeline.h"
 #include "sympow/Compiler/GPU/Ptxas.h"
 #include "sympow/Compiler/GPU/RecurrentKernel.h"
+#include "sympow/Compiler/Tile/KernelLaunch.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -80,19 +82,36 @@ int64_t countOps(Operation *root, StringRef name) {
 TEST_F(RecurrentKernel, VerifiesWithTheExpectedStructure) {
   AttentionKernelSpec s =
       spec(2, 64, 64, ElementKind::BF16, GateKind::Both, ScheduleKind::Learned);
+  s.hq = s.h = 8;
   ASSERT_FALSE(verifyRecurrentKernelSpec(s));
   OwningOpRef<ModuleOp> module = build(s);
   ASSERT_TRUE(succeeded(verify(*module)));
-  gpu::GPUFuncOp fn;
-  module->walk([&](gpu::GPUFuncOp f) { fn = f; });
-  ASSERT_TRUE(fn);
-  EXPECT_TRUE(fn.isKernel());
-  // q, k, v, log_g, log_gamma, beta, y, S, Z, c, B, T.
-  EXPECT_EQ(fn.getNumArguments(), 12u);
+  gpu::GPUFuncOp state, output;
+  module->walk([&](gpu::GPUFuncOp f) {
+    (f.getName() == "recurrent_state" ? state : output) = f;
+  });
+  ASSERT_TRUE(state && output);
+  EXPECT_TRUE(state.isKernel() && output.isKernel());
+  // q, k, v, log_g, log_gamma, beta, S, Z, c, num, den, B, T.
+  EXPECT_EQ(state.getNumArguments(), 13u);
+  // q, k, v, log_g, log_gamma, beta, y, c, num, den, B, T.
+  EXPECT_EQ(output.getNumArguments(), 12u);
   EXPECT_EQ(recurrentThreadsPerBlock(s), 256);
-  EXPECT_GE(countOps(fn, "gpu.barrier"), 4);
-  EXPECT_GE(countOps(fn, "math.cos"), 1);
-  EXPECT_GE(countOps(fn, "math.exp"), 1);
+  // One decoding step at B = 1 fills an H100: at least 132 blocks.
+  auto launch = tile::getKernelLaunch(state);
+  ASSERT_TRUE(launch);
+  EXPECT_EQ(launch->blocksX, recurrentStatePrograms(s));
+  EXPECT_GE(launch->grid(1, 1).x * launch->grid(1, 1).y, 132u);
+  // The state moves in 16-byte vectors.
+  bool wide = false;
+  state.walk([&](vector::LoadOp load) {
+    wide |= load.getVectorType().getNumElements() == 4 &&
+            load.getVectorType().getElementType().isF32();
+  });
+  EXPECT_TRUE(wide);
+  EXPECT_GE(countOps(state, "gpu.barrier"), 4);
+  EXPECT_GE(countOps(state, "math.cos"), 1);
+  EXPECT_GE(countOps(output, "math.exp"), 1);
 
   AttentionKernelSpec plain =
       spec(2, 32, 32, ElementKind::F32, GateKind::None, ScheduleKind::None);
@@ -173,7 +192,8 @@ TEST_F(RecurrentKernel, CompilesWithoutSpillsForSmallHeads) {
     s.layout = v.layout;
     ASSERT_FALSE(verifyRecurrentKernelSpec(s));
     OwningOpRef<ModuleOp> module = build(s);
-    expectCompilesWithoutSpills(*module, s.variantName(), {"recurrent"});
+    expectCompilesWithoutSpills(*module, s.variantName(),
+                                {"recurrent_state", "recurrent_output"});
   }
 }
 

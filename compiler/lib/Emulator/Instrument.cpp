@@ -174,8 +174,13 @@ Value valueBits(OpBuilder &b, Location loc, Value v) {
   if (bits == 0 || bits > 64 || bits % 8)
     return {};
   auto intType = b.getIntegerType(bits);
-  if (type != intType)
+  if (isa<VectorType>(type)) {
+    // arith.bitcast keeps the shape: vector<4xf16> -> vector<1xi64> -> i64.
+    v = vector::BitCastOp::create(b, loc, VectorType::get({1}, intType), v);
+    v = vector::ExtractOp::create(b, loc, v, 0);
+  } else if (type != intType) {
     v = arith::BitcastOp::create(b, loc, intType, v);
+  }
   if (bits < 64)
     v = arith::ExtUIOp::create(b, loc, b.getI64Type(), v);
   return v;

@@ -2,6 +2,7 @@
 
 #include "KernelCommon.h"
 
+#include "sympow/Compiler/GPU/RuntimeKinds.h"
 #include "sympow/Compiler/Tile/KernelLaunch.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -44,8 +45,8 @@ KernelArguments kernelArguments(MLIRContext *ctx,
                                 StringRef kernel) {
   // Only the inputs a variant has change the arguments.
   runtime::LayerVariant variant;
-  variant.gate = static_cast<runtime::Gate>(spec.gate);
-  variant.schedule = static_cast<runtime::Schedule>(spec.schedule);
+  variant.gate = toRuntime(spec.gate);
+  variant.schedule = toRuntime(spec.schedule);
   KernelArguments args;
   Type elem = elementType(ctx, spec.dtype);
   Type f32 = Float32Type::get(ctx), f64 = Float64Type::get(ctx);
@@ -63,6 +64,11 @@ KernelArguments kernelArguments(MLIRContext *ctx,
     case runtime::KernelArg::C:
     case runtime::KernelArg::Counts:
       element = f64;
+      break;
+    case runtime::KernelArg::PartialNum:
+    case runtime::KernelArg::PartialDen:
+      // The recurrent kernels' accumulator: f64 for f32 inputs.
+      element = spec.dtype == ElementKind::F32 ? f64 : f32;
       break;
     default:
       break;

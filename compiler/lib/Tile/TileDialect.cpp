@@ -184,3 +184,26 @@ LogicalResult LoadOp::verify() {
 LogicalResult StoreOp::verify() {
   return verifyElements(*this, getBase().getType(), getValue().getType());
 }
+
+LogicalResult ExpandOp::verify() {
+  BlockedAttr from = getLayout(getSource().getType()),
+              to = getLayout(getType());
+  if (from.getPerThread() != 1)
+    return emitOpError("expands a tile of one element per thread, not ")
+           << from.getPerThread();
+  if (from.getThreads() != to.getThreads())
+    return emitOpError("keeps the threads: ")
+           << from.getThreads() << " to " << to.getThreads();
+  if (getSource().getType().getElementType() != getType().getElementType())
+    return emitOpError("keeps the element type");
+  return success();
+}
+
+LogicalResult ColumnSumOp::verify() {
+  int64_t size = getType().getDimSize(0);
+  if (size % getColumns())
+    return emitOpError("columns = ")
+           << getColumns() << " must divide the tile's " << size
+           << " elements";
+  return success();
+}

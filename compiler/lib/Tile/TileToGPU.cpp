@@ -18,7 +18,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace sympow {
 #define GEN_PASS_DEF_SYMPOWCONVERTTILETOGPU
@@ -121,8 +123,23 @@ struct SplatLowering : OpConversionPattern<SplatOp> {
   }
 };
 
+/// The byte alignment of a thread's run of R elements of `element` at an
+/// offset that is a multiple of R in a 16-byte aligned buffer.
+int64_t runAlignment(int64_t slots, Type element) {
+  return std::min<int64_t>(16, slots * element.getIntOrFloatBitWidth() / 8);
+}
+
+/// The conjunction of a thread's mask bits.
+Value allOf(OpBuilder &b, Location loc, ArrayRef<Value> masks) {
+  Value all = masks.front();
+  for (Value m : masks.drop_front())
+    all = arith::AndIOp::create(b, loc, all, m);
+  return all;
+}
+
 /// Per slot: the element where the mask holds (the load is not executed
 /// elsewhere, so masked offsets may be out of bounds), `other` elsewhere.
+/// A `contiguous` load reads an unmasked run with one vector access.
 struct LoadLowering : OpConversionPattern<LoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -130,6 +147,7 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t slots = perThread(op.getType());
+    Type type = getTypeConverter()->convertType(op.getType());
     SmallVector<Value> offsets =
         unpack(rewriter, loc, adaptor.getOffsets(), slots);
     SmallVector<Value> masks, others;
@@ -138,29 +156,51 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
       others = unpack(rewriter, loc, adaptor.getOther(), slots);
     }
     Value base = adaptor.getBase();
-    SmallVector<Value> elements;
-    for (int64_t i = 0; i < slots; ++i) {
-      if (masks.empty()) {
-        elements.push_back(
-            memref::LoadOp::create(rewriter, loc, base, offsets[i]));
-        continue;
+    auto elementwise = [&](OpBuilder &b) {
+      SmallVector<Value> elements;
+      for (int64_t i = 0; i < slots; ++i) {
+        if (masks.empty()) {
+          elements.push_back(memref::LoadOp::create(b, loc, base, offsets[i]));
+          continue;
+        }
+        auto guarded = scf::IfOp::create(
+            b, loc, masks[i],
+            [&](OpBuilder &b, Location l) {
+              scf::YieldOp::create(
+                  b, l,
+                  ValueRange{memref::LoadOp::create(b, l, base, offsets[i])
+                                 .getResult()});
+            },
+            [&](OpBuilder &b, Location l) {
+              scf::YieldOp::create(b, l, others[i]);
+            });
+        elements.push_back(guarded.getResult(0));
       }
-      auto guarded = scf::IfOp::create(
-          rewriter, loc, masks[i],
-          [&](OpBuilder &b, Location l) {
-            scf::YieldOp::create(
-                b, l,
-                ValueRange{memref::LoadOp::create(b, l, base, offsets[i])
-                               .getResult()});
-          },
-          [&](OpBuilder &b, Location l) {
-            scf::YieldOp::create(b, l, others[i]);
-          });
-      elements.push_back(guarded.getResult(0));
+      return pack(b, loc, type, elements);
+    };
+    if (!op.getContiguous() || slots == 1) {
+      rewriter.replaceOp(op, elementwise(rewriter));
+      return success();
     }
-    rewriter.replaceOp(op, pack(rewriter, loc,
-                                getTypeConverter()->convertType(op.getType()),
-                                elements));
+    auto vectorType = cast<VectorType>(type);
+    auto wide = [&](OpBuilder &b) -> Value {
+      return vector::LoadOp::create(
+          b, loc, vectorType, base, ValueRange{offsets[0]},
+          /*nontemporal=*/false,
+          llvm::MaybeAlign(
+              runAlignment(slots, vectorType.getElementType())));
+    };
+    if (masks.empty()) {
+      rewriter.replaceOp(op, wide(rewriter));
+      return success();
+    }
+    auto guarded = scf::IfOp::create(
+        rewriter, loc, allOf(rewriter, loc, masks),
+        [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, wide(b)); },
+        [&](OpBuilder &b, Location l) {
+          scf::YieldOp::create(b, l, elementwise(b));
+        });
+    rewriter.replaceOp(op, guarded.getResult(0));
     return success();
   }
 };
@@ -172,27 +212,248 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t slots = perThread(op.getValue().getType());
-    SmallVector<Value> values =
-        unpack(rewriter, loc, adaptor.getValue(), slots);
+    Value value = adaptor.getValue();
+    SmallVector<Value> values = unpack(rewriter, loc, value, slots);
     SmallVector<Value> offsets =
         unpack(rewriter, loc, adaptor.getOffsets(), slots);
     SmallVector<Value> masks;
     if (adaptor.getMask())
       masks = unpack(rewriter, loc, adaptor.getMask(), slots);
     Value base = adaptor.getBase();
-    for (int64_t i = 0; i < slots; ++i) {
-      if (masks.empty()) {
-        memref::StoreOp::create(rewriter, loc, values[i], base, offsets[i]);
-        continue;
+    auto elementwise = [&](OpBuilder &b) {
+      for (int64_t i = 0; i < slots; ++i) {
+        if (masks.empty()) {
+          memref::StoreOp::create(b, loc, values[i], base, offsets[i]);
+          continue;
+        }
+        scf::IfOp::create(b, loc, masks[i], [&](OpBuilder &b, Location l) {
+          memref::StoreOp::create(b, l, values[i], base, offsets[i]);
+          scf::YieldOp::create(b, l);
+        });
       }
-      scf::IfOp::create(rewriter, loc, masks[i], [&](OpBuilder &b, Location l) {
-        memref::StoreOp::create(b, l, values[i], base, offsets[i]);
-        scf::YieldOp::create(b, l);
-      });
+    };
+    auto wide = [&](OpBuilder &b) {
+      auto vectorType = cast<VectorType>(value.getType());
+      vector::StoreOp::create(
+          b, loc, value, base, ValueRange{offsets[0]}, /*nontemporal=*/false,
+          llvm::MaybeAlign(runAlignment(slots, vectorType.getElementType())));
+    };
+    if (!op.getContiguous() || slots == 1) {
+      elementwise(rewriter);
+    } else if (masks.empty()) {
+      wide(rewriter);
+    } else {
+      scf::IfOp::create(
+          rewriter, loc, allOf(rewriter, loc, masks),
+          [&](OpBuilder &b, Location l) {
+            wide(b);
+            scf::YieldOp::create(b, l);
+          },
+          [&](OpBuilder &b, Location l) {
+            elementwise(b);
+            scf::YieldOp::create(b, l);
+          });
     }
     rewriter.eraseOp(op);
     return success();
   }
+};
+
+/// The thread's one element in each of its R slots.
+struct ExpandLowering : OpConversionPattern<ExpandOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ExpandOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (isa<VectorType>(type))
+      rewriter.replaceOpWithNewOp<vector::BroadcastOp>(op, type,
+                                                       adaptor.getSource());
+    else
+      rewriter.replaceOp(op, adaptor.getSource());
+    return success();
+  }
+};
+
+/// Workgroup buffers of the column sums, one per element type, as large
+/// as the largest tile summed.
+using SumBuffers = llvm::DenseMap<Type, Value>;
+
+/// Through workgroup memory: after a barrier (the previous sum's readers
+/// are done) each thread writes its elements in tile order, and after a
+/// second one reads its elements' columns, rows 0, 1, ... in turn. When R
+/// divides the column count a thread's R elements are R adjacent columns,
+/// read as one vector per row.
+struct ColumnSumLowering : OpConversionPattern<ColumnSumOp> {
+  ColumnSumLowering(const TypeConverter &converter, MLIRContext *ctx,
+                    const SumBuffers &buffers)
+      : OpConversionPattern(converter, ctx), buffers(buffers) {}
+
+  LogicalResult
+  matchAndRewrite(ColumnSumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type tileType = op.getType();
+    int64_t slots = perThread(tileType), size = getLayout(tileType).getSize();
+    int64_t columns = op.getColumns(), rows = size / columns;
+    Type element = cast<RankedTensorType>(tileType).getElementType();
+    Type type = getTypeConverter()->convertType(tileType);
+    Value buffer = buffers.lookup(element);
+    auto idx = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+    };
+    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+    Value first = arith::MulIOp::create(rewriter, loc, tid, idx(slots));
+    llvm::MaybeAlign align(runAlignment(slots, element));
+
+    int64_t threads = getLayout(tileType).getThreads();
+    int64_t rowThreads = columns / slots; // threads that share columns
+    if (threads % 32 == 0 && columns % slots == 0 && 32 % rowThreads == 0) {
+      rewriter.replaceOp(op, sumByShuffles(rewriter, loc, adaptor.getSource(),
+                                           type, buffer, tid, slots,
+                                           rowThreads, threads / 32, columns));
+      return success();
+    }
+    gpu::BarrierOp::create(rewriter, loc);
+    if (slots == 1)
+      memref::StoreOp::create(rewriter, loc, adaptor.getSource(), buffer,
+                              first);
+    else
+      vector::StoreOp::create(rewriter, loc, adaptor.getSource(), buffer,
+                              ValueRange{first}, false, align);
+    gpu::BarrierOp::create(rewriter, loc);
+
+    Value zero = arith::ConstantOp::create(
+        rewriter, loc, type,
+        isa<VectorType>(type)
+            ? TypedAttr(DenseElementsAttr::get(cast<VectorType>(type),
+                                               FloatAttr::get(element, 0.0)))
+            : TypedAttr(FloatAttr::get(element, 0.0)));
+    auto sumRows = [&](OpBuilder &b, Value column, Type part, Value init,
+                       bool vector) {
+      auto loop = scf::ForOp::create(
+          b, loc, idx(0), idx(rows * columns), idx(columns), ValueRange{init},
+          [&](OpBuilder &b, Location l, Value row, ValueRange acc) {
+            Value at = arith::AddIOp::create(b, l, row, column);
+            Value x = vector ? vector::LoadOp::create(
+                                   b, l, cast<VectorType>(part), buffer,
+                                   ValueRange{at}, false, align)
+                                   .getResult()
+                             : memref::LoadOp::create(b, l, buffer, at)
+                                   .getResult();
+            scf::YieldOp::create(b, l,
+                                 ValueRange{arith::AddFOp::create(
+                                     b, l, acc[0], x)});
+          });
+      return loop.getResult(0);
+    };
+    Value column = arith::RemUIOp::create(rewriter, loc, first, idx(columns));
+    Value result;
+    if (slots == 1 || columns % slots == 0) {
+      result = sumRows(rewriter, column, type, zero, slots > 1);
+    } else {
+      SmallVector<Value> elements;
+      Value scalarZero = arith::ConstantOp::create(
+          rewriter, loc, FloatAttr::get(element, 0.0));
+      for (int64_t i = 0; i < slots; ++i) {
+        Value at = arith::RemUIOp::create(
+            rewriter, loc,
+            arith::AddIOp::create(rewriter, loc, first, idx(i)), idx(columns));
+        elements.push_back(sumRows(rewriter, at, element, scalarZero, false));
+      }
+      result = pack(rewriter, loc, type, elements);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// `x` from the lane `lane ^ offset` of the warp (64-bit values as two
+  /// 32-bit halves: the NVVM shuffle moves 32 bits).
+  static Value shuffleXor(OpBuilder &b, Location loc, Value x, int64_t mask) {
+    Value offset = arith::ConstantIntOp::create(b, loc, b.getI32Type(), mask);
+    Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 32);
+    auto shuffle = [&](Value v) {
+      return gpu::ShuffleOp::create(b, loc, v, offset, width,
+                                    gpu::ShuffleMode::XOR)
+          .getShuffleResult();
+    };
+    if (x.getType().getIntOrFloatBitWidth() <= 32)
+      return shuffle(x);
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    Value bits = arith::BitcastOp::create(b, loc, i64, x);
+    Value c32 = arith::ConstantIntOp::create(b, loc, i64, 32);
+    Value lo = shuffle(arith::TruncIOp::create(b, loc, i32, bits));
+    Value hi = shuffle(arith::TruncIOp::create(
+        b, loc, i32, arith::ShRUIOp::create(b, loc, bits, c32)));
+    Value joined = arith::OrIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i64, lo),
+        arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, hi),
+                              c32));
+    return arith::BitcastOp::create(b, loc, x.getType(), joined);
+  }
+
+  /// When the threads that share columns (Q of them in a row, Q dividing
+  /// 32) repeat within every warp: xor shuffles over the warp's rows, then
+  /// one row of partial sums per warp through workgroup memory.
+  Value sumByShuffles(OpBuilder &b, Location loc, Value x, Type type,
+                      Value buffer, Value tid, int64_t slots,
+                      int64_t rowThreads, int64_t warps,
+                      int64_t columns) const {
+    auto idx = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v).getResult();
+    };
+    SmallVector<Value> values = unpack(b, loc, x, slots);
+    for (int64_t mask = rowThreads; mask < 32; mask *= 2)
+      for (Value &v : values)
+        v = arith::AddFOp::create(b, loc, v, shuffleXor(b, loc, v, mask));
+    Value sum = pack(b, loc, type, values);
+    if (warps == 1)
+      return sum;
+    Type element = getElementTypeOrSelf(type);
+    llvm::MaybeAlign align(runAlignment(slots, element));
+    Value lane = arith::RemUIOp::create(b, loc, tid, idx(32));
+    Value warp = arith::DivUIOp::create(b, loc, tid, idx(32));
+    Value column = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, lane, idx(rowThreads)),
+        idx(slots));
+    auto access = [&](OpBuilder &b, Value at, Value stored) -> Value {
+      if (slots == 1) {
+        if (stored) {
+          memref::StoreOp::create(b, loc, stored, buffer, at);
+          return {};
+        }
+        return memref::LoadOp::create(b, loc, buffer, at);
+      }
+      if (stored) {
+        vector::StoreOp::create(b, loc, stored, buffer, ValueRange{at}, false,
+                                align);
+        return {};
+      }
+      return vector::LoadOp::create(b, loc, cast<VectorType>(type), buffer,
+                                    ValueRange{at}, false, align);
+    };
+    gpu::BarrierOp::create(b, loc); // the previous sum's readers are done
+    Value writes = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         lane, idx(rowThreads));
+    scf::IfOp::create(b, loc, writes, [&](OpBuilder &b, Location l) {
+      access(b,
+             arith::AddIOp::create(
+                 b, l, arith::MulIOp::create(b, l, warp, idx(columns)), column),
+             sum);
+      scf::YieldOp::create(b, l);
+    });
+    gpu::BarrierOp::create(b, loc);
+    Value total;
+    for (int64_t w = 0; w < warps; ++w) {
+      Value part = access(
+          b, arith::AddIOp::create(b, loc, idx(w * columns), column), {});
+      total = total ? arith::AddFOp::create(b, loc, total, part).getResult()
+                    : part;
+    }
+    return total;
+  }
+
+  const SumBuffers &buffers;
 };
 
 /// A splat tile constant: the same constant in every element.
@@ -245,6 +506,20 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   if (!kernel)
     return fn.emitError("not a tile kernel (no sympow_tile.kernel)");
   MLIRContext *ctx = fn.getContext();
+  // One workgroup buffer per element type that column sums use.
+  llvm::MapVector<Type, int64_t> sumSizes;
+  fn.walk([&](ColumnSumOp op) {
+    int64_t &size = sumSizes[op.getType().getElementType()];
+    size = std::max(size, op.getType().getDimSize(0));
+  });
+  SumBuffers sumBuffers;
+  for (auto [element, size] : sumSizes) {
+    auto space =
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    sumBuffers[element] = fn.addWorkgroupAttribution(
+        MemRefType::get({size}, element, MemRefLayoutAttrInterface{}, space),
+        fn.getLoc());
+  }
   TileTypeConverter converter;
   ConversionTarget target(*ctx);
   target.addIllegalDialect<TileDialect>();
@@ -254,8 +529,9 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
       [&](Operation *op) { return converter.isLegal(op); });
   RewritePatternSet patterns(ctx);
   patterns.add<ProgramIdLowering, RangeLowering, SplatLowering, LoadLowering,
-               StoreLowering, ConstantLowering, ElementwiseLowering>(converter,
-                                                                     ctx);
+               StoreLowering, ExpandLowering, ConstantLowering,
+               ElementwiseLowering>(converter, ctx);
+  patterns.add<ColumnSumLowering>(converter, ctx, sumBuffers);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   if (failed(applyPartialConversion(fn, target, std::move(patterns))))

@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define SYMPOW_KERNELS_API_VERSION 1
+#define SYMPOW_KERNELS_API_VERSION 2
 
 typedef enum sympow_status {
   SYMPOW_SUCCESS = 0,
@@ -187,7 +187,11 @@ sympow_status sympow_forward(sympow_context *context,
 
 /* The recurrent step for serving: T new tokens (usually 1) per sequence
  * against `state`, which is read and updated in place. Uses the recurrent
- * kernels of `desc` whatever its formulation says. Needs no workspace. */
+ * kernels of `desc` whatever its formulation says. The state is split over
+ * many blocks whose partial sums meet in the workspace:
+ * sympow_decode_workspace_size bytes (B * T * Hq * X * (e + 1) partial
+ * sums, X = 44 blocks per state at p = 2, d = e = 64, 8 heads: 92 KB for
+ * one bf16 token), 256-aligned. */
 typedef struct sympow_decode_args {
   sympow_tensor q, k, v;             /* [B, T, Hq|H, d|e] */
   sympow_tensor log_g, beta;         /* [B, T, H] f32 when the desc has them */
@@ -195,7 +199,17 @@ typedef struct sympow_decode_args {
   sympow_tensor y;                   /* [B, T, Hq, e] */
   sympow_state *state;               /* in and out */
   void *stream;
+  void *workspace; /* sympow_decode_workspace_size bytes, 256-aligned */
+  size_t workspace_bytes;
 } sympow_decode_args;
+
+/* Bytes of workspace a decode call of B sequences of T tokens needs. It
+ * depends only on desc, B and T: a server can size it once for its
+ * largest batch. */
+sympow_status sympow_decode_workspace_size(sympow_context *context,
+                                           const sympow_layer_desc *desc,
+                                           int64_t B, int64_t T,
+                                           size_t *bytes);
 
 sympow_status sympow_decode(sympow_context *context,
                             const sympow_layer_desc *desc,

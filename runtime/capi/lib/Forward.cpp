@@ -173,7 +173,8 @@ sympow_status plan(sympow_context *context, const sympow_layer_desc &d,
                 "the workspace has " + std::to_string(call.workspaceBytes) +
                     " bytes" + (call.workspace ? "" : " (null)") +
                     "; this call needs " + std::to_string(need) +
-                    " (sympow_forward_workspace_size)");
+                    (call.inPlace ? " (sympow_decode_workspace_size)"
+                                  : " (sympow_forward_workspace_size)"));
   if (call.workspace &&
       reinterpret_cast<uintptr_t>(call.workspace) % kWorkspaceAlign)
     return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
@@ -335,6 +336,36 @@ sympow_status sympow_forward_workspace_size(sympow_context *context,
   return succeed();
 }
 
+sympow_status sympow_decode_workspace_size(sympow_context *context,
+                                           const sympow_layer_desc *desc,
+                                           int64_t B, int64_t T,
+                                           size_t *bytes) {
+  if (!context || !bytes)
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
+                "sympow_decode_workspace_size: 'context' and 'bytes' must "
+                "not be null");
+  if (B < 1 || T < 0)
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
+                "B must be >= 1 and T >= 0, got B = " + std::to_string(B) +
+                    ", T = " + std::to_string(T));
+  Result<sympow_layer_desc> d = normalized(desc);
+  if (d.isError())
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT, d.message());
+  sympow_layer_desc wanted = d.value();
+  wanted.formulation = SYMPOW_FORMULATION_RECURRENT;
+  Result<size_t> entry =
+      findEntry(*context->registry, wanted, CallShape{B, T, true});
+  if (entry.isError())
+    return fail(entry.message().rfind("no kernels", 0) == 0
+                    ? SYMPOW_ERROR_NOT_COMPILED
+                    : SYMPOW_ERROR_INVALID_ARGUMENT,
+                entry.message());
+  runtime::LayerVariant v =
+      layerVariant(context->registry->entries[entry.value()].desc);
+  *bytes = alignUp(runtime::layerWorkspaceBytes(v, B, T));
+  return succeed();
+}
+
 sympow_status sympow_forward(sympow_context *context,
                              const sympow_layer_desc *desc,
                              const sympow_forward_args *args) {
@@ -361,6 +392,8 @@ sympow_status sympow_decode(sympow_context *context,
   Call call{&args->q,         &args->k,    &args->v, &args->log_g,
             &args->log_gamma, &args->beta, &args->y};
   call.inPlace = args->state;
+  call.workspace = args->workspace;
+  call.workspaceBytes = args->workspace_bytes;
   call.stream = args->stream;
   return run(context, desc, call);
 }

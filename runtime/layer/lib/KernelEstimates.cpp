@@ -11,6 +11,8 @@
 
 #include "sympow/Runtime/KernelEstimates.h"
 
+#include "sympow/Support/RecurrentSplit.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -222,28 +224,77 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
   return k;
 }
 
-/// recurrent: one block per (head, sequence) steps through the tokens,
-/// reading and writing its whole state each step.
-KernelEstimate recurrent(const Sizes &z) {
-  double elements = z.D * (z.e + 1);
-  OpCounts step;
-  step.globalLoads = u(elements + 320);
-  step.globalLoadBytes = u(4 * elements + 1280);
-  step.globalStores = u(elements + 60);
-  step.globalStoreBytes = u(4 * elements + 240);
-  step.sharedLoadBytes = u(23.7 * elements);
-  step.fp32Fma = u(4 * z.D * z.e);
-  step.fp32Alu = u(8.9 * elements);
-  step.sfu = u(4 * z.D * z.e);
-  step.intAlu = u(31.5 * elements);
-  OpCounts b = times(step, z.T);
-  KernelEstimate k{"recurrent",
-                   launch({1, g(z.H), g(z.B)}, 256,
-                          times(b, z.B * z.H), b,
-                          z.B * z.H * 4 * elements + inputBytes(z),
-                          z.B * z.H * 4 * elements + outputBytes(z)),
-                   {96, 5808}};
-  return k;
+/// recurrent_state (a tile kernel): programs of whole state rows
+/// (RecurrentSplit.h), each thread R columns of one row per tile and
+/// `steps` tiles per program, every token: S and Z read and written once,
+/// k, q and v rotated into workgroup memory, phi per row from there, the
+/// partial sums through shuffles. Per-thread figures per token from the
+/// emulator at p = 2, d = e = 64, bf16, learned rotation, data gate
+/// (steps = 3, g = 1; a gate's load per tile counted as half: the sizes do
+/// not say whether there is one); the row's multiset is found once per
+/// program.
+KernelEstimate recurrentState(const Sizes &z) {
+  RecurrentSplit split =
+      recurrentSplitOfDim(int64_t(z.D), int64_t(z.e), int64_t(z.H));
+  double P = double(split.threads), steps = double(split.steps),
+         Q = double(split.threadsPerRow), group = z.Hq / z.H;
+  double X = double(split.programs), rotating = z.d / P * (1 + group);
+  OpCounts thread;
+  thread.globalLoads =
+      u(z.T * (steps * (1.5 + 1 / Q) +
+               2 * std::min(1.0, rotating) + z.e / P + (z.learned ? 2 : 0)));
+  thread.globalLoadBytes = u(4 * z.T * steps * (4 + 1 / Q) +
+                             double(thread.globalLoads) * 2);
+  thread.globalStores = u(z.T * (steps * (1 + 1 / Q) + 0.5 * rotating));
+  thread.globalStoreBytes = u(z.T * steps * (16 + 4 / Q));
+  thread.sharedLoadBytes = u(z.T * 85 * steps * group);
+  thread.sharedStoreBytes = u(z.T * 13);
+  thread.fp32Fma = u(z.T * 10 * steps * group);
+  thread.fp32Alu = u(z.T * (20 + 21 * steps * group));
+  thread.fp64 = u(z.T * 23);
+  thread.sfu = u(z.T * 8);
+  thread.intAlu = u(21 * std::log2(std::max(2.0, z.d)) * 2 +
+                    z.T * (65 + 70 * steps * group));
+  OpCounts block = times(thread, P);
+  double blocks = X * z.H * z.B, stateBytes = z.B * z.H * 4 * z.D * (z.e + 1);
+  double partials = z.B * z.T * z.Hq * X * (z.e + 1) * (z.s == 4 ? 8 : 4);
+  return {"recurrent_state",
+          launch({g(X), g(z.H), g(z.B)}, g(P), times(block, blocks), block,
+                 stateBytes + inputBytes(z), stateBytes + partials),
+          {117, 8448}};
+}
+
+/// recurrent_output: one program per (token, query head): the X partial
+/// sums, then the window's ages a < min(t + 1, W), each a rotated dot
+/// product and sums of the gates and angles between. Figures per thread
+/// from the emulator as above (X = 44), quadratic in the mean window.
+KernelEstimate recurrentOutput(const Sizes &z) {
+  RecurrentSplit split =
+      recurrentSplitOfDim(int64_t(z.D), int64_t(z.e), int64_t(z.H));
+  double P = double(split.threads), X = double(split.programs);
+  const double W = 8;
+  // Mean over the tokens of min(t + 1, W).
+  double ages = z.T <= W ? (z.T + 1) / 2
+                         : (W * (W + 1) / 2 + (z.T - W) * W) / z.T;
+  double rows = std::ceil(X * z.e / (P * split.perThread)) +
+                std::ceil(X / P);
+  OpCounts thread;
+  thread.globalLoads = u(2.65 + rows - 0.81 * ages + 1.83 * ages * ages);
+  thread.globalLoadBytes = u(4 * double(thread.globalLoads) * 2);
+  thread.sharedLoadBytes = u(96 * ages + 96);
+  thread.sharedStoreBytes = u(8);
+  thread.fp32Fma = u(5 * ages + 5);
+  thread.fp32Alu = u(30 * ages + 65);
+  thread.fp64 = u(12 * ages + 6);
+  thread.sfu = u(2 * ages + 4);
+  thread.intAlu = u(38 * ages + 168 + 10 * rows);
+  OpCounts block = times(thread, P);
+  double blocks = z.T * z.Hq * z.B;
+  double partials = z.B * z.T * z.Hq * X * (z.e + 1) * (z.s == 4 ? 8 : 4);
+  return {"recurrent_output",
+          launch({g(z.T), g(z.Hq), g(z.B)}, g(P), times(block, blocks),
+                 block, partials + inputBytes(z), outputBytes(z)),
+          {77, 4096}};
 }
 
 } // namespace
@@ -256,7 +307,7 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
   case Formulation::Attention:
     return {attention(z)};
   case Formulation::Recurrent:
-    return {recurrent(z)};
+    return {recurrentState(z), recurrentOutput(z)};
   case Formulation::Chunked: {
     double C = double(std::max<int64_t>(1, chunk));
     std::vector<KernelEstimate> out;

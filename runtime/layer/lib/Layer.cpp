@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sympow/Runtime/Layer.h"
+#include "sympow/Support/RecurrentSplit.h"
 #include "sympow/Support/SymmetricPowerDim.h"
 
 #include <array>
@@ -31,7 +32,7 @@ KernelNames kernelNamesOf(const LayerVariant &v) {
   case Formulation::Attention:
     return {{"attention"}, 1};
   case Formulation::Recurrent:
-    return {{"recurrent"}, 1};
+    return {{"recurrent_state", "recurrent_output"}, 2};
   case Formulation::Chunked:
     if (v.rotates())
       return {{"chunk_counts", "chunk_states", "chunk_scan", "chunk_output"},
@@ -41,9 +42,9 @@ KernelNames kernelNamesOf(const LayerVariant &v) {
   return {};
 }
 
-/// Up to ten buffer arguments, without allocating.
+/// Up to twelve buffer arguments, without allocating.
 struct KernelArgs {
-  std::array<KernelArg, 10> args{};
+  std::array<KernelArg, 12> args{};
   size_t size = 0;
   void add(std::initializer_list<KernelArg> more) {
     for (KernelArg a : more)
@@ -66,14 +67,19 @@ KernelArgs kernelArgsOf(const LayerVariant &v, std::string_view kernel) {
     if (v.rotates())
       args.add({A::Counts});
   };
-  if (kernel == "attention" || kernel == "recurrent") {
+  bool recurrentState = kernel == "recurrent_state",
+       recurrentOutput = kernel == "recurrent_output";
+  if (kernel == "attention" || recurrentState || recurrentOutput) {
     args.add({A::Q, A::K, A::V});
     gates();
     if (v.hasBeta())
       args.add({A::Beta});
-    args.add({A::Y});
-    if (kernel == "recurrent")
-      args.add({A::S, A::Z, A::C});
+    if (recurrentState)
+      args.add({A::S, A::Z, A::C, A::PartialNum, A::PartialDen});
+    else
+      args.add({A::Y});
+    if (recurrentOutput)
+      args.add({A::C, A::PartialNum, A::PartialDen});
   } else if (kernel == "chunk_counts") {
     if (v.hasBeta())
       args.add({A::Beta});
@@ -153,6 +159,10 @@ const char *sympow::runtime::kernelArgName(KernelArg arg) {
     return "dZ";
   case KernelArg::Decay:
     return "decay";
+  case KernelArg::PartialNum:
+    return "num";
+  case KernelArg::PartialDen:
+    return "den";
   }
   return "?";
 }
@@ -163,22 +173,38 @@ constexpr size_t kAlign = 256;
 
 size_t alignUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
-/// Where the chunked formulation's scratch lives in the workspace.
-struct ChunkedWorkspace {
-  size_t counts = 0, states = 0, norms = 0, decays = 0, total = 0;
+/// Where the chunked and recurrent formulations' scratch lives in the
+/// workspace.
+struct Workspace {
+  size_t counts = 0, states = 0, norms = 0, decays = 0;
+  size_t partialNum = 0, partialDen = 0;
+  int64_t programs = 0; // recurrent_state's programs per (head, sequence)
+  size_t partialBytes = 4;
+  size_t total = 0;
 };
 
-ChunkedWorkspace chunkedWorkspace(const LayerVariant &v, int64_t B, int64_t T) {
-  ChunkedWorkspace w;
-  if (v.formulation != Formulation::Chunked)
-    return w;
-  int64_t n = (T + v.chunk - 1) / v.chunk, dim = v.stateDim();
+Workspace layerWorkspace(const LayerVariant &v, int64_t B, int64_t T) {
+  Workspace w;
   size_t at = 0;
   auto take = [&](size_t bytes) {
     size_t start = at;
     at += alignUp(bytes);
     return start;
   };
+  if (v.formulation == Formulation::Recurrent) {
+    // The partial sums from recurrent_state to recurrent_output, in its
+    // accumulator type (f64 for f32 inputs).
+    w.programs = recurrentSplit(v.p, v.d, v.e, v.h).programs;
+    w.partialBytes = v.dtype == DType::F32 ? 8 : 4;
+    size_t partials = size_t(B) * T * v.hq * w.programs;
+    w.partialNum = take(w.partialBytes * partials * v.e);
+    w.partialDen = take(w.partialBytes * partials);
+    w.total = at;
+    return w;
+  }
+  if (v.formulation != Formulation::Chunked)
+    return w;
+  int64_t n = (T + v.chunk - 1) / v.chunk, dim = v.stateDim();
   w.counts = take(v.rotates() ? sizeof(double) * B * T * v.h : 0);
   w.states = take(sizeof(float) * B * n * v.h * dim * v.e);
   w.norms = take(sizeof(float) * B * n * v.h * dim);
@@ -241,7 +267,7 @@ private:
 
 size_t sympow::runtime::layerWorkspaceBytes(const LayerVariant &variant,
                                             int64_t B, int64_t T) {
-  return chunkedWorkspace(variant, B, T).total;
+  return layerWorkspace(variant, B, T).total;
 }
 
 Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
@@ -287,7 +313,7 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
     if (r.needed && !r.ptr)
       return Status::error(std::string("buffer '") + r.name +
                            "' is null; the variant needs it");
-  ChunkedWorkspace w = chunkedWorkspace(v, B, T);
+  Workspace w = layerWorkspace(v, B, T);
   if (w.total && (!workspace || workspaceBytes < w.total))
     return Status::error("the workspace has " + std::to_string(workspaceBytes) +
                          " bytes; this call needs " + std::to_string(w.total) +
@@ -328,6 +354,10 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
       return {workspace + w.norms, B * n * v.h * dim};
     case KernelArg::Decay:
       return {workspace + w.decays, B * n * v.h};
+    case KernelArg::PartialNum:
+      return {workspace + w.partialNum, tokens * v.hq * w.programs * v.e};
+    case KernelArg::PartialDen:
+      return {workspace + w.partialDen, tokens * v.hq * w.programs};
     }
     return {0, 0};
   };

@@ -189,19 +189,31 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     `other[i]` elsewhere; masked elements are not read, so their offsets may
     be out of bounds. Without a mask every element is read.
 
+    `contiguous` is the caller's promise that each thread's R elements are
+    a run: `offsets[t R + s] = offsets[t R] + s`, with `offsets[t R]` a
+    multiple of R (and the buffer 16-byte aligned, as every kernel buffer
+    is). A thread whose R mask bits all hold then reads its run with one
+    vector access (16 bytes for 4 x f32); others fall back to one guarded
+    access per element. Without the promise the lowering cannot know the
+    offsets are adjacent (Triton derives it by an axis analysis; here the
+    kernel says so).
+
     ```mlir
     %x = sympow_tile.load %S[%at] mask %inside, %zero
         : memref<?xf32> -> tensor<256xf32, #blocked>
+    %y = sympow_tile.load %S[%at] contiguous
+        : memref<?xf32> -> tensor<1024xf32, #blocked4>
     ```
   }];
   let arguments = (ins Arg<Tile_Buffer, "", [MemRead]>:$base,
                        Tile_IndexTile:$offsets,
                        Optional<Tile_MaskTile>:$mask,
-                       Optional<Tile_AnyTile>:$other);
+                       Optional<Tile_AnyTile>:$other,
+                       UnitAttr:$contiguous);
   let results = (outs Tile_AnyTile:$result);
   let assemblyFormat = [{
-    $base `[` $offsets `]` (`mask` $mask^ `,` $other)? attr-dict
-    `:` type($base) `->` type($result)
+    $base `[` $offsets `]` (`mask` $mask^ `,` $other)? (`contiguous` $contiguous^)?
+    attr-dict `:` type($base) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -219,7 +231,8 @@ def Tile_StoreOp : Tile_Op<"store", [
   let description = [{
     Writes `value[i]` to `base[offsets[i]]` for every i whose `mask[i]`
     holds (every i without a mask). Two elements of one store must not
-    write the same address.
+    write the same address. `contiguous` as for `sympow_tile.load`: one
+    vector access per thread whose run is wholly unmasked.
 
     ```mlir
     sympow_tile.store %running, %S[%at] mask %inside
@@ -229,11 +242,55 @@ def Tile_StoreOp : Tile_Op<"store", [
   let arguments = (ins Tile_AnyTile:$value,
                        Arg<Tile_Buffer, "", [MemWrite]>:$base,
                        Tile_IndexTile:$offsets,
-                       Optional<Tile_MaskTile>:$mask);
+                       Optional<Tile_MaskTile>:$mask,
+                       UnitAttr:$contiguous);
   let assemblyFormat = [{
-    $value `,` $base `[` $offsets `]` (`mask` $mask^)? attr-dict
+    $value `,` $base `[` $offsets `]` (`mask` $mask^)? (`contiguous` $contiguous^)? attr-dict
     `:` type($value) `,` type($base)
   }];
+  let hasVerifier = 1;
+}
+
+def Tile_ExpandOp : Tile_Op<"expand", [Pure]> {
+  let summary = "Each thread's element, repeated in the R slots of a wider tile";
+  let description = [{
+    From a tile of one element per thread (`blocked<P, 1>`) to one of R per
+    thread (`blocked<P, R>`): element i of the result is element i / R of
+    the source, so every thread gets its own value in all its slots and no
+    value crosses threads. Kernels compute what is per row of a state once
+    per thread (a row of phi, its Z) and expand it over the row's columns.
+
+    ```mlir
+    %w = sympow_tile.expand %phi : tensor<256xf32, #b1> -> tensor<1024xf32, #b4>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$source);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat =
+      "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ColumnSumOp : Tile_Op<"column_sum", [Pure,
+    AllTypesMatch<["source", "result"]>]> {
+  let summary = "Every element gets the sum of its column";
+  let description = [{
+    The tile read as rows of `columns` elements (row-major; `columns`
+    divides its size): element i of the result is the sum of the elements
+    j with j mod columns = i mod columns. `columns = 1` sums the whole tile
+    into every element; `columns` = the size copies it. A block-wide
+    reduction: it goes through workgroup memory with barriers, so it must
+    be reached by every thread of the program (uniform control flow).
+    Floats only; the order of the additions is unspecified.
+
+    ```mlir
+    %num = sympow_tile.column_sum %x {columns = 64} : tensor<1024xf32, #b4>
+    ```
+  }];
+  let arguments = (ins Tile_TileOf<[AnyFloat], "floats">:$source,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$columns);
+  let results = (outs Tile_TileOf<[AnyFloat], "floats">:$result);
+  let assemblyFormat = "$source attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
 

@@ -2,7 +2,7 @@
 //
 // A layer call is a fixed sequence of kernels per formulation (see
 // docs/KernelABI.md and docs/GPU.md): attention: `attention`; recurrent:
-// `recurrent`; chunked: [`chunk_counts`], `chunk_states`, `chunk_scan`,
+// `recurrent_state`, `recurrent_output`; chunked: [`chunk_counts`], `chunk_states`, `chunk_scan`,
 // `chunk_output`. This launches them on any backend with the right buffers,
 // after checking what it is given. The kernels' launch shapes come from the
 // compiler with the images (KernelLibrary), not from here.
@@ -56,7 +56,7 @@ const char *formulationName(Formulation formulation);
 std::vector<std::string> layerKernelNames(const LayerVariant &variant);
 
 /// A kernel's buffer arguments (docs/KernelABI.md): the layer's tensors,
-/// and the chunked formulation's scratch in the workspace.
+/// and the chunked and recurrent formulations' scratch in the workspace.
 enum class KernelArg {
   Q,
   K,
@@ -71,7 +71,9 @@ enum class KernelArg {
   Counts,
   ChunkS,
   ChunkZ,
-  Decay
+  Decay,
+  PartialNum,
+  PartialDen
 };
 
 /// The buffers `kernel` of the variant takes, in order (then i64 B, T).

@@ -1,0 +1,106 @@
+//===- RecurrentCommon.h - What the two recurrent kernels share -*- C++ -*-===//
+//
+// The recurrent formulation runs as two tile kernels (docs/TileIR.md):
+// recurrent_state (RecurrentState.cpp) splits each state over programs of
+// whole rows and writes partial numerators and denominators,
+// recurrent_output (RecurrentOutput.cpp) reduces them into y and adds the
+// window's tokens. Both see the state through the same split and build
+// tiles with the same helpers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_LIB_GPU_RECURRENTCOMMON_H
+#define SYMPOW_LIB_GPU_RECURRENTCOMMON_H
+
+#include "KernelCommon.h"
+
+#include "sympow/Compiler/GPU/RecurrentKernel.h"
+#include "sympow/Compiler/Tile/TileDialect.h"
+#include "sympow/Support/RecurrentSplit.h"
+
+namespace sympow::recurrent {
+
+using gpu_detail::Emitter;
+using mlir::Type;
+using mlir::Value;
+
+/// Tokens whose contributions y takes directly rather than through the
+/// state (RecurrentState.cpp's header). At p = 4, d = 16, T = 33 on SPEC's
+/// random data (a model of the arithmetic over 1000 sequences) W = 8 keeps
+/// the f32 error below 0.013 of SPEC's bound; W = 4 reaches 0.3 and W = 1
+/// fails one sequence in fifty.
+constexpr int64_t kWindow = 8;
+
+/// The split of sympow/Support/RecurrentSplit.h for the spec.
+using StateSplit = RecurrentSplit;
+StateSplit stateSplit(const AttentionKernelSpec &spec);
+
+/// f64 for f32 inputs, f32 otherwise: phi, the dot products with the state,
+/// the state update, the partial sums and the window's weights.
+Type accumulatorType(mlir::MLIRContext *ctx, const AttentionKernelSpec &spec);
+
+/// Tiles of one kernel: `threads` threads, R elements each.
+struct Tiles {
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  Emitter &E;
+  int64_t threads;
+
+  mlir::RankedTensorType type(Type element, int64_t perThread = 1);
+  /// The tile of x's type and layout with elements `element`.
+  Type like(Value x, Type element);
+  Value splat(Value scalar, int64_t perThread = 1);
+  Value index(int64_t v, int64_t perThread = 1);
+  Value constant(Type element, double v, int64_t perThread = 1);
+  Value range(int64_t perThread = 1);
+  /// base[at] where `mask` (null: everywhere), 0 elsewhere.
+  Value load(Value base, Value at, Value mask, bool contiguous = false);
+  void store(Value x, Value base, Value at, Value mask,
+             bool contiguous = false);
+  Value expand(Value x, int64_t perThread);
+  Value columnSum(Value x, int64_t columns);
+  Value convert(Value x, Type element);
+  Value logicalAnd(Value x, Value y);
+  Value eq(Value x, Value y);
+};
+
+/// A tile kernel `name` with the kernel ABI's arguments and the given
+/// workgroup arrays; the builder is left at the start of its body.
+mlir::gpu::GPUFuncOp
+createTileKernel(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
+                 const AttentionKernelSpec &spec, llvm::StringRef name,
+                 int64_t threads, llvm::ArrayRef<int64_t> grid,
+                 llvm::ArrayRef<Type> workgroup,
+                 gpu_detail::KernelArguments &args);
+
+/// The f32 tile x of dims `dim` (an index tile) of a vector rotated by
+/// `count` (f64, uniform), given each dim's pair partner's value
+/// `partner`: SPEC's R(count) with the layout's pairs, the angle reduced
+/// modulo 2 pi in f64, cos/sin in f32 (as gpu_detail::rotatePair).
+Value rotate(Tiles &t, const AttentionKernelSpec &spec, Value dim, Value x,
+             Value partner, Value count);
+/// Each dim's pair partner (itself where no rotation applies).
+Value partnerDim(Tiles &t, const AttentionKernelSpec &spec, Value dim);
+
+/// Token s's log gate log_g[b, s, h] + log_gamma[h] in f64, saturated at
+/// kLogGateFloor (SPEC); 0 without gates. Uniform.
+Value logGate(Emitter &E, const AttentionKernelSpec &spec, Value logG,
+              Value logGamma, Value b, Value T, Value h, Value s);
+/// Token s's step of the angle count: beta[b, s, h] (learned) or 1. f64.
+Value countStep(Emitter &E, const AttentionKernelSpec &spec, Value beta,
+                Value b, Value T, Value h, Value s);
+
+/// Flat offset of [b, t, head, 0] in a [B, T, heads, width] tensor.
+Value tokenOffset(Emitter &E, Value b, Value T, Value t, int64_t heads,
+                  Value head, int64_t width);
+
+mlir::LogicalResult buildRecurrentState(mlir::OpBuilder &b,
+                                        mlir::gpu::GPUModuleOp module,
+                                        const AttentionKernelSpec &spec);
+mlir::LogicalResult buildRecurrentOutput(mlir::OpBuilder &b,
+                                         mlir::gpu::GPUModuleOp module,
+                                         const AttentionKernelSpec &spec);
+
+} // namespace sympow::recurrent
+
+#endif // SYMPOW_LIB_GPU_RECURRENTCOMMON_H

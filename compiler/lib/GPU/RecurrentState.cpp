@@ -1,0 +1,340 @@
+//===- RecurrentState.cpp - recurrent_state, a tile kernel ----------------===//
+//
+// The first kernel of the recurrent formulation: the state of each (head,
+// sequence) split over programs of whole rows, so that one decoding step
+// at B = 1 fills the GPU (grid (X, H, B), X = ceil(D / rows per program)).
+// Program (x, h, b) owns rows [x Rp, (x + 1) Rp) of S and Z and walks the T
+// tokens in order; per token it
+//   1. advances the angle count c (f64, uniform) and writes the rotated
+//      k_t and v_t into rings of the window's W tokens and the group's
+//      scaled, rotated q_t into workgroup memory (f32), between barriers;
+//   2. walks its row tiles: thread t holds R adjacent columns of one row
+//      (16-byte accesses for R = 4) and computes phi of that row once;
+//      accumulates phi(q_t) S and phi(q_t) Z against the state before the
+//      fold, then folds the window's oldest token (all of them at the last
+//      step): S = gamma S + phi(k) v, Z = gamma Z + phi(k);
+//   3. sums the tiles' columns (sympow_tile.column_sum) and writes the
+//      partial numerators num[b, t, hq, x, :] and denominators
+//      den[b, t, hq, x] for recurrent_output.
+// Accuracy (as the one-block kernel before it). phi(q) . S sums D products
+// of both signs whose magnitudes add up to (|q| . |k_j|)^p per key, while
+// the true value is (q . k_j)^p: for p = 4 and normal data the ratio is
+// often 1e3 .. 1e6 on the first tokens of a sequence. So the state lags the
+// sequence by a window of W tokens: recurrent_output takes tokens
+// t - W + 1 .. t directly and only older ones through the partial sums.
+// For f32 inputs phi, the products with the state, the update and the
+// partial sums are f64 (S, Z rounded to f32 once per token).
+// c itself is written by recurrent_output, after every program here has
+// read it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RecurrentCommon.h"
+#include "SymmetricPowerRows.h"
+
+#include "sympow/Support/SymmetricPowerDim.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+
+namespace sympow::recurrent {
+
+namespace {
+
+/// The multiset after each of `row` (index tiles), as
+/// gpu_detail::nextMultiset on every element.
+SmallVector<Value> nextRows(Tiles &t, int64_t d, ValueRange row) {
+  Emitter &E = t.E;
+  Value pos = t.index(0), grown = E.add(row[0], t.index(1));
+  for (auto [l, index] : llvm::enumerate(row)) {
+    Value canGrow = E.ult(index, t.index(d - 1));
+    pos = E.select(canGrow, t.index(l), pos);
+    grown = E.select(canGrow, E.add(index, t.index(1)), grown);
+  }
+  SmallVector<Value> next;
+  for (auto [l, index] : llvm::enumerate(row))
+    next.push_back(E.select(E.ult(t.index(l), pos), index, grown));
+  return next;
+}
+
+/// N(a) = C(d - a + after, after + 1): multisets of size after + 1 over
+/// {a, ..., d - 1}, for an index tile a (exact: each partial product is a
+/// binomial coefficient).
+Value tailCount(Tiles &t, int64_t d, int64_t after, Value a) {
+  Emitter &E = t.E;
+  Value top = E.sub(t.index(d + after), a); // d - a + after
+  Value count = t.index(1);
+  for (int64_t j = 1; j <= after + 1; ++j)
+    count = E.div(E.mul(count, E.add(E.sub(top, t.index(after + 1)),
+                                     t.index(j))),
+                  t.index(j));
+  return count;
+}
+
+/// The multiset of lexicographic rank `rank` (an index tile), as
+/// gpu_detail::unrankMultiset on every element, but each position by a
+/// binary search over the closed-form counts N(a) of the rows from a on:
+/// O(p log d) per element instead of O(p d).
+SmallVector<Value> unrankRows(Tiles &t, int64_t p, int64_t d, Value rank) {
+  Emitter &E = t.E;
+  int64_t rounds = 1;
+  while ((int64_t(1) << rounds) < d)
+    ++rounds;
+  Value low = t.index(0), rest = rank;
+  SmallVector<Value> row;
+  for (int64_t l = 0; l < p; ++l) {
+    int64_t after = p - l - 1;
+    // The largest a in [low, d) with N(low) - N(a) <= rest.
+    Value fromLow = tailCount(t, d, after, low);
+    Value target = E.sub(fromLow, rest);
+    Value lo = low, hi = t.index(d - 1);
+    for (int64_t i = 0; i <= rounds; ++i) {
+      Value mid = E.div(E.add(E.add(lo, hi), t.index(1)), t.index(2));
+      Value ok = E.cmpi(arith::CmpIPredicate::uge,
+                        tailCount(t, d, after, mid), target);
+      lo = E.select(ok, mid, lo);
+      hi = E.select(ok, hi, E.sub(mid, t.index(1)));
+    }
+    rest = E.sub(rest, E.sub(fromLow, tailCount(t, d, after, lo)));
+    low = lo;
+    row.push_back(low);
+  }
+  return row;
+}
+
+/// sqrt(p! / prod_k m_k!) of each row, in `type`.
+Value rowScales(Tiles &t, Type type, ValueRange row) {
+  Emitter &E = t.E;
+  Type f32 = t.b.getF32Type();
+  double factorial = 1;
+  for (size_t i = 2; i <= row.size(); ++i)
+    factorial *= double(i);
+  Value run = t.constant(f32, 1.0), denominator = t.constant(f32, 1.0);
+  for (size_t l = 1; l < row.size(); ++l) {
+    Value same = t.eq(row[l], row[l - 1]);
+    run = E.select(same, E.add(run, t.constant(f32, 1.0)),
+                   t.constant(f32, 1.0));
+    denominator = E.mul(denominator, run);
+  }
+  Value ratio = E.div(t.constant(f32, factorial), denominator);
+  return math::SqrtOp::create(t.b, t.loc, t.convert(ratio, type));
+}
+
+/// prod_l x[offset + i_l] of each row from an f32 workgroup array, in
+/// `type`; rows outside the state (mask false) give 0.
+Value rowProducts(Tiles &t, Type type, Value x, int64_t offset, ValueRange row,
+                  Value mask) {
+  Value product;
+  for (Value index : row) {
+    Value at = t.E.add(index, t.index(offset));
+    Value factor = t.convert(t.load(x, at, mask), type);
+    product = product ? t.E.mul(product, factor) : factor;
+  }
+  return product;
+}
+
+} // namespace
+
+LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
+                                  const AttentionKernelSpec &s) {
+  OpBuilder::InsertionGuard guard(b);
+  MLIRContext *ctx = b.getContext();
+  Location loc = module.getLoc();
+  StateSplit split = stateSplit(s);
+  int64_t dim = *symmetricPowerDim(s.d, s.p), g = s.hq / s.h;
+  int64_t R = split.perThread, P = split.threads, Q = split.threadsPerRow;
+  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  Type acc = accumulatorType(ctx, s);
+  using gpu_detail::workgroupMemRef;
+  // The window's rotated keys (token j in row j mod W), the group's queries.
+  // The window's values (token j in row j mod W) likewise.
+  SmallVector<Type> workgroup{workgroupMemRef({kWindow * s.d}, f32),
+                              workgroupMemRef({g * s.d}, f32),
+                              workgroupMemRef({kWindow * s.e}, f32)};
+  gpu_detail::KernelArguments args;
+  gpu::GPUFuncOp fn = createTileKernel(
+      b, module, s, "recurrent_state", P,
+      {split.programs, s.h, tile::KernelAttr::kBatch}, workgroup, args);
+  Emitter E(b, loc);
+  Tiles t{b, loc, E, P};
+  using runtime::KernelArg;
+  Value q = args.get(fn, KernelArg::Q), k = args.get(fn, KernelArg::K),
+        v = args.get(fn, KernelArg::V), logG = args.get(fn, KernelArg::LogG),
+        logGamma = args.get(fn, KernelArg::LogGamma),
+        beta = args.get(fn, KernelArg::Beta), S = args.get(fn, KernelArg::S),
+        Z = args.get(fn, KernelArg::Z), c = args.get(fn, KernelArg::C),
+        num = args.get(fn, KernelArg::PartialNum),
+        den = args.get(fn, KernelArg::PartialDen);
+  Value keys = fn.getWorkgroupAttributions()[0],
+        queries = fn.getWorkgroupAttributions()[1],
+        values = fn.getWorkgroupAttributions()[2];
+
+  Value x = tile::ProgramIdOp::create(b, loc, 0);
+  Value h = tile::ProgramIdOp::create(b, loc, 1);
+  Value batch = tile::ProgramIdOp::create(b, loc, 2);
+  Value T = args.seqLen(b, fn);
+  Value bh = E.add(E.mul(batch, E.idx(s.h)), h);
+  Value firstRow = E.mul(x, E.idx(split.rowsPerProgram()));
+
+  // Per thread (one element each): its row in a tile and its columns.
+  Value thread = t.range();
+  Value rowInTile = E.div(thread, t.index(Q));
+  Value ownsZ = t.eq(E.rem(thread, t.index(Q)), t.index(0));
+  // Per element (R per thread): its place in the tile and its column.
+  Value element = t.range(R);
+  Value column = E.rem(element, t.index(s.e, R));
+
+  // Thread t's rows: rowInTile * steps + step of the program's rows, so a
+  // step moves each thread to the next multiset (O(p)); the first is
+  // unranked once (beyond D: clamped, and masked everywhere).
+  Value threadRow = E.add(t.splat(firstRow),
+                          E.mul(rowInTile, t.index(split.steps)));
+  SmallVector<Value> firstRows = unrankRows(
+      t, s.p, s.d, E.min(threadRow, t.index(dim - 1)));
+  Value stateRows = t.splat(E.mul(bh, E.idx(dim)));
+  Value count0 = s.rotates() ? E.load(c, {bh}) : E.f64(0.0);
+  E.forLoop(E.idx(0), T, E.idx(1), {count0}, [&](Value token, ValueRange st) {
+    Value count = st[0];
+    if (s.rotates())
+      count = E.add(count, countStep(E, s, beta, batch, T, h, token));
+
+    // 1. k_t into the window's ring, the group's q_t after it.
+    gpu::BarrierOp::create(b, loc); // the previous token's readers are done
+    int64_t vectors = (1 + g) * s.d;
+    for (int64_t from = 0; from < vectors; from += P) {
+      Value j = E.add(thread, t.index(from));
+      Value valid = E.ult(j, t.index(vectors));
+      Value vec = E.div(j, t.index(s.d));
+      Value d = E.rem(j, t.index(s.d));
+      Value isKey = t.eq(vec, t.index(0));
+      Value isQuery = arith::XOrIOp::create(
+          b, loc, isKey, t.splat(arith::ConstantIntOp::create(b, loc, 1, 1)));
+      Value keyMask = t.logicalAnd(valid, isKey);
+      Value queryMask = t.logicalAnd(valid, isQuery);
+      Value kBase = t.splat(tokenOffset(E, batch, T, token, s.h, h, s.d));
+      // Query head h g + vec - 1 (vec 0 reads nothing from q).
+      Value qHead = E.sub(E.add(t.splat(E.mul(h, E.idx(g))), vec), t.index(1));
+      Value qBase = E.mul(
+          E.add(t.splat(E.mul(E.add(E.mul(batch, T), token), E.idx(s.hq))),
+                qHead),
+          t.index(s.d));
+      Value partner = partnerDim(t, s, d);
+      auto read = [&](Value at) {
+        Value fromK = t.convert(t.load(k, E.add(kBase, at), keyMask), f32);
+        Value fromQ = E.mul(t.convert(t.load(q, E.add(qBase, at), queryMask),
+                                      f32),
+                            t.constant(f32, s.effectiveScale()));
+        return E.select(isKey, fromK, fromQ);
+      };
+      Value value = rotate(t, s, d, read(d), read(partner), count);
+      Value slot = E.rem(token, E.idx(kWindow));
+      t.store(value, keys, E.add(t.splat(E.mul(slot, E.idx(s.d))), d),
+              keyMask);
+      t.store(value, queries, E.sub(j, t.index(s.d)), queryMask);
+    }
+    // v_t into the window's ring: the row tiles read it from there.
+    Value vSlot = E.mul(E.rem(token, E.idx(kWindow)), E.idx(s.e));
+    Value vBase = tokenOffset(E, batch, T, token, s.h, h, s.e);
+    for (int64_t from = 0; from < s.e; from += P) {
+      Value j = E.add(thread, t.index(from));
+      Value valid = E.ult(j, t.index(s.e));
+      Value vt = t.convert(t.load(v, E.add(t.splat(vBase), j), valid), f32);
+      t.store(vt, values, E.add(t.splat(vSlot), j), valid);
+    }
+    gpu::BarrierOp::create(b, loc);
+
+    // The window's oldest token leaves it; at the last step all of it.
+    Value next = E.add(token, E.idx(1));
+    Value full = E.cmpi(arith::CmpIPredicate::uge, next, E.idx(kWindow));
+    Value foldBegin = E.select(full, E.sub(next, E.idx(kWindow)), E.idx(0));
+    Value isLast = E.cmpi(arith::CmpIPredicate::eq, next, T);
+    Value foldEnd = E.select(
+        isLast, next, E.select(full, E.add(foldBegin, E.idx(1)), E.idx(0)));
+
+    // 2. The row tiles: per query head the sums phi(q) S (R per thread)
+    // and phi(q) Z (one per thread), each thread stepping its multiset.
+    SmallVector<Value> inits(firstRows.begin(), firstRows.end());
+    for (int64_t j = 0; j < g; ++j)
+      inits.push_back(t.constant(acc, 0.0, R));
+    for (int64_t j = 0; j < g; ++j)
+      inits.push_back(t.constant(acc, 0.0));
+    auto sums = E.forLoop(
+        E.idx(0), E.idx(split.steps), E.idx(1), inits,
+        [&](Value step, ValueRange st) {
+          SmallVector<Value> row(st.begin(), st.begin() + s.p);
+          Value rows = E.add(threadRow, t.splat(step));
+          Value inside = E.ult(rows, t.index(dim));
+          Value scale = rowScales(t, acc, row);
+
+          Value insideR = t.expand(inside, R);
+          Value zAt = E.add(stateRows, rows);
+          Value sAt = E.add(E.mul(t.expand(zAt, R), t.index(s.e, R)), column);
+          Value sOld = t.convert(t.load(S, sAt, insideR, true), acc);
+          // Z has one entry per row: the row's first thread holds it (the
+          // others' 0 adds nothing to the row's denominator).
+          Value zMask = t.logicalAnd(inside, ownsZ);
+          Value zOld = t.convert(t.load(Z, zAt, zMask), acc);
+
+          SmallVector<Value> out;
+          SmallVector<Value> nums(st.begin() + s.p, st.begin() + s.p + g),
+              dens(st.begin() + s.p + g, st.end());
+          for (int64_t j = 0; j < g; ++j) {
+            Value phiQ = E.mul(
+                scale, rowProducts(t, acc, queries, j * s.d, row, inside));
+            nums[j] = E.fma(t.expand(phiQ, R), sOld, nums[j]);
+            dens[j] = E.fma(phiQ, zOld, dens[j]);
+          }
+
+          auto folded = E.forLoop(
+              foldBegin, foldEnd, E.idx(1), {sOld, zOld},
+              [&](Value j, ValueRange state) {
+                Value gamma = E.convert(
+                    E.exp(logGate(E, s, logG, logGamma, batch, T, h, j)),
+                    acc);
+                Value slot = E.rem(j, E.idx(kWindow));
+                // The ring's row of token j: its offset is uniform.
+                Value ringRow = E.mul(slot, E.idx(s.d));
+                SmallVector<Value> ringIndex;
+                for (Value index : row)
+                  ringIndex.push_back(E.add(index, t.splat(ringRow)));
+                Value phiK =
+                    E.mul(scale, rowProducts(t, acc, keys, 0, ringIndex,
+                                             inside));
+                Value vAt = E.add(t.splat(E.mul(slot, E.idx(s.e)), R),
+                                  column);
+                Value vj = t.convert(t.load(values, vAt, nullptr, true), acc);
+                Value gammaR = t.splat(gamma, R);
+                return SmallVector<Value>{
+                    E.fma(t.expand(phiK, R), vj, E.mul(gammaR, state[0])),
+                    E.fma(t.splat(gamma), state[1], phiK)};
+              });
+          t.store(t.convert(folded[0], f32), S, sAt, insideR, true);
+          t.store(t.convert(folded[1], f32), Z, zAt, zMask);
+
+          out.append(nextRows(t, s.d, row));
+          out.append(nums);
+          out.append(dens);
+          return out;
+        });
+
+    // 3. The columns' sums, written for recurrent_output.
+    for (int64_t j = 0; j < g; ++j) {
+      Value numSum = t.columnSum(sums[s.p + j], s.e);
+      Value denSum = t.columnSum(sums[s.p + g + j], Q);
+      Value hq = E.add(E.mul(h, E.idx(g)), E.idx(j));
+      Value slot = E.add(
+          E.mul(E.add(E.mul(E.add(E.mul(batch, T), token), E.idx(s.hq)), hq),
+                E.idx(split.programs)),
+          x);
+      t.store(numSum, num, E.add(t.splat(E.mul(slot, E.idx(s.e)), R), element),
+              E.ult(element, t.index(s.e, R)), true);
+      t.store(denSum, den, t.splat(slot), t.eq(thread, t.index(0)));
+    }
+    return SmallVector<Value>{count};
+  });
+  gpu::ReturnOp::create(b, loc);
+  return tile::lowerTileKernel(fn);
+}
+
+} // namespace sympow::recurrent
