@@ -55,6 +55,8 @@ static void printGrid(AsmPrinter &printer, ArrayRef<int64_t> grid) {
   });
 }
 
+#include "sympow/Compiler/Tile/TileEnums.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "sympow/Compiler/Tile/TileAttrs.cpp.inc"
 
@@ -70,6 +72,10 @@ void TileDialect::initialize() {
 #define GET_OP_LIST
 #include "sympow/Compiler/Tile/TileOps.cpp.inc"
       >();
+  addOperations<
+#define GET_OP_LIST
+#include "sympow/Compiler/Tile/TileDotOps.cpp.inc"
+      >();
 }
 
 namespace sympow::tile {
@@ -82,6 +88,16 @@ BlockedAttr getLayout(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor ? dyn_cast_or_null<BlockedAttr>(tensor.getEncoding())
                 : BlockedAttr();
+}
+
+int64_t getTileThreads(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.getEncoding())
+    return 0;
+  return llvm::TypeSwitch<Attribute, int64_t>(tensor.getEncoding())
+      .Case<BlockedAttr, MmaAttr, DotOperandAttr>(
+          [](auto layout) { return layout.getThreads(); })
+      .Default([](Attribute) { return 0; });
 }
 
 } // namespace sympow::tile
@@ -141,10 +157,10 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   // Every tile is spread over the kernel's threads.
   WalkResult walk = fn.walk([&](Operation *inner) {
     auto check = [&](Type type) {
-      BlockedAttr layout = getLayout(type);
-      if (layout && layout.getThreads() != kernel.getThreads()) {
+      int64_t threads = getTileThreads(type);
+      if (threads && threads != kernel.getThreads()) {
         inner->emitError() << "tile " << type << " is spread over "
-                           << layout.getThreads() << " threads, the kernel has "
+                           << threads << " threads, the kernel has "
                            << kernel.getThreads();
         return false;
       }

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MatrixTiles.h"
+
 #include "sympow/Compiler/Passes.h"
 #include "sympow/Compiler/Tile/KernelLaunch.h"
 #include "sympow/Compiler/Tile/TileDialect.h"
@@ -15,6 +17,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -45,6 +48,7 @@ struct TileTypeConverter : TypeConverter {
         return type.getElementType();
       return VectorType::get({layout.getPerThread()}, type.getElementType());
     });
+    addMatrixTileConversions(*this);
   }
 };
 
@@ -520,6 +524,7 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
         MemRefType::get({size}, element, MemRefLayoutAttrInterface{}, space),
         fn.getLoc());
   }
+  expandSplitDots(fn);
   TileTypeConverter converter;
   ConversionTarget target(*ctx);
   target.addIllegalDialect<TileDialect>();
@@ -532,6 +537,7 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
                StoreLowering, ExpandLowering, ConstantLowering,
                ElementwiseLowering>(converter, ctx);
   patterns.add<ColumnSumLowering>(converter, ctx, sumBuffers);
+  populateMatrixTileLowering(converter, patterns, target);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   if (failed(applyPartialConversion(fn, target, std::move(patterns))))

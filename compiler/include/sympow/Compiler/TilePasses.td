@@ -17,12 +17,16 @@ def SympowConvertTileToGPU : Pass<"sympow-convert-tile-to-gpu"> {
     `memref.load`/`store` per element; `sympow_tile.program_id` becomes
     `gpu.block_id`, `sympow_tile.range` thread ids. The kernel attribute
     becomes the launch metadata (`sympow.launch`, docs/KernelABI.md).
+    Matrix tiles (`#sympow_tile.mma`, `#sympow_tile.dot_operand`) become
+    mma.sync fragments: `sympow_tile.dot` nvgpu.mma.sync, matrix loads of
+    dot operands from workgroup memory nvgpu.ldmatrix.
     Tile ops outside a tile kernel are an error. See docs/TileIR.md.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect"
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::nvgpu::NVGPUDialect"
   ];
 }
 

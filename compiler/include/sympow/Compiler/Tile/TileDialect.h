@@ -18,6 +18,8 @@
 
 #include "sympow/Compiler/Tile/TileDialect.h.inc"
 
+#include "sympow/Compiler/Tile/TileEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "sympow/Compiler/Tile/TileAttrs.h.inc"
 
@@ -26,10 +28,15 @@ namespace sympow::tile {
 mlir::Type withElementType(mlir::Type tile, mlir::Type element);
 /// The layout of `type` if it is a tile, else null.
 BlockedAttr getLayout(mlir::Type type);
+/// The threads a tile of `type` is spread over (any tile layout), or 0 if it
+/// is not a tile.
+int64_t getTileThreads(mlir::Type type);
 } // namespace sympow::tile
 
 #define GET_OP_CLASSES
 #include "sympow/Compiler/Tile/TileOps.h.inc"
+#define GET_OP_CLASSES
+#include "sympow/Compiler/Tile/TileDotOps.h.inc"
 
 namespace sympow::tile {
 

@@ -11,45 +11,12 @@
 #ifndef SYMPOW_COMPILER_TILE_TILEOPS_TD
 #define SYMPOW_COMPILER_TILE_TILEOPS_TD
 
-include "mlir/IR/AttrTypeBase.td"
-include "mlir/IR/OpBase.td"
-include "mlir/IR/TensorEncoding.td"
-include "mlir/Interfaces/SideEffectInterfaces.td"
-
-def Tile_Dialect : Dialect {
-  let name = "sympow_tile";
-  let cppNamespace = "::sympow::tile";
-  let summary = "Tiles with explicit layouts: the kernel layer of sympow";
-  let description = [{
-    A tile kernel is a `gpu.func` marked with `sympow_tile.kernel` (its
-    threads per block and its grid). Inside it, values are scalars, which
-    every thread of a program holds alike (uniform), or tiles: ranked tensors
-    with a layout encoding such as `#sympow_tile.blocked<threads = 256,
-    per_thread = 1>`, which say which thread holds which element.
-    Elementwise math on tiles is plain `arith` and `math` on tensors; loops
-    are `scf.for` with tiles as iteration arguments; global memory is read
-    and written with `sympow_tile.load`/`store` from a `memref<?xT>` base, an
-    offsets tile and a mask tile. `--sympow-convert-tile-to-gpu` lowers a
-    tile kernel to a plain kernel over thread ids. See docs/TileIR.md.
-  }];
-  let useDefaultAttributePrinterParser = 1;
-  let hasOperationAttrVerify = 1;
-  let extraClassDeclaration = [{
-    /// `sympow_tile.kernel`: marks a gpu.func as a tile kernel.
-    static constexpr ::llvm::StringLiteral getKernelAttrName() {
-      return ::llvm::StringLiteral("sympow_tile.kernel");
-    }
-  }];
-}
+include "sympow/Compiler/Tile/TileBase.td"
+include "sympow/Compiler/Tile/TileMatrixAttrs.td"
 
 //===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//
-
-class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
-    : AttrDef<Tile_Dialect, name, traits> {
-  let mnemonic = attrMnemonic;
-}
 
 def Tile_BlockedAttr : Tile_Attr<"Blocked", "blocked",
     [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
@@ -116,14 +83,10 @@ class Tile_TileOf<list<Type> allowed, string what>
 def Tile_AnyTile : Tile_TileOf<[AnyType], "any type">;
 def Tile_IndexTile : Tile_TileOf<[Index], "index">;
 def Tile_MaskTile : Tile_TileOf<[I1], "i1">;
-def Tile_Buffer : MemRefRankOf<[AnyType], [1]>;
 
 //===----------------------------------------------------------------------===//
 // Ops
 //===----------------------------------------------------------------------===//
-
-class Tile_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Tile_Dialect, mnemonic, traits>;
 
 def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
   let summary = "This program's index along a grid axis";

@@ -1,0 +1,133 @@
+//===- TileDotOps.td - Matrix tiles and the dot -------------*- tablegen -*-===//
+//
+// 2-D tiles in the mma layouts (TileMatrixAttrs.td): a tile-level matrix
+// multiply and the loads and stores that move matrix tiles between buffers
+// (global or workgroup memory) and registers. docs/TileIR.md, "Matrix
+// tiles".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_COMPILER_TILE_TILEDOTOPS_TD
+#define SYMPOW_COMPILER_TILE_TILEDOTOPS_TD
+
+include "sympow/Compiler/Tile/TileBase.td"
+include "sympow/Compiler/Tile/TileMatrixAttrs.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+class Tile_EncodingIs<string attr> : CPred<
+    "::llvm::isa_and_nonnull<::sympow::tile::" # attr # ">("
+    "::llvm::cast<::mlir::RankedTensorType>($_self).getEncoding())">;
+
+class Tile_MatrixTileOf<list<Type> allowed, Pred layout, string what>
+    : Type<And<[RankedTensorOf<allowed>.predicate, layout]>, what,
+           "::mlir::RankedTensorType">;
+
+def Tile_AccumulatorTile : Tile_MatrixTileOf<[F32],
+    Tile_EncodingIs<"MmaAttr">, "f32 tile in an mma layout">;
+def Tile_OperandTile : Tile_MatrixTileOf<[BF16, F16, F32],
+    Tile_EncodingIs<"DotOperandAttr">,
+    "bf16, f16 or f32 tile in a dot_operand layout">;
+def Tile_MatrixTile : Tile_MatrixTileOf<[AnyType],
+    Or<[Tile_EncodingIs<"MmaAttr">, Tile_EncodingIs<"DotOperandAttr">]>,
+    "tile in an mma or dot_operand layout">;
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+def Tile_DotOp : Tile_Op<"dot", [Pure,
+    AllTypesMatch<["acc", "result"]>]> {
+  let summary = "acc + a * b on tensor cores";
+  let description = [{
+    The M x N accumulator (f32, `#sympow_tile.mma`) plus the product of the
+    M x K tile `a` (`dot_operand<operand = 0>`) and the K x N tile `b`
+    (`dot_operand<operand = 1>`) of the same parent layout. With bf16 or
+    f16 operands (`precision = native`, the default) products are exact and
+    sums are in f32, as mma.sync computes them. With `precision =
+    split_bf16` the operands are f32 and each is split into hi = bf16(x) and
+    lo = bf16(x - hi); the dot adds lo_a hi_b + hi_a lo_b + hi_a hi_b (about
+    16 significant bits per operand, f32 accuracy for well-scaled data).
+    The split is a rewrite on tiles before lowering, so every kernel gets it
+    from one pattern.
+
+    ```mlir
+    %c1 = sympow_tile.dot %a, %b, %c0
+        : tensor<64x32xbf16, #A>, tensor<32x64xbf16, #B> -> tensor<64x64xf32, #mma>
+    ```
+  }];
+  let arguments = (ins Tile_OperandTile:$a, Tile_OperandTile:$b,
+                       Tile_AccumulatorTile:$acc,
+                       DefaultValuedAttr<Tile_DotPrecisionAttr,
+                           "::sympow::tile::DotPrecision::native">:$precision);
+  let results = (outs Tile_AccumulatorTile:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc (`precision` `=` $precision^)? attr-dict
+    `:` type($a) `,` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MatrixLoadOp : Tile_Op<"matrix_load", [AttrSizedOperandSegments]> {
+  let summary = "Loads a matrix tile: element (i, j) = base[offset + i stride + j]";
+  let description = [{
+    Element (i, j) of the result is `base[offset + i * stride + j]`, or
+    `base[offset + j * stride + i]` when `transposed` (the buffer holds the
+    tile's transpose). With `bounds(rows, cols)` only the elements with i <
+    rows and j < cols are read and the others are 0 (edge tiles; padding a
+    dot with zeros). The layout decides how the thread's elements are read:
+    a 16-bit dot operand from workgroup memory with rows of a multiple of
+    16 bytes and no bounds is read with ldmatrix (x4 for A, x2 for B,
+    `.trans` as the storage order needs); `offset` must then be a multiple
+    of 8 elements. Anything else is read element by element.
+
+    ```mlir
+    %a = sympow_tile.matrix_load %smem[%c0] stride 40
+        : memref<2560xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16, #A>
+    %s = sympow_tile.matrix_load %S[%at] stride 64 bounds(%rows, %c64)
+        : memref<?xf32> -> tensor<64x64xf32, #mma>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_Buffer, "", [MemRead]>:$base, Index:$offset,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$stride,
+                       UnitAttr:$transposed, Optional<Index>:$rows,
+                       Optional<Index>:$cols);
+  let results = (outs Tile_MatrixTile:$result);
+  let assemblyFormat = [{
+    $base `[` $offset `]` `stride` $stride (`transposed` $transposed^)?
+    (`bounds` `(` $rows^ `,` $cols `)`)? attr-dict
+    `:` type($base) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MatrixStoreOp : Tile_Op<"matrix_store", [AttrSizedOperandSegments]> {
+  let summary = "Stores a matrix tile: base[offset + i stride + j] = element (i, j)";
+  let description = [{
+    Writes element (i, j) of `value` to `base[offset + i * stride + j]`
+    (`base[offset + j * stride + i]` when `transposed`), only for i < rows
+    and j < cols with `bounds(rows, cols)`. Elements that several threads
+    hold (dot operands are replicated over warps) are written by each of
+    them with the same value.
+
+    ```mlir
+    sympow_tile.matrix_store %c, %out[%at] stride 64
+        : tensor<64x64xf32, #mma>, memref<?xf32>
+    ```
+  }];
+  let arguments = (ins Tile_MatrixTile:$value,
+                       Arg<Tile_Buffer, "", [MemWrite]>:$base, Index:$offset,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$stride,
+                       UnitAttr:$transposed, Optional<Index>:$rows,
+                       Optional<Index>:$cols);
+  let assemblyFormat = [{
+    $value `,` $base `[` $offset `]` `stride` $stride
+    (`transposed` $transposed^)? (`bounds` `(` $rows^ `,` $cols `)`)?
+    attr-dict `:` type($value) `,` type($base)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // SYMPOW_COMPILER_TILE_TILEDOTOPS_TD

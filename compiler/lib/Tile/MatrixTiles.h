@@ -1,0 +1,35 @@
+//===- MatrixTiles.h - Lowering of matrix tiles and dot ---------*- C++ -*-===//
+//
+// What TileToGPU.cpp takes from the matrix-tile lowering (TileDotToGPU.cpp,
+// TileDotSplit.cpp): the types a thread holds, the patterns, and the
+// tile-level rewrite of split-precision dots that runs before them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_LIB_TILE_MATRIXTILES_H
+#define SYMPOW_LIB_TILE_MATRIXTILES_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace sympow::tile {
+
+/// A matrix tile becomes the thread's fragments, an n-D vector
+/// (TileMatrixAttrs.td gives its shape per layout).
+void addMatrixTileConversions(mlir::TypeConverter &converter);
+
+/// dot -> nvgpu.mma.sync m16n8k16; matrix_load/store -> nvgpu.ldmatrix or
+/// per-element accesses; splat constants of matrix tiles. The patterns of
+/// sm_80 and sm_90a alike (mma.sync); a wgmma set would be chosen here by
+/// target.
+void populateMatrixTileLowering(const mlir::TypeConverter &converter,
+                                mlir::RewritePatternSet &patterns,
+                                mlir::ConversionTarget &target);
+
+/// Rewrites every `dot precision = split_bf16` in `fn` into three bf16
+/// dots on hi/lo halves of its operands (tiles in, tiles out).
+void expandSplitDots(mlir::gpu::GPUFuncOp fn);
+
+} // namespace sympow::tile
+
+#endif // SYMPOW_LIB_TILE_MATRIXTILES_H

@@ -1,0 +1,121 @@
+//===- TileDotOps.cpp - Matrix tile layouts, dot, matrix load/store -------===//
+//
+// Verifiers of the mma layouts (TileMatrixAttrs.td) and of the ops on matrix
+// tiles (TileDotOps.td). docs/TileIR.md, "Matrix tiles".
+//
+//===----------------------------------------------------------------------===//
+
+#include "sympow/Compiler/Tile/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace sympow::tile;
+
+#define GET_OP_CLASSES
+#include "sympow/Compiler/Tile/TileDotOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+LogicalResult MmaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              int64_t warpsM, int64_t warpsN) {
+  if (warpsM < 1 || warpsN < 1 || warpsM * warpsN > 32)
+    return emitError() << "an mma layout has 1 to 32 warps, not [" << warpsM
+                       << ", " << warpsN << "]";
+  return success();
+}
+
+LogicalResult
+MmaAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
+                        function_ref<InFlightDiagnostic()> emitError) const {
+  if (shape.size() != 2 || shape[0] % (16 * getWarpsM()) ||
+      shape[1] % (8 * getWarpsN()))
+    return emitError() << "a tile in " << *this
+                       << " is 2-D with rows a multiple of 16 x "
+                       << getWarpsM() << " and columns a multiple of 8 x "
+                       << getWarpsN();
+  return success();
+}
+
+LogicalResult
+DotOperandAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       unsigned operand, MmaAttr parent) {
+  if (operand > 1)
+    return emitError() << "a dot operand is 0 (A) or 1 (B), not " << operand;
+  return success();
+}
+
+LogicalResult DotOperandAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  MmaAttr parent = getParent();
+  bool fits = shape.size() == 2 &&
+              (getOperand() == 0 ? shape[0] % (16 * parent.getWarpsM()) == 0 &&
+                                       shape[1] % 16 == 0
+                                 : shape[0] % 16 == 0 &&
+                                       shape[1] % (8 * parent.getWarpsN()) == 0);
+  if (!fits)
+    return emitError() << "a tile in " << *this << " is 2-D with "
+                       << (getOperand() == 0
+                               ? "rows a multiple of 16 x warps along M and "
+                                 "columns a multiple of 16"
+                               : "rows a multiple of 16 and columns a "
+                                 "multiple of 8 x warps along N");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult DotOp::verify() {
+  auto a = cast<DotOperandAttr>(getA().getType().getEncoding());
+  auto b = cast<DotOperandAttr>(getB().getType().getEncoding());
+  Attribute c = getType().getEncoding();
+  if (a.getOperand() != 0 || b.getOperand() != 1)
+    return emitOpError("takes operand 0 (A) first and operand 1 (B) second");
+  if (a.getParent() != c || b.getParent() != c)
+    return emitOpError("operands are dot operands of the result's layout ")
+           << c;
+  ArrayRef<int64_t> ma = getA().getType().getShape(),
+                    mb = getB().getType().getShape(),
+                    mc = getType().getShape();
+  if (ma[1] != mb[0] || ma[0] != mc[0] || mb[1] != mc[1])
+    return emitOpError("multiplies ")
+           << ma[0] << "x" << ma[1] << " by " << mb[0] << "x" << mb[1]
+           << " into " << mc[0] << "x" << mc[1];
+  Type element = getA().getType().getElementType();
+  if (element != getB().getType().getElementType())
+    return emitOpError("operands have one element type");
+  bool split = getPrecision() == DotPrecision::split_bf16;
+  if (split != element.isF32())
+    return emitOpError(split ? "split_bf16 takes f32 operands"
+                             : "native precision takes bf16 or f16 operands");
+  return success();
+}
+
+/// The buffer holds the tile's elements, bounds come as a pair.
+static LogicalResult verifyMatrixAccess(Operation *op, Type buffer, Type tile,
+                                        Value rows, Value cols) {
+  if (cast<MemRefType>(buffer).getElementType() !=
+      cast<RankedTensorType>(tile).getElementType())
+    return op->emitOpError("moves ")
+           << tile << " through a buffer of "
+           << cast<MemRefType>(buffer).getElementType();
+  if (bool(rows) != bool(cols))
+    return op->emitOpError("takes bounds as (rows, cols)");
+  return success();
+}
+
+LogicalResult MatrixLoadOp::verify() {
+  return verifyMatrixAccess(*this, getBase().getType(), getType(), getRows(),
+                            getCols());
+}
+
+LogicalResult MatrixStoreOp::verify() {
+  return verifyMatrixAccess(*this, getBase().getType(), getValue().getType(),
+                            getRows(), getCols());
+}

@@ -1,0 +1,423 @@
+//===- TileDotToGPU.cpp - Matrix tiles to mma.sync fragments --------------===//
+//
+// A matrix tile becomes the fragments its thread holds (an n-D vector whose
+// shape the layout gives, TileMatrixAttrs.td); `dot` becomes one mma.sync
+// m16n8k16 per (row piece, column piece, k step); matrix loads of 16-bit dot
+// operands from workgroup memory become ldmatrix, other matrix accesses one
+// access per element. These patterns serve sm_80 and sm_90a alike; a wgmma
+// lowering would be a second pattern set chosen by target.
+// docs/TileIR.md, "Matrix tiles".
+//
+//===----------------------------------------------------------------------===//
+
+#include "MatrixTiles.h"
+
+#include "sympow/Compiler/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace sympow::tile {
+namespace {
+
+/// The three kinds of matrix tile and what a thread holds of one.
+enum class Role { Acc, A, B };
+
+struct Fragments {
+  Role role;
+  MmaAttr mma;
+  int64_t rows, cols;            // the tile
+  SmallVector<int64_t, 4> shape; // the thread's vector
+};
+
+std::optional<Fragments> getFragments(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.getEncoding())
+    return std::nullopt;
+  Fragments f;
+  if (auto mma = dyn_cast<MmaAttr>(tensor.getEncoding())) {
+    f.role = Role::Acc;
+    f.mma = mma;
+  } else if (auto operand = dyn_cast<DotOperandAttr>(tensor.getEncoding())) {
+    f.role = operand.getOperand() == 0 ? Role::A : Role::B;
+    f.mma = operand.getParent();
+  } else {
+    return std::nullopt;
+  }
+  f.rows = tensor.getDimSize(0);
+  f.cols = tensor.getDimSize(1);
+  int64_t wm = f.mma.getWarpsM(), wn = f.mma.getWarpsN();
+  switch (f.role) {
+  case Role::Acc:
+    f.shape = {f.rows / (16 * wm), f.cols / (8 * wn), 2, 2};
+    break;
+  case Role::A:
+    f.shape = {f.rows / (16 * wm), f.cols / 16, 4, 2};
+    break;
+  case Role::B:
+    f.shape = {f.rows / 16, f.cols / (8 * wn), 2, 2};
+    break;
+  }
+  return f;
+}
+
+/// Index arithmetic at one place.
+struct Builder {
+  OpBuilder &b;
+  Location loc;
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return y ? add(x, idx(y)) : x; }
+  Value mul(Value x, int64_t y) {
+    return y == 1 ? x : arith::MulIOp::create(b, loc, x, idx(y)).getResult();
+  }
+  Value div(Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, idx(y));
+  }
+  Value rem(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, idx(y));
+  }
+};
+
+/// Where a thread's elements sit in the tile: element s (row-major over
+/// the fragment shape) is (row + deltas[s].first, col + deltas[s].second),
+/// `row` and `col` depending on the thread, the deltas constants.
+struct Coordinates {
+  Value row, col;
+  SmallVector<std::pair<int64_t, int64_t>> deltas;
+};
+
+/// The lane's place in its warp's m16n8k16 fragments and the warp's block
+/// of the tile (PTX ISA, "Matrix fragments for mma.m16n8k16").
+Coordinates getCoordinates(Builder &B, const Fragments &f) {
+  Value tid = gpu::ThreadIdOp::create(B.b, B.loc, gpu::Dimension::x);
+  Value lane = B.rem(tid, 32), warp = B.div(tid, 32);
+  int64_t wn = f.mma.getWarpsN();
+  Value g = B.div(lane, 4), t2 = B.mul(B.rem(lane, 4), 2);
+  auto rowBlock = [&] {
+    return B.mul(B.div(warp, wn), f.rows / f.mma.getWarpsM());
+  };
+  auto colBlock = [&] { return B.mul(B.rem(warp, wn), f.cols / wn); };
+  Coordinates at;
+  auto [p0, p1, p2, p3] =
+      std::array<int64_t, 4>{f.shape[0], f.shape[1], f.shape[2], f.shape[3]};
+  for (int64_t i = 0; i < p0; ++i)
+    for (int64_t j = 0; j < p1; ++j)
+      for (int64_t r = 0; r < p2; ++r)
+        for (int64_t c = 0; c < p3; ++c)
+          switch (f.role) {
+          case Role::Acc: // [i][j][row half r][column c] of 16 x 8 pieces
+            at.deltas.push_back({16 * i + 8 * r, 8 * j + c});
+            break;
+          case Role::A: // a0..a7: (g, 2t), (g + 8, 2t), (g, 2t + 8), ...
+            at.deltas.push_back({16 * i + 8 * (r % 2), 16 * j + 8 * (r / 2) + c});
+            break;
+          case Role::B: // b0..b3: (k = 2t, n = g), (2t + 8, g)
+            at.deltas.push_back({16 * i + 8 * r + c, 8 * j});
+            break;
+          }
+  switch (f.role) {
+  case Role::Acc:
+    at.row = B.add(rowBlock(), g);
+    at.col = B.add(colBlock(), t2);
+    break;
+  case Role::A:
+    at.row = B.add(rowBlock(), g);
+    at.col = t2;
+    break;
+  case Role::B:
+    at.row = t2;
+    at.col = B.add(colBlock(), g);
+    break;
+  }
+  return at;
+}
+
+/// The vector of `type` from its elements in row-major order, built from
+/// its innermost 1-D pieces (n-D from_elements is not lowered everywhere).
+Value packFragments(OpBuilder &b, Location loc, VectorType type,
+                    ArrayRef<Value> elements) {
+  Value result = arith::ConstantOp::create(
+      b, loc, b.getZeroAttr(type));
+  int64_t inner = type.getShape().back();
+  auto pieceType = VectorType::get({inner}, type.getElementType());
+  SmallVector<int64_t> position(type.getRank() - 1, 0);
+  for (size_t at = 0; at < elements.size(); at += inner) {
+    int64_t rest = at / inner;
+    for (int64_t d = type.getRank() - 2; d >= 0; --d) {
+      position[d] = rest % type.getDimSize(d);
+      rest /= type.getDimSize(d);
+    }
+    Value piece = vector::FromElementsOp::create(
+        b, loc, pieceType, elements.slice(at, inner));
+    result = vector::InsertOp::create(b, loc, piece, result, position);
+  }
+  return result;
+}
+
+/// The elements of an n-D vector in row-major order.
+SmallVector<Value> unpackFragments(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<VectorType>(v.getType());
+  SmallVector<Value> elements;
+  SmallVector<int64_t> position(type.getRank(), 0);
+  for (int64_t at = 0, n = type.getNumElements(); at < n; ++at) {
+    int64_t rest = at;
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      position[d] = rest % type.getDimSize(d);
+      rest /= type.getDimSize(d);
+    }
+    elements.push_back(vector::ExtractOp::create(b, loc, v, position));
+  }
+  return elements;
+}
+
+/// Where a matrix access reads or writes: per element, the buffer index and
+/// (with bounds) whether the element is inside.
+struct Access {
+  SmallVector<Value> indices, inside;
+};
+
+template <typename OpT>
+Access getAccess(Builder &B, OpT op, const Fragments &f) {
+  Coordinates at = getCoordinates(B, f);
+  int64_t stride = op.getStride();
+  bool transposed = op.getTransposed();
+  // base + (row, col) -> one index per thread, plus constants per element.
+  Value first = transposed ? B.add(B.mul(at.col, stride), at.row)
+                           : B.add(B.mul(at.row, stride), at.col);
+  first = B.add(op.getOffset(), first);
+  Access access;
+  for (auto [dr, dc] : at.deltas) {
+    access.indices.push_back(
+        B.add(first, transposed ? dc * stride + dr : dr * stride + dc));
+    if (!op.getRows())
+      continue;
+    auto below = [&](Value x, int64_t d, Value bound) {
+      return arith::CmpIOp::create(B.b, B.loc, arith::CmpIPredicate::ult,
+                                   B.add(x, d), bound);
+    };
+    access.inside.push_back(
+        arith::AndIOp::create(B.b, B.loc, below(at.row, dr, op.getRows()),
+                              below(at.col, dc, op.getCols())));
+  }
+  return access;
+}
+
+bool inWorkgroupMemory(Value buffer) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+      cast<MemRefType>(buffer.getType()).getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+/// Dot operands of 16-bit elements, from workgroup memory whose rows are
+/// 16-byte aligned: one ldmatrix per fragment (x4 for A's 16 x 16, x2 for
+/// B's 16 x 8), `.trans` when the memory order is the fragment's transpose.
+Value loadWithLdmatrix(Builder &B, MatrixLoadOp op, const Fragments &f,
+                       VectorType type) {
+  Value tid = gpu::ThreadIdOp::create(B.b, B.loc, gpu::Dimension::x);
+  Value lane = B.rem(tid, 32), warp = B.div(tid, 32);
+  int64_t stride = op.getStride(), wn = f.mma.getWarpsN();
+  bool transposed = op.getTransposed();
+  // (memory row, memory column) each lane addresses, and per fragment
+  // (p, q) its first memory row and column.
+  Value laneRow, laneCol;
+  std::function<std::pair<int64_t, int64_t>(int64_t, int64_t)> fragment;
+  bool trans;
+  Type element = type.getElementType();
+  VectorType fragType;
+  if (f.role == Role::A) {
+    Value block = B.mul(B.div(warp, wn), f.rows / f.mma.getWarpsM());
+    fragType = VectorType::get({4, 2}, element);
+    if (!transposed) { // [m][k]: lanes 0-15 rows, 16-31 the same at k + 8
+      laneRow = B.add(block, B.rem(lane, 16));
+      laneCol = B.mul(B.div(lane, 16), 8);
+      fragment = [](int64_t i, int64_t k) {
+        return std::pair{16 * i, 16 * k};
+      };
+    } else { // [k][m]: matrix q of x4 covers m 8 (q % 2), k 8 (q / 2)
+      laneRow = B.add(B.rem(lane, 8), B.mul(B.div(lane, 16), 8));
+      laneCol = B.add(block, B.mul(B.rem(B.div(lane, 8), 2), 8));
+      fragment = [](int64_t i, int64_t k) {
+        return std::pair{16 * k, 16 * i};
+      };
+    }
+    trans = transposed;
+  } else {
+    Value block = B.mul(B.rem(warp, wn), f.cols / wn);
+    fragType = VectorType::get({2, 2}, element);
+    if (!transposed) { // [k][n]: rows k 0-15 from lanes 0-15, .trans
+      laneRow = B.rem(lane, 16);
+      laneCol = block;
+      fragment = [](int64_t k, int64_t j) {
+        return std::pair{16 * k, 8 * j};
+      };
+    } else { // [n][k]: matrix 0 k 0-7, matrix 1 k 8-15
+      laneRow = B.add(block, B.rem(lane, 8));
+      laneCol = B.mul(B.rem(B.div(lane, 8), 2), 8);
+      fragment = [](int64_t k, int64_t j) {
+        return std::pair{8 * j, 16 * k};
+      };
+    }
+    trans = !transposed;
+  }
+  Value first =
+      B.add(op.getOffset(), B.add(B.mul(laneRow, stride), laneCol));
+  Value result = arith::ConstantOp::create(B.b, B.loc, B.b.getZeroAttr(type));
+  for (int64_t p = 0; p < f.shape[0]; ++p)
+    for (int64_t q = 0; q < f.shape[1]; ++q) {
+      auto [r, c] = fragment(p, q);
+      Value frag = nvgpu::LdMatrixOp::create(
+          B.b, B.loc, fragType, op.getBase(),
+          ValueRange{B.add(first, r * stride + c)}, trans,
+          fragType.getDimSize(0));
+      result = vector::InsertOp::create(B.b, B.loc, frag, result,
+                                        ArrayRef<int64_t>{p, q});
+    }
+  return result;
+}
+
+struct MatrixLoadLowering : OpConversionPattern<MatrixLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatrixLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Builder B{rewriter, op.getLoc()};
+    Fragments f = *getFragments(op.getType());
+    auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    Type element = type.getElementType();
+    if (f.role != Role::Acc && element.getIntOrFloatBitWidth() == 16 &&
+        !op.getRows() && inWorkgroupMemory(op.getBase()) &&
+        op.getStride() * 2 % 16 == 0) {
+      rewriter.replaceOp(op, loadWithLdmatrix(B, op, f, type));
+      return success();
+    }
+    Access access = getAccess(B, op, f);
+    Value zero = arith::ConstantOp::create(rewriter, op.getLoc(),
+                                           rewriter.getZeroAttr(element));
+    SmallVector<Value> elements;
+    for (auto [s, index] : llvm::enumerate(access.indices)) {
+      if (access.inside.empty()) {
+        elements.push_back(
+            memref::LoadOp::create(rewriter, op.getLoc(), op.getBase(), index));
+        continue;
+      }
+      auto guarded = scf::IfOp::create(
+          rewriter, op.getLoc(), access.inside[s],
+          [&](OpBuilder &b, Location l) {
+            scf::YieldOp::create(
+                b, l,
+                ValueRange{memref::LoadOp::create(b, l, op.getBase(), index)
+                               .getResult()});
+          },
+          [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, zero); });
+      elements.push_back(guarded.getResult(0));
+    }
+    rewriter.replaceOp(op, packFragments(rewriter, op.getLoc(), type, elements));
+    return success();
+  }
+};
+
+struct MatrixStoreLowering : OpConversionPattern<MatrixStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatrixStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Builder B{rewriter, op.getLoc()};
+    Fragments f = *getFragments(op.getValue().getType());
+    Access access = getAccess(B, op, f);
+    SmallVector<Value> elements =
+        unpackFragments(rewriter, op.getLoc(), adaptor.getValue());
+    for (auto [s, index] : llvm::enumerate(access.indices)) {
+      if (access.inside.empty()) {
+        memref::StoreOp::create(rewriter, op.getLoc(), elements[s],
+                                op.getBase(), index);
+        continue;
+      }
+      scf::IfOp::create(rewriter, op.getLoc(), access.inside[s],
+                        [&](OpBuilder &b, Location l) {
+                          memref::StoreOp::create(b, l, elements[s],
+                                                  op.getBase(), index);
+                          scf::YieldOp::create(b, l);
+                        });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// One mma.sync m16n8k16 per (row piece i, column piece j, k step).
+struct DotLowering : OpConversionPattern<DotOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getPrecision() != DotPrecision::native)
+      return rewriter.notifyMatchFailure(op, "split dots are expanded first");
+    Location loc = op.getLoc();
+    Fragments c = *getFragments(op.getType());
+    int64_t steps = op.getA().getType().getDimSize(1) / 16;
+    Value acc = adaptor.getAcc();
+    for (int64_t i = 0; i < c.shape[0]; ++i)
+      for (int64_t j = 0; j < c.shape[1]; ++j) {
+        Value piece = vector::ExtractOp::create(rewriter, loc, acc,
+                                                ArrayRef<int64_t>{i, j});
+        for (int64_t k = 0; k < steps; ++k) {
+          Value a = vector::ExtractOp::create(rewriter, loc, adaptor.getA(),
+                                              ArrayRef<int64_t>{i, k});
+          Value b = vector::ExtractOp::create(rewriter, loc, adaptor.getB(),
+                                              ArrayRef<int64_t>{k, j});
+          piece = nvgpu::MmaSyncOp::create(rewriter, loc, a, b, piece,
+                                           ArrayRef<int64_t>{16, 8, 16});
+        }
+        acc = vector::InsertOp::create(rewriter, loc, piece, acc,
+                                       ArrayRef<int64_t>{i, j});
+      }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+/// A splat matrix tile constant: the same constant in every fragment.
+struct MatrixConstantLowering : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!getFragments(op.getType()))
+      return failure();
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!dense || !dense.isSplat())
+      return rewriter.notifyMatchFailure(op, "only splat tile constants");
+    auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, DenseElementsAttr::get(type, dense.getSplatValue<Attribute>()));
+    return success();
+  }
+};
+
+} // namespace
+
+void addMatrixTileConversions(TypeConverter &converter) {
+  converter.addConversion([](RankedTensorType type) -> std::optional<Type> {
+    std::optional<Fragments> f = getFragments(type);
+    if (!f)
+      return std::nullopt;
+    return VectorType::get(f->shape, type.getElementType());
+  });
+}
+
+void populateMatrixTileLowering(const TypeConverter &converter,
+                                RewritePatternSet &patterns,
+                                ConversionTarget &target) {
+  target.addLegalDialect<nvgpu::NVGPUDialect>();
+  patterns.add<DotLowering, MatrixLoadLowering, MatrixStoreLowering,
+               MatrixConstantLowering>(converter, patterns.getContext());
+}
+
+} // namespace sympow::tile

@@ -1,0 +1,137 @@
+// The verifiers of matrix tiles, dot and matrix loads/stores.
+// RUN: sympow-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{a tile in #sympow_tile.mma<warps = [2, 2]> is 2-D with rows a multiple of 16 x 2 and columns a multiple of 8 x 2}}
+func.func private @rows(tensor<16x16xf32, #sympow_tile.mma<warps = [2, 2]>>)
+
+// -----
+
+// expected-error @+1 {{an mma layout has 1 to 32 warps, not [8, 8]}}
+func.func private @warps(tensor<128x64xf32, #sympow_tile.mma<warps = [8, 8]>>)
+
+// -----
+
+// expected-error @+1 {{a dot operand is 0 (A) or 1 (B), not 2}}
+func.func private @operand(tensor<16x16xbf16, #sympow_tile.dot_operand<operand = 2, parent = #sympow_tile.mma<warps = [1, 1]>>>)
+
+// -----
+
+// expected-error @+1 {{is 2-D with rows a multiple of 16 and columns a multiple of 8 x warps along N}}
+func.func private @b(tensor<16x8xbf16, #sympow_tile.dot_operand<operand = 1, parent = #sympow_tile.mma<warps = [1, 2]>>>)
+
+// -----
+
+// expected-error @+1 {{is 2-D with rows a multiple of 16 x warps along M and columns a multiple of 16}}
+func.func private @a(tensor<16x8xbf16, #sympow_tile.dot_operand<operand = 0, parent = #sympow_tile.mma<warps = [1, 1]>>>)
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [1, 1]>
+#A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
+#B = #sympow_tile.dot_operand<operand = 1, parent = #mma>
+func.func @swapped(%a: tensor<16x16xbf16, #A>, %b: tensor<16x8xbf16, #B>, %c: tensor<16x8xf32, #mma>) {
+  // expected-error @+1 {{takes operand 0 (A) first and operand 1 (B) second}}
+  %d = sympow_tile.dot %b, %a, %c : tensor<16x8xbf16, #B>, tensor<16x16xbf16, #A> -> tensor<16x8xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [1, 1]>
+#A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
+#B = #sympow_tile.dot_operand<operand = 1, parent = #mma>
+func.func @shape(%a: tensor<16x32xbf16, #A>, %b: tensor<16x8xbf16, #B>, %c: tensor<16x8xf32, #mma>) {
+  // expected-error @+1 {{multiplies 16x32 by 16x8 into 16x8}}
+  %d = sympow_tile.dot %a, %b, %c : tensor<16x32xbf16, #A>, tensor<16x8xbf16, #B> -> tensor<16x8xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [1, 1]>
+#mma2 = #sympow_tile.mma<warps = [1, 2]>
+#A = #sympow_tile.dot_operand<operand = 0, parent = #mma2>
+#B = #sympow_tile.dot_operand<operand = 1, parent = #mma>
+func.func @parent(%a: tensor<16x16xbf16, #A>, %b: tensor<16x16xbf16, #B>, %c: tensor<16x16xf32, #mma>) {
+  // expected-error @+1 {{operands are dot operands of the result's layout #sympow_tile.mma<warps = [1, 1]>}}
+  %d = sympow_tile.dot %a, %b, %c : tensor<16x16xbf16, #A>, tensor<16x16xbf16, #B> -> tensor<16x16xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [1, 1]>
+#A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
+#B = #sympow_tile.dot_operand<operand = 1, parent = #mma>
+func.func @f32native(%a: tensor<16x16xf32, #A>, %b: tensor<16x8xf32, #B>, %c: tensor<16x8xf32, #mma>) {
+  // expected-error @+1 {{native precision takes bf16 or f16 operands}}
+  %d = sympow_tile.dot %a, %b, %c : tensor<16x16xf32, #A>, tensor<16x8xf32, #B> -> tensor<16x8xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [1, 1]>
+#A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
+#B = #sympow_tile.dot_operand<operand = 1, parent = #mma>
+func.func @bf16split(%a: tensor<16x16xbf16, #A>, %b: tensor<16x8xbf16, #B>, %c: tensor<16x8xf32, #mma>) {
+  // expected-error @+1 {{split_bf16 takes f32 operands}}
+  %d = sympow_tile.dot %a, %b, %c precision = split_bf16 : tensor<16x16xbf16, #A>, tensor<16x8xbf16, #B> -> tensor<16x8xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [1, 1]>
+#A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
+#B = #sympow_tile.dot_operand<operand = 1, parent = #mma>
+func.func @mixed(%a: tensor<16x16xbf16, #A>, %b: tensor<16x8xf16, #B>, %c: tensor<16x8xf32, #mma>) {
+  // expected-error @+1 {{operands have one element type}}
+  %d = sympow_tile.dot %a, %b, %c : tensor<16x16xbf16, #A>, tensor<16x8xf16, #B> -> tensor<16x8xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [1, 1]>
+func.func @accumulator(%a: tensor<16x16xbf16, #sympow_tile.dot_operand<operand = 0, parent = #mma>>, %b: tensor<16x8xbf16, #sympow_tile.dot_operand<operand = 1, parent = #mma>>, %c: tensor<16x8xbf16, #mma>) {
+  // expected-error @+1 {{operand #2 must be f32 tile in an mma layout}}
+  %d = sympow_tile.dot %a, %b, %c : tensor<16x16xbf16, #sympow_tile.dot_operand<operand = 0, parent = #mma>>, tensor<16x8xbf16, #sympow_tile.dot_operand<operand = 1, parent = #mma>> -> tensor<16x8xbf16, #mma>
+  return
+}
+
+// -----
+
+func.func @elements(%m: memref<?xf32>, %i: index) {
+  // expected-error @+1 {{moves 'tensor<16x8xbf16, #sympow_tile.mma<warps = [1, 1]>>' through a buffer of 'f32'}}
+  %x = sympow_tile.matrix_load %m[%i] stride 8 : memref<?xf32> -> tensor<16x8xbf16, #sympow_tile.mma<warps = [1, 1]>>
+  return
+}
+
+// -----
+
+func.func @blocked(%m: memref<?xf32>, %i: index) {
+  // expected-error @+1 {{result #0 must be tile in an mma or dot_operand layout}}
+  %x = sympow_tile.matrix_load %m[%i] stride 8 : memref<?xf32> -> tensor<128xf32, #sympow_tile.blocked<threads = 128, per_thread = 1>>
+  return
+}
+
+// -----
+
+func.func @stride(%m: memref<?xf32>, %v: tensor<16x8xf32, #sympow_tile.mma<warps = [1, 1]>>, %i: index) {
+  // expected-error @+1 {{attribute 'stride' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  sympow_tile.matrix_store %v, %m[%i] stride 0 : tensor<16x8xf32, #sympow_tile.mma<warps = [1, 1]>>, memref<?xf32>
+  return
+}
+
+// -----
+
+// A tile kernel's matrix tiles are spread over its threads: 2 x 2 warps are 128.
+gpu.module @m {
+  gpu.func @k(%m: memref<?xf32>) kernel attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 64, grid = [1, 1, B]>} {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{tile 'tensor<32x16xf32, #sympow_tile.mma<warps = [2, 2]>>' is spread over 128 threads, the kernel has 64}}
+    %x = sympow_tile.matrix_load %m[%c0] stride 16 : memref<?xf32> -> tensor<32x16xf32, #sympow_tile.mma<warps = [2, 2]>>
+    gpu.return
+  }
+}
