@@ -137,7 +137,8 @@ TEST(TileDot, TransposedOperandsInWorkgroupMemory) {
   mlir::MLIRContext context;
   auto jit = compileDotKernels(context);
   ASSERT_TRUE(jit);
-  // out (64 x 32) = a b from at = aᵀ (32 x 64) and bt = bᵀ (32 x 32).
+  // out (64 x 32) = s a b from at = aᵀ (32 x 64) and bt = bᵀ (32 x 32),
+  // s = 3 (a splat scaling the accumulator).
   std::mt19937 rng(34);
   std::vector<float> at, bt;
   std::vector<uint16_t> atBits = randomBf16(rng, 32 * 64, 64, at);
@@ -147,6 +148,7 @@ TEST(TileDot, TransposedOperandsInWorkgroupMemory) {
   args.buffer(atBits);
   args.buffer(btBits);
   args.buffer(out);
+  args.scalar(3);
   expectClean(emu::launch(*jit->kernel("matmul_t"), {1, 1, 1}, {128, 1, 1}, 0,
                           args.data()));
   for (int m = 0; m < 64; ++m)
@@ -154,7 +156,7 @@ TEST(TileDot, TransposedOperandsInWorkgroupMemory) {
       double expected = 0;
       for (int k = 0; k < 32; ++k)
         expected += double(at[k * 64 + m]) * bt[n * 32 + k];
-      ASSERT_EQ(out[m * 32 + n], expected) << "(" << m << ", " << n << ")";
+      ASSERT_EQ(out[m * 32 + n], 3 * expected) << "(" << m << ", " << n << ")";
     }
 }
 

@@ -7,9 +7,10 @@
 // MATMUL: emulator: ok
 // 1 + 64 x 1 x 0.5 everywhere.
 // MATMUL: arg3 = [33, 33, 33,
-// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel matmul_t --grid 1 --block 128 --arg bf16:2048=2 --arg bf16:1024=0.25 --arg f32:2048 --print | FileCheck %s --check-prefix=TRANS
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel matmul_t --grid 1 --block 128 --arg bf16:2048=2 --arg bf16:1024=0.25 --arg f32:2048 --arg i64=3 --print | FileCheck %s --check-prefix=TRANS
 // TRANS: emulator: ok
-// TRANS: arg2 = [16, 16, 16,
+// 3 x 32 x 2 x 0.25.
+// TRANS: arg2 = [48, 48, 48,
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel split --grid 1 --block 128 --arg f32:1600=1.00390625 --arg f32:1024=1 --arg f32:1600 --arg i64=50 --print | FileCheck %s --check-prefix=SPLIT
 // SPLIT: emulator: ok
 // 32 x (1 + 2^-8): the 2^-8 lives in the lo half (bf16(1 + 2^-8) = 1).
@@ -85,11 +86,12 @@ module attributes {gpu.container_module} {
       gpu.return
     }
 
-    // out = a b from transposed storage: at = aᵀ (32 x 64, [k][m]) and
+    // out = s a b from transposed storage: at = aᵀ (32 x 64, [k][m]) and
     // bt = bᵀ (32 x 32, [n][k]) staged as they are (rows padded to 72 and
-    // 40), read as A with ldmatrix x4 .trans and as B with ldmatrix x2.
+    // 40), read as A with ldmatrix x4 .trans and as B with ldmatrix x2; the
+    // accumulator scaled by a splat of s.
     gpu.func @matmul_t(%at: memref<?xbf16>, %bt: memref<?xbf16>,
-                       %out: memref<?xf32>)
+                       %out: memref<?xf32>, %s64: i64)
         workgroup(%sa: memref<2304xbf16, #gpu.address_space<workgroup>>,
                   %sb: memref<1280xbf16, #gpu.address_space<workgroup>>)
         kernel attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 128, grid = [1, 1, B]>} {
@@ -116,7 +118,10 @@ module attributes {gpu.container_module} {
       %ta = sympow_tile.matrix_load %sa[%c0] stride 72 transposed : memref<2304xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16, #A>
       %tb = sympow_tile.matrix_load %sb[%c0] stride 40 transposed : memref<1280xbf16, #gpu.address_space<workgroup>> -> tensor<32x32xbf16, #B>
       %zero = arith.constant dense<0.0> : tensor<64x32xf32, #mma>
-      %acc = sympow_tile.dot %ta, %tb, %zero : tensor<64x32xbf16, #A>, tensor<32x32xbf16, #B> -> tensor<64x32xf32, #mma>
+      %ab = sympow_tile.dot %ta, %tb, %zero : tensor<64x32xbf16, #A>, tensor<32x32xbf16, #B> -> tensor<64x32xf32, #mma>
+      %s = arith.sitofp %s64 : i64 to f32
+      %ss = sympow_tile.splat %s : tensor<64x32xf32, #mma>
+      %acc = arith.mulf %ab, %ss : tensor<64x32xf32, #mma>
       sympow_tile.matrix_store %acc, %out[%c0] stride 32 : tensor<64x32xf32, #mma>, memref<?xf32>
       gpu.return
     }

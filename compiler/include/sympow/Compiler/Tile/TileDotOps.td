@@ -14,27 +14,6 @@ include "sympow/Compiler/Tile/TileBase.td"
 include "sympow/Compiler/Tile/TileMatrixAttrs.td"
 
 //===----------------------------------------------------------------------===//
-// Type constraints
-//===----------------------------------------------------------------------===//
-
-class Tile_EncodingIs<string attr> : CPred<
-    "::llvm::isa_and_nonnull<::sympow::tile::" # attr # ">("
-    "::llvm::cast<::mlir::RankedTensorType>($_self).getEncoding())">;
-
-class Tile_MatrixTileOf<list<Type> allowed, Pred layout, string what>
-    : Type<And<[RankedTensorOf<allowed>.predicate, layout]>, what,
-           "::mlir::RankedTensorType">;
-
-def Tile_AccumulatorTile : Tile_MatrixTileOf<[F32],
-    Tile_EncodingIs<"MmaAttr">, "f32 tile in an mma layout">;
-def Tile_OperandTile : Tile_MatrixTileOf<[BF16, F16, F32],
-    Tile_EncodingIs<"DotOperandAttr">,
-    "bf16, f16 or f32 tile in a dot_operand layout">;
-def Tile_MatrixTile : Tile_MatrixTileOf<[AnyType],
-    Or<[Tile_EncodingIs<"MmaAttr">, Tile_EncodingIs<"DotOperandAttr">]>,
-    "tile in an mma or dot_operand layout">;
-
-//===----------------------------------------------------------------------===//
 // Ops
 //===----------------------------------------------------------------------===//
 

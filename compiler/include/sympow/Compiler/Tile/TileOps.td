@@ -129,9 +129,12 @@ def Tile_SplatOp : Tile_Op<"splat", [Pure,
     ```mlir
     %k = sympow_tile.splat %keep : tensor<256xf32, #blocked>
     ```
+
+    Matrix tiles (`#sympow_tile.mma`, `#sympow_tile.dot_operand`) too, e.g.
+    a decay that scales an accumulator.
   }];
   let arguments = (ins AnyType:$value);
-  let results = (outs Tile_AnyTile:$result);
+  let results = (outs AnyTypeOf<[Tile_AnyTile, Tile_MatrixTile]>:$result);
   let assemblyFormat = "$value attr-dict `:` type($result)";
 }
 
