@@ -22,6 +22,18 @@ using reference::Status;
 
 namespace {
 
+/// The reference's schedule as the dialect's (the same five, by value).
+ScheduleKind scheduleKind(reference::Schedule schedule) {
+  using R = reference::Schedule;
+  static_assert(int(R::None) == int(ScheduleKind::None) &&
+                    int(R::Uniform) == int(ScheduleKind::Uniform) &&
+                    int(R::Learned) == int(ScheduleKind::Learned) &&
+                    int(R::Warped) == int(ScheduleKind::Warped) &&
+                    int(R::Blend) == int(ScheduleKind::Blend),
+                "reference::Schedule and ScheduleKind differ");
+  return static_cast<ScheduleKind>(schedule);
+}
+
 /// The kernel request for a validated layer description.
 Result<LayerKernelRequest> requestFor(const LayerDesc &desc) {
   LayerKernelRequest r;
@@ -46,7 +58,7 @@ Result<LayerKernelRequest> requestFor(const LayerDesc &desc) {
            : desc.hasLogG                   ? GateKind::Data
            : desc.hasLogGamma               ? GateKind::Head
                                             : GateKind::None;
-  s.schedule = static_cast<ScheduleKind>(desc.schedule);
+  s.schedule = scheduleKind(desc.schedule);
   s.rotaryDims = desc.rotary.dims;
   s.rotaryBase = desc.rotary.base;
   s.rateScale = desc.rotary.rateScale;

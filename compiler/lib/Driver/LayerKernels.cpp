@@ -7,6 +7,7 @@
 #include "sympow/Compiler/GPU/Pipeline.h"
 #include "sympow/Compiler/GPU/Ptxas.h"
 #include "sympow/Compiler/GPU/RecurrentKernel.h"
+#include "sympow/Compiler/GPU/RuntimeKinds.h"
 #include "sympow/Compiler/Tile/KernelLaunch.h"
 #include "sympow/Emulator/Emulator.h"
 
@@ -145,11 +146,9 @@ runtime::LayerVariant layerVariant(const LayerKernelRequest &r) {
   v.e = s.e;
   v.hq = s.hq;
   v.h = s.h;
-  v.dtype = s.dtype == ElementKind::BF16  ? runtime::DType::BF16
-            : s.dtype == ElementKind::F16 ? runtime::DType::F16
-                                          : runtime::DType::F32;
-  v.gate = static_cast<runtime::Gate>(s.gate);
-  v.schedule = static_cast<runtime::Schedule>(s.schedule);
+  v.dtype = toRuntime(s.dtype);
+  v.gate = toRuntime(s.gate);
+  v.schedule = toRuntime(s.schedule);
   v.formulation = r.formulation;
   v.chunk = r.chunk;
   return v;
