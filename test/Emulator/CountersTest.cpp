@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EmulatorTestSupport.h"
+
 #include "sympow/Compiler/Emulator/JIT.h"
 #include "sympow/Runtime/EmulatorBackend.h"
 
@@ -20,53 +22,14 @@
 #include <deque>
 
 using namespace sympow;
+using test::compileFile;
+using test::KernelArgs;
 using emu::Dim3;
 
 namespace {
 
-std::unique_ptr<EmulatorJIT> compileFile(mlir::MLIRContext &context,
-                                         const std::string &name) {
-  std::string path = std::string(SYMPOW_EMULATOR_TEST_DIR) + "/" + name;
-  auto file = llvm::MemoryBuffer::getFile(path);
-  if (!file) {
-    ADD_FAILURE() << "cannot read " << path;
-    return nullptr;
-  }
-  auto jit =
-      EmulatorJIT::compileSource((*file)->getBuffer(), context, {}, name);
-  if (!jit) {
-    ADD_FAILURE() << llvm::toString(jit.takeError());
-    return nullptr;
-  }
-  return std::move(*jit);
-}
-
-/// Packed kernel arguments: buffers as memref descriptors.
-class Args {
-public:
-  template <typename T> void buffer(std::vector<T> &data) {
-    Descriptor &d = descriptors.emplace_back();
-    d.allocated = d.aligned = data.data();
-    d.size = static_cast<int64_t>(data.size());
-    for (void *field :
-         {static_cast<void *>(&d.allocated), static_cast<void *>(&d.aligned),
-          static_cast<void *>(&d.offset), static_cast<void *>(&d.size),
-          static_cast<void *>(&d.stride)})
-      packed.push_back(field);
-  }
-  void **data() { return packed.data(); }
-
-private:
-  struct Descriptor {
-    void *allocated, *aligned;
-    int64_t offset = 0, size = 0, stride = 1;
-  };
-  std::deque<Descriptor> descriptors;
-  std::vector<void *> packed;
-};
-
 emu::LaunchResult run(const emu::Kernel &kernel, Dim3 grid, Dim3 block,
-                      Args &args, unsigned workers, bool count = true) {
+                      KernelArgs &args, unsigned workers, bool count = true) {
   emu::LaunchOptions options;
   options.workers = workers;
   options.countOperations = count;
@@ -100,7 +63,7 @@ TEST(Counters, HandCountedKernel) {
   ASSERT_TRUE(kernel);
   for (unsigned workers : {1u, 2u}) {
     std::vector<float> in(260, 0.5f), out(256);
-    Args args;
+    KernelArgs args;
     args.buffer(in);
     args.buffer(out);
     auto r = run(*kernel, {4, 1, 1}, {64, 1, 1}, args, workers);
@@ -132,7 +95,7 @@ TEST(Counters, DistinctBytesAcrossPagesAndWorkers) {
   ASSERT_TRUE(jit);
   const uint32_t blocks = 1024;
   std::vector<float> in(64 * blocks + 4, 0.25f), out(64 * blocks);
-  Args args;
+  KernelArgs args;
   args.buffer(in);
   args.buffer(out);
   auto r = run(*jit->kernel("counts"), {blocks, 1, 1}, {64, 1, 1}, args, 2);
@@ -150,7 +113,7 @@ TEST(Counters, DeviceFunctionsAndF64) {
   auto jit = compileFile(context, "counts.mlir");
   ASSERT_TRUE(jit);
   std::vector<double> out(32);
-  Args args;
+  KernelArgs args;
   args.buffer(out);
   auto r = run(*jit->kernel("f64_call"), {1, 1, 1}, {32, 1, 1}, args, 1);
   ASSERT_TRUE(r.ok()) << r.message();
@@ -188,7 +151,7 @@ TEST(Counters, WorkgroupReductionAndBarriers) {
   block.barriers = 7;
   for (unsigned workers : {1u, 2u}) {
     std::vector<float> in(256, 1.0f), out(4);
-    Args args;
+    KernelArgs args;
     args.buffer(in);
     args.buffer(out);
     auto r = run(*jit->kernel("reduce"), {4, 1, 1}, {64, 1, 1}, args, workers);
@@ -217,7 +180,7 @@ TEST(Counters, LdMatrixAndMmaSync) {
   ASSERT_TRUE(jit);
   std::vector<uint16_t> a(256, 0x3f80), b(128, 0x3f80); // bf16 1.0
   std::vector<float> d(128);
-  Args args;
+  KernelArgs args;
   args.buffer(a);
   args.buffer(b);
   args.buffer(d);
@@ -246,7 +209,7 @@ TEST(Counters, TF32MmaShape) {
   auto jit = compileFile(context, "mma-tf32.mlir");
   ASSERT_TRUE(jit);
   std::vector<float> a(128, 1), b(64, 1), d(128);
-  Args args;
+  KernelArgs args;
   args.buffer(a);
   args.buffer(b);
   args.buffer(d);
@@ -266,7 +229,7 @@ TEST(Counters, AsyncCopy) {
   auto jit = compileFile(context, "async-copy.mlir");
   ASSERT_TRUE(jit);
   std::vector<float> in(128, 1), out(128);
-  Args args;
+  KernelArgs args;
   args.buffer(in);
   args.buffer(out);
   auto r = run(*jit->kernel("copy"), {1, 1, 1}, {32, 1, 1}, args, 1);
@@ -295,7 +258,7 @@ TEST(Counters, ShufflesOncePerWarp) {
   ASSERT_TRUE(jit);
   std::vector<float> out(160);
   std::vector<int32_t> valid(160);
-  Args args;
+  KernelArgs args;
   args.buffer(out);
   args.buffer(valid);
   auto r = run(*jit->kernel("shuffle"), {1, 1, 1}, {32, 1, 1}, args, 1);
@@ -316,7 +279,7 @@ TEST(Counters, CountingDoesNotChangeResults) {
     for (size_t i = 0; i < in.size(); ++i)
       in[i] = 0.01f * static_cast<float>(i % 17);
     out.assign(256, 0);
-    Args args;
+    KernelArgs args;
     args.buffer(in);
     args.buffer(out);
     return run(*counts->kernel("counts"), {4, 1, 1}, {64, 1, 1}, args, 2, on);
@@ -340,7 +303,7 @@ TEST(Counters, CountingDoesNotChangeResults) {
     for (size_t i = 0; i < b.size(); ++i)
       b[i] = static_cast<uint16_t>(0x3800 + (i % 5));
     d.assign(128, 0);
-    Args args;
+    KernelArgs args;
     args.buffer(a);
     args.buffer(b);
     args.buffer(d);
@@ -360,7 +323,7 @@ TEST(Counters, FaultingLaunchCountsWhatRan) {
   auto jit = compileFile(context, "out-of-bounds.mlir");
   ASSERT_TRUE(jit);
   std::vector<float> in(64, 1), out(64, 0);
-  Args args;
+  KernelArgs args;
   args.buffer(in);
   args.buffer(out);
   auto r = run(*jit->kernel("shift"), {2, 1, 1}, {32, 1, 1}, args, 1);
@@ -385,7 +348,7 @@ TEST(Counters, EmulatorBackendRecordsLaunches) {
   auto kernel = backend->getKernel(module.value(), "counts");
   ASSERT_TRUE(kernel.isOk()) << kernel.message();
   std::vector<float> in(260, 0.5f), out(256);
-  Args args;
+  KernelArgs args;
   args.buffer(in);
   args.buffer(out);
   runtime::LaunchConfig config;

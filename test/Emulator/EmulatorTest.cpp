@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EmulatorTestSupport.h"
+
 #include "sympow/Compiler/Emulator/JIT.h"
 #include "sympow/Emulator/Half.h"
 
@@ -22,52 +24,12 @@
 #include <random>
 
 using namespace sympow;
+using test::compileFile;
+using test::KernelArgs;
 using emu::Dim3;
 using emu::ReportKind;
 
 namespace {
-
-/// The kernels of test/Emulator/<name>.mlir, compiled once per test.
-std::unique_ptr<EmulatorJIT> compileFile(mlir::MLIRContext &context,
-                                         const std::string &name) {
-  std::string path = std::string(SYMPOW_EMULATOR_TEST_DIR) + "/" + name;
-  auto file = llvm::MemoryBuffer::getFile(path);
-  if (!file) {
-    ADD_FAILURE() << "cannot read " << path;
-    return nullptr;
-  }
-  auto jit =
-      EmulatorJIT::compileSource((*file)->getBuffer(), context, {}, name);
-  if (!jit) {
-    ADD_FAILURE() << llvm::toString(jit.takeError());
-    return nullptr;
-  }
-  return std::move(*jit);
-}
-
-/// Packed kernel arguments: buffers as memref descriptors, then scalars.
-class Args {
-public:
-  template <typename T> void buffer(std::vector<T> &data) {
-    Descriptor &d = descriptors.emplace_back();
-    d.allocated = d.aligned = data.data();
-    d.size = static_cast<int64_t>(data.size());
-    for (void *field :
-         {static_cast<void *>(&d.allocated), static_cast<void *>(&d.aligned),
-          static_cast<void *>(&d.offset), static_cast<void *>(&d.size),
-          static_cast<void *>(&d.stride)})
-      packed.push_back(field);
-  }
-  void **data() { return packed.data(); }
-
-private:
-  struct Descriptor {
-    void *allocated, *aligned;
-    int64_t offset = 0, size = 0, stride = 1;
-  };
-  std::deque<Descriptor> descriptors; // stable addresses
-  std::vector<void *> packed;
-};
 
 const emu::Report *find(const emu::LaunchResult &r, ReportKind kind) {
   for (const emu::Report &report : r.reports)
@@ -87,7 +49,7 @@ TEST(Emulator, BlockReductionThroughWorkgroupMemory) {
     std::vector<float> in(64 * 16), out(16, -1);
     for (size_t i = 0; i < in.size(); ++i)
       in[i] = static_cast<float>(i % 97);
-    Args args;
+    KernelArgs args;
     args.buffer(in);
     args.buffer(out);
     emu::LaunchOptions options;
@@ -109,7 +71,7 @@ TEST(Emulator, RemovedBarrierIsARace) {
   auto jit = compileFile(context, "reduce-race.mlir");
   ASSERT_TRUE(jit);
   std::vector<float> in(64, 1), out(1);
-  Args args;
+  KernelArgs args;
   args.buffer(in);
   args.buffer(out);
   auto result = emu::launch(*jit->kernel("reduce"), {1, 1, 1}, {64, 1, 1}, 0,
@@ -128,7 +90,7 @@ TEST(Emulator, OutOfBoundsGlobalReadStopsTheLaunch) {
   auto jit = compileFile(context, "out-of-bounds.mlir");
   ASSERT_TRUE(jit);
   std::vector<float> in(64, 1), out(64, 0);
-  Args args;
+  KernelArgs args;
   args.buffer(in);
   args.buffer(out);
   emu::LaunchOptions options;
@@ -157,7 +119,7 @@ TEST(Emulator, OutOfBoundsWorkgroupWrite) {
   auto jit = compileFile(context, "workgroup-out-of-bounds.mlir");
   ASSERT_TRUE(jit);
   std::vector<float> out(33);
-  Args args;
+  KernelArgs args;
   args.buffer(out);
   auto result =
       emu::launch(*jit->kernel("tile"), {1, 1, 1}, {33, 1, 1}, 0, args.data());
@@ -174,7 +136,7 @@ TEST(Emulator, DivergentBarrierIsReportedNotHung) {
   auto jit = compileFile(context, "divergent-barrier.mlir");
   ASSERT_TRUE(jit);
   std::vector<float> out(64 * 3);
-  Args args;
+  KernelArgs args;
   args.buffer(out);
   auto result = emu::launch(*jit->kernel("diverge"), {3, 1, 1}, {64, 1, 1}, 0,
                             args.data());
@@ -195,7 +157,7 @@ TEST(Emulator, ShuffleModes) {
   ASSERT_TRUE(jit);
   std::vector<float> out(5 * 32);
   std::vector<int32_t> valid(5 * 32);
-  Args args;
+  KernelArgs args;
   args.buffer(out);
   args.buffer(valid);
   auto result = emu::launch(*jit->kernel("shuffle"), {1, 1, 1}, {32, 1, 1}, 0,
@@ -241,7 +203,7 @@ void checkMma(const char *kernelName, bool bf16) {
   fill(a, af);
   fill(b, bf);
   std::vector<float> d(16 * 8, NAN);
-  Args args;
+  KernelArgs args;
   args.buffer(a);
   args.buffer(b);
   args.buffer(d);
@@ -268,7 +230,7 @@ TEST(Emulator, AsyncCopyGroupsAndWait) {
   std::vector<float> in(128), out(128);
   for (int i = 0; i < 128; ++i)
     in[i] = static_cast<float>(i * 3);
-  Args args;
+  KernelArgs args;
   args.buffer(in);
   args.buffer(out);
   auto result =
@@ -283,7 +245,7 @@ TEST(Emulator, InvalidLaunchIsAReport) {
   auto jit = compileFile(context, "reduce.mlir");
   ASSERT_TRUE(jit);
   std::vector<float> in(64), out(1);
-  Args args;
+  KernelArgs args;
   args.buffer(in);
   args.buffer(out);
   auto result = emu::launch(*jit->kernel("reduce"), {1, 1, 1}, {2048, 1, 1}, 0,
@@ -322,7 +284,7 @@ TEST(Emulator, SharedObjectLoadsWithoutLLVM) {
   const emu::Kernel *kernel = loaded->getKernel("kernels::reduce");
   ASSERT_TRUE(kernel);
   std::vector<float> in(128, 2), out(2);
-  Args args;
+  KernelArgs args;
   args.buffer(in);
   args.buffer(out);
   auto result = emu::launch(*kernel, {2, 1, 1}, {64, 1, 1}, 0, args.data());

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EmulatorTestSupport.h"
+
 #include "sympow/Compiler/Emulator/JIT.h"
 #include "sympow/Compiler/Passes.h"
 #include "sympow/Compiler/Tile/TileDialect.h"
@@ -25,6 +27,7 @@
 #include <random>
 
 using namespace sympow;
+using test::KernelArgs;
 
 namespace {
 
@@ -55,35 +58,6 @@ std::unique_ptr<EmulatorJIT> compileDotKernels(mlir::MLIRContext &context) {
   }
   return std::move(*jit);
 }
-
-/// Packed kernel arguments: buffers as memref descriptors, then scalars.
-class Args {
-public:
-  template <typename T> void buffer(std::vector<T> &data) {
-    Descriptor &d = descriptors.emplace_back();
-    d.allocated = d.aligned = data.data();
-    d.size = static_cast<int64_t>(data.size());
-    for (void *field :
-         {static_cast<void *>(&d.allocated), static_cast<void *>(&d.aligned),
-          static_cast<void *>(&d.offset), static_cast<void *>(&d.size),
-          static_cast<void *>(&d.stride)})
-      packed.push_back(field);
-  }
-  void scalar(int64_t v) {
-    scalars.push_back(v);
-    packed.push_back(&scalars.back());
-  }
-  void **data() { return packed.data(); }
-
-private:
-  struct Descriptor {
-    void *allocated, *aligned;
-    int64_t offset = 0, size = 0, stride = 1;
-  };
-  std::deque<Descriptor> descriptors; // stable addresses
-  std::deque<int64_t> scalars;
-  std::vector<void *> packed;
-};
 
 /// `n` random integers in [-range, range] as bf16 (exact) and as floats.
 std::vector<uint16_t> randomBf16(std::mt19937 &rng, size_t n, int range,
@@ -117,7 +91,7 @@ TEST(TileDot, LdmatrixOperandsAndCarriedAccumulator) {
   std::uniform_int_distribution<int> dist(-1000, 1000);
   for (float &x : c)
     x = static_cast<float>(dist(rng));
-  Args args;
+  KernelArgs args;
   args.buffer(aBits);
   args.buffer(bBits);
   args.buffer(c);
@@ -144,7 +118,7 @@ TEST(TileDot, TransposedOperandsInWorkgroupMemory) {
   std::vector<uint16_t> atBits = randomBf16(rng, 32 * 64, 64, at);
   std::vector<uint16_t> btBits = randomBf16(rng, 32 * 32, 64, bt);
   std::vector<float> out(64 * 32, -1);
-  Args args;
+  KernelArgs args;
   args.buffer(atBits);
   args.buffer(btBits);
   args.buffer(out);
@@ -178,7 +152,7 @@ TEST(TileDot, SplitPrecisionIsExactOnSixteenBitOperands) {
   for (float &x : b)
     x = static_cast<float>(narrow(rng));
   bool bf16WouldDiffer = false;
-  Args args;
+  KernelArgs args;
   args.buffer(a);
   args.buffer(b);
   args.buffer(out);
