@@ -46,6 +46,21 @@ bool stateful(const runtime::LayerVariant &v) {
   return v.formulation != runtime::Formulation::Attention;
 }
 
+/// The registry's entry for `wanted` called with `shape`, or the failed
+/// status: NOT_COMPILED when no kernels match, else INVALID_ARGUMENT.
+sympow_status lookUp(const sympow_registry &registry,
+                     const sympow_layer_desc &wanted, CallShape shape,
+                     size_t &entry) {
+  Result<size_t> found = findEntry(registry, wanted, shape);
+  if (found.isError())
+    return fail(found.message().rfind("no kernels", 0) == 0
+                    ? SYMPOW_ERROR_NOT_COMPILED
+                    : SYMPOW_ERROR_INVALID_ARGUMENT,
+                found.message());
+  entry = found.value();
+  return SYMPOW_SUCCESS;
+}
+
 /// The parts of a forward or decode call.
 struct Call {
   const sympow_tensor *q, *k, *v, *logG, *logGamma, *beta, *y;
@@ -122,13 +137,10 @@ sympow_status plan(sympow_context *context, const sympow_layer_desc &d,
   sympow_layer_desc wanted = d;
   if (call.inPlace)
     wanted.formulation = SYMPOW_FORMULATION_RECURRENT;
-  Result<size_t> entry = findEntry(*context->registry, wanted, shape);
-  if (entry.isError())
-    return fail(entry.message().rfind("no kernels", 0) == 0
-                    ? SYMPOW_ERROR_NOT_COMPILED
-                    : SYMPOW_ERROR_INVALID_ARGUMENT,
-                entry.message());
-  const sympow_registry_entry &e = context->registry->entries[entry.value()];
+  size_t entry = 0;
+  if (sympow_status s = lookUp(*context->registry, wanted, shape, entry))
+    return s;
+  const sympow_registry_entry &e = context->registry->entries[entry];
   runtime::LayerVariant v = layerVariant(e.desc);
 
   sympow_dtype dt = d.dtype;
@@ -180,7 +192,7 @@ sympow_status plan(sympow_context *context, const sympow_layer_desc &d,
     return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
                 "the workspace is not aligned to 256 bytes");
   out.variant = v;
-  out.library = context->libraries[entry.value()].get();
+  out.library = context->libraries[entry].get();
   out.B = B;
   out.T = T;
   return SYMPOW_SUCCESS;
@@ -298,37 +310,53 @@ int sympow_is_compiled(const sympow_layer_desc *desc) {
   return 1;
 }
 
+namespace {
+
+/// What both workspace-size queries check first: their pointers, B and T,
+/// and the layer description (normalized into `d`).
+sympow_status checkWorkspaceQuery(const char *function,
+                                  const sympow_context *context,
+                                  const sympow_layer_desc *desc, int64_t B,
+                                  int64_t T, const size_t *bytes,
+                                  sympow_layer_desc &d) {
+  if (!context || !bytes)
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
+                std::string(function) +
+                    ": 'context' and 'bytes' must not be null");
+  if (B < 1 || T < 0)
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
+                "B must be >= 1 and T >= 0, got B = " + std::to_string(B) +
+                    ", T = " + std::to_string(T));
+  Result<sympow_layer_desc> normalizedDesc = normalized(desc);
+  if (normalizedDesc.isError())
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT, normalizedDesc.message());
+  d = normalizedDesc.value();
+  return SYMPOW_SUCCESS;
+}
+
+} // namespace
+
 sympow_status sympow_forward_workspace_size(sympow_context *context,
                                             const sympow_layer_desc *desc,
                                             int64_t B, int64_t T,
                                             uint32_t stateFlags,
                                             size_t *bytes) {
-  if (!context || !bytes)
-    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
-                "sympow_forward_workspace_size: 'context' and 'bytes' must "
-                "not be null");
-  if (B < 1 || T < 0)
-    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
-                "B must be >= 1 and T >= 0, got B = " + std::to_string(B) +
-                    ", T = " + std::to_string(T));
+  sympow_layer_desc d;
+  if (sympow_status s = checkWorkspaceQuery("sympow_forward_workspace_size",
+                                            context, desc, B, T, bytes, d))
+    return s;
   if (stateFlags &
       ~uint32_t(SYMPOW_WITH_INITIAL_STATE | SYMPOW_WITH_FINAL_STATE))
     return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
                 "state_flags " + std::to_string(stateFlags) +
                     " has unknown bits: use SYMPOW_WITH_INITIAL_STATE and "
                     "SYMPOW_WITH_FINAL_STATE");
-  Result<sympow_layer_desc> d = normalized(desc);
-  if (d.isError())
-    return fail(SYMPOW_ERROR_INVALID_ARGUMENT, d.message());
-  Result<size_t> entry = findEntry(*context->registry, d.value(),
-                                   CallShape{B, T, stateFlags != 0});
-  if (entry.isError())
-    return fail(entry.message().rfind("no kernels", 0) == 0
-                    ? SYMPOW_ERROR_NOT_COMPILED
-                    : SYMPOW_ERROR_INVALID_ARGUMENT,
-                entry.message());
+  size_t entry = 0;
+  if (sympow_status s = lookUp(*context->registry, d,
+                               CallShape{B, T, stateFlags != 0}, entry))
+    return s;
   runtime::LayerVariant v =
-      layerVariant(context->registry->entries[entry.value()].desc);
+      layerVariant(context->registry->entries[entry].desc);
   size_t need = alignUp(runtime::layerWorkspaceBytes(v, B, T));
   if (stateful(v) && !(stateFlags & SYMPOW_WITH_FINAL_STATE))
     need += stateBytes(v, B).total();
@@ -340,28 +368,17 @@ sympow_status sympow_decode_workspace_size(sympow_context *context,
                                            const sympow_layer_desc *desc,
                                            int64_t B, int64_t T,
                                            size_t *bytes) {
-  if (!context || !bytes)
-    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
-                "sympow_decode_workspace_size: 'context' and 'bytes' must "
-                "not be null");
-  if (B < 1 || T < 0)
-    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
-                "B must be >= 1 and T >= 0, got B = " + std::to_string(B) +
-                    ", T = " + std::to_string(T));
-  Result<sympow_layer_desc> d = normalized(desc);
-  if (d.isError())
-    return fail(SYMPOW_ERROR_INVALID_ARGUMENT, d.message());
-  sympow_layer_desc wanted = d.value();
+  sympow_layer_desc wanted;
+  if (sympow_status s = checkWorkspaceQuery("sympow_decode_workspace_size",
+                                            context, desc, B, T, bytes, wanted))
+    return s;
   wanted.formulation = SYMPOW_FORMULATION_RECURRENT;
-  Result<size_t> entry =
-      findEntry(*context->registry, wanted, CallShape{B, T, true});
-  if (entry.isError())
-    return fail(entry.message().rfind("no kernels", 0) == 0
-                    ? SYMPOW_ERROR_NOT_COMPILED
-                    : SYMPOW_ERROR_INVALID_ARGUMENT,
-                entry.message());
+  size_t entry = 0;
+  if (sympow_status s =
+          lookUp(*context->registry, wanted, CallShape{B, T, true}, entry))
+    return s;
   runtime::LayerVariant v =
-      layerVariant(context->registry->entries[entry.value()].desc);
+      layerVariant(context->registry->entries[entry].desc);
   *bytes = alignUp(runtime::layerWorkspaceBytes(v, B, T));
   return succeed();
 }
