@@ -474,6 +474,7 @@ void buildOutputMma(OpBuilder &b, gpu::GPUModuleOp module,
 
   // The state before the chunk, kGroupRows rows at a time (rows f G + g).
   int64_t G = (dim + F - 1) / F;
+  int64_t perLoad = s.e % 4 == 0 ? 4 : 1, itemsPerRow = (s.e + 8) / perLoad;
   Value f = E.rem(K.tid, E.idx(F));
   Value sBase = K.chunkOffset(n, h, dim * s.e);
   Value zBase = K.chunkOffset(n, h, dim);
@@ -483,24 +484,43 @@ void buildOutputMma(OpBuilder &b, gpu::GPUModuleOp module,
   SmallVector<Value> loop = E.forLoop(
       E.idx(0), E.idx(G), E.idx(1), init, [&](Value grp, ValueRange st) {
         ValueRange tuple = st.take_front(s.p);
-        // [S | Z | 0...] rows of this group, as hi + lo.
+        // [S | Z | 0...] rows of this group, as hi + lo: perLoad columns per
+        // item, S's in one 16-byte load, Z once per row, the padding and
+        // rows past the state without a load.
         E.forLoop(
-            K.tid, E.idx(F * (s.e + 8)), E.idx(K.threads()), {},
+            K.tid, E.idx(F * itemsPerRow), E.idx(K.threads()), {},
             [&](Value item, ValueRange) {
-              Value fr = E.div(item, E.idx(s.e + 8));
-              Value c = E.rem(item, E.idx(s.e + 8));
+              Value fr = E.div(item, E.idx(itemsPerRow));
+              Value c = E.mul(E.rem(item, E.idx(itemsPerRow)), E.idx(perLoad));
               Value row = E.add(E.mul(fr, E.idx(G)), grp);
               Value inside = E.ult(row, E.idx(dim));
-              Value rc = E.min(row, E.idx(dim - 1));
-              Value sv =
-                  E.load(prefixS, {E.add(E.add(sBase, E.mul(rc, E.idx(s.e))),
-                                         E.min(c, E.idx(s.e - 1)))});
-              Value zv = E.load(prefixZ, {E.add(zBase, rc)});
-              Value x = E.select(
-                  E.ult(c, E.idx(s.e)), sv,
-                  E.select(E.cmpi(arith::CmpIPredicate::eq, c, E.idx(s.e)), zv,
-                           E.f32(0.0)));
-              M.storeSplit(E.select(inside, x, E.f32(0.0)), sHi, sLo, {fr, c});
+              auto wide = VectorType::get({perLoad}, f32);
+              Value x = E.ifElse(
+                  arith::AndIOp::create(b, loc, inside, E.ult(c, E.idx(s.e))),
+                  wide,
+                  [&] {
+                    return E.loadVector(
+                        prefixS, E.add(E.add(sBase, E.mul(row, E.idx(s.e))), c),
+                        perLoad);
+                  },
+                  [&] {
+                    Value isZ = arith::AndIOp::create(
+                        b, loc, inside,
+                        E.cmpi(arith::CmpIPredicate::eq, c, E.idx(s.e)));
+                    Value z = E.ifElse(
+                        isZ, f32,
+                        [&] { return E.load(prefixZ, {E.add(zBase, row)}); },
+                        [&] { return E.f32(0.0); });
+                    Value zeros =
+                        vector::BroadcastOp::create(b, loc, wide, E.f32(0.0));
+                    return vector::InsertOp::create(b, loc, z, zeros,
+                                                    ArrayRef<int64_t>{0})
+                        .getResult();
+                  });
+              for (int64_t j = 0; j < perLoad; ++j)
+                M.storeSplit(
+                    vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{j}),
+                    sHi, sLo, {fr, E.add(c, E.idx(j))});
               return SmallVector<Value>{};
             });
         // phi(q_i) for this thread's feature, every query row.

@@ -2,6 +2,7 @@
 
 #include "Emitter.h"
 
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
@@ -121,6 +122,14 @@ Value Emitter::load(Value mem, ValueRange indices) {
   return memref::LoadOp::create(b, loc, mem, indices);
 }
 
+Value Emitter::loadVector(Value mem, Value index, int64_t width) {
+  Type element = cast<MemRefType>(mem.getType()).getElementType();
+  auto type = VectorType::get({width}, element);
+  return vector::LoadOp::create(
+      b, loc, type, mem, ValueRange{index}, /*nontemporal=*/false,
+      llvm::MaybeAlign(width * element.getIntOrFloatBitWidth() / 8));
+}
+
 void Emitter::store(Value v, Value mem, ValueRange indices) {
   memref::StoreOp::create(b, loc, v, mem, indices);
 }
@@ -145,6 +154,19 @@ void Emitter::ifThen(Value cond, llvm::function_ref<void()> thenBody) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(op.thenBlock()->getTerminator());
   thenBody();
+}
+
+Value Emitter::ifElse(Value cond, Type type,
+                      llvm::function_ref<Value()> thenBody,
+                      llvm::function_ref<Value()> elseBody) {
+  auto op = scf::IfOp::create(b, loc, TypeRange{type}, cond,
+                              /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(op.thenBlock());
+  scf::YieldOp::create(b, loc, thenBody());
+  b.setInsertionPointToStart(op.elseBlock());
+  scf::YieldOp::create(b, loc, elseBody());
+  return op.getResult(0);
 }
 
 } // namespace sympow::gpu_detail

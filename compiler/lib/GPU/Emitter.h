@@ -65,6 +65,10 @@ public:
   mlir::Value indexCast(mlir::Value x, mlir::Type to);
 
   mlir::Value load(mlir::Value mem, mlir::ValueRange indices);
+  /// `width` consecutive elements of a 1-D memref from `index` as one
+  /// vector access; the caller guarantees `index` is a multiple of `width`
+  /// in a buffer aligned to the vector's bytes.
+  mlir::Value loadVector(mlir::Value mem, mlir::Value index, int64_t width);
   void store(mlir::Value v, mlir::Value mem, mlir::ValueRange indices);
 
   using LoopBody = llvm::function_ref<llvm::SmallVector<mlir::Value>(
@@ -75,6 +79,10 @@ public:
                                          mlir::ValueRange inits, LoopBody body);
   /// scf.if with no results.
   void ifThen(mlir::Value cond, llvm::function_ref<void()> thenBody);
+  /// scf.if with one result of `type`, each branch returning it.
+  mlir::Value ifElse(mlir::Value cond, mlir::Type type,
+                     llvm::function_ref<mlir::Value()> thenBody,
+                     llvm::function_ref<mlir::Value()> elseBody);
 };
 
 } // namespace sympow::gpu_detail

@@ -144,7 +144,7 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
   StateSplit split = stateSplit(s);
   int64_t dim = *symmetricPowerDim(s.d, s.p), g = s.hq / s.h;
   int64_t R = split.perThread, P = split.threads, Q = split.threadsPerRow;
-  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  Type f32 = b.getF32Type();
   Type acc = accumulatorType(ctx, s);
   using gpu_detail::workgroupMemRef;
   // The window's rotated keys (token j in row j mod W), the group's queries.
