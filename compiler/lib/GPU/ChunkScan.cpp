@@ -9,17 +9,20 @@
 //                              running = exp(decay_n) running + dX_n;
 //   [S | Z] <- running;  c <- counts[T - 1] (rotating schedules)
 //
-// Grid (ceil(D (e + 1) / BLOCK), H, B): at B = 1 with 8 heads and
-// p = 2, d = e = 64 that is 529 x 8 programs, where the old kernel ran one
-// block per head. Written in the tile IR (docs/TileIR.md) and lowered by
+// BLOCK = 256 threads x R elements (ChunkScanSplit.h; R = 1 today, the
+// kernel takes R = 4 as 16-byte accesses). Grid (ceil(D (e + 1) / BLOCK),
+// H, B): at B = 1 with 8 heads and p = 2, d = e = 64 that is 529 x 8
+// programs, where the old kernel ran one block per head. Written in the tile IR (docs/TileIR.md) and lowered by
 // --sympow-convert-tile-to-gpu; the arguments are the kernel ABI's
 // (runtime::layerKernelArguments), so only the launch changed.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ChunkedCommon.h"
+#include "TileKernels.h"
 
 #include "sympow/Compiler/Tile/TileDialect.h"
+#include "sympow/Support/ChunkScanSplit.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -27,30 +30,17 @@ using namespace mlir;
 
 namespace sympow::chunked {
 
-namespace {
-/// Threads per program, one state element each.
-constexpr int64_t kScanBlock = 256;
-} // namespace
-
-int64_t scanPrograms(const AttentionKernelSpec &s, int64_t dim) {
-  return (dim * (s.e + 1) + kScanBlock - 1) / kScanBlock;
-}
-
 LogicalResult buildScan(OpBuilder &b, gpu::GPUModuleOp module,
                         const AttentionKernelSpec &s, int64_t C, int64_t dim) {
-  MLIRContext *ctx = b.getContext();
-  ctx->getOrLoadDialect<tile::TileDialect>();
   Location loc = module.getLoc();
-  auto args = gpu_detail::kernelArguments(ctx, s, "chunk_scan");
-  auto fn = gpu::GPUFuncOp::create(b, loc, "chunk_scan",
-                                   b.getFunctionType(args.types, {}));
-  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  fn->setAttr(tile::TileDialect::getKernelAttrName(),
-              tile::KernelAttr::get(
-                  ctx, kScanBlock,
-                  {scanPrograms(s, dim), s.h, tile::KernelAttr::kBatch}));
-  b.setInsertionPointToStart(&fn.getBody().front());
+  ChunkScanSplit split = chunkScanSplit(dim, s.e);
+  int64_t R = split.perThread, block = split.elementsPerProgram();
+  gpu_detail::KernelArguments args;
+  gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
+      b, module, s, "chunk_scan", split.threads,
+      {split.programs, s.h, tile::KernelAttr::kBatch}, {}, args);
   Emitter E(b, loc);
+  gpu_detail::Tiles t{b, loc, E, split.threads};
   using runtime::KernelArg;
   Value S = args.get(fn, KernelArg::S), Z = args.get(fn, KernelArg::Z),
         c = args.get(fn, KernelArg::C);
@@ -59,22 +49,16 @@ LogicalResult buildScan(OpBuilder &b, gpu::GPUModuleOp module,
         dZ = args.get(fn, KernelArg::ChunkZ),
         decay = args.get(fn, KernelArg::Decay);
 
-  // Tiles of the block, one element per thread.
-  auto layout = tile::BlockedAttr::get(ctx, kScanBlock, 1);
-  auto tileOf = [&](Type element) {
-    return RankedTensorType::get({kScanBlock}, element, layout);
-  };
-  Type f32 = b.getF32Type(), f64 = b.getF64Type();
-  auto splat = [&](Value x) {
-    return tile::SplatOp::create(b, loc, tileOf(x.getType()), x).getResult();
-  };
-  auto load = [&](Value base, Value at, Value mask, Type element) {
-    Value zero = splat(E.fconst(element, 0.0));
-    return tile::LoadOp::create(b, loc, tileOf(element), base, at, mask, zero)
-        .getResult();
+  // Tiles of the program, R adjacent elements per thread; runs of R lie in
+  // S or in Z at offsets that are multiples of R (ChunkScanSplit.h), so
+  // with R = 4 each is one 16-byte access.
+  bool contiguous = R > 1;
+  auto splat = [&](Value x) { return t.splat(x, R); };
+  auto load = [&](Value base, Value at, Value mask) {
+    return t.load(base, at, mask, contiguous);
   };
   auto store = [&](Value x, Value base, Value at, Value mask) {
-    tile::StoreOp::create(b, loc, x, base, at, mask);
+    t.store(x, base, at, mask, contiguous);
   };
 
   Value x = tile::ProgramIdOp::create(b, loc, 0);
@@ -86,8 +70,7 @@ LogicalResult buildScan(OpBuilder &b, gpu::GPUModuleOp module,
 
   // This program's elements of [S | Z]: i < D e in S, the rest in Z.
   int64_t widthS = dim * s.e, width = widthS + dim;
-  Value i = E.add(splat(E.mul(x, E.idx(kScanBlock))),
-                  tile::RangeOp::create(b, loc, tileOf(b.getIndexType())));
+  Value i = E.add(splat(E.mul(x, E.idx(block))), t.range(R));
   Value inS = E.ult(i, splat(E.idx(widthS)));
   Value inZ = arith::AndIOp::create(
       b, loc, E.ult(i, splat(E.idx(width))),
@@ -101,7 +84,7 @@ LogicalResult buildScan(OpBuilder &b, gpu::GPUModuleOp module,
   };
   auto read = [&](Value sBuf, Value zBuf, Value slot) {
     auto [sAt, zAt] = offsets(slot);
-    return E.select(inS, load(sBuf, sAt, inS, f32), load(zBuf, zAt, inZ, f32));
+    return E.select(inS, load(sBuf, sAt, inS), load(zBuf, zAt, inZ));
   };
   auto write = [&](Value value, Value sBuf, Value zBuf, Value slot) {
     auto [sAt, zAt] = offsets(slot);
@@ -126,8 +109,8 @@ LogicalResult buildScan(OpBuilder &b, gpu::GPUModuleOp module,
     Value one = arith::AndIOp::create(b, loc, first, splat(E.ult(E.idx(0), T)));
     Value at =
         E.add(E.mul(E.add(E.mul(batch, T), E.sub(T, E.idx(1))), E.idx(s.h)), h);
-    Value count = load(counts, splat(at), one, f64);
-    store(count, c, splat(bh), one);
+    Value count = t.load(counts, splat(at), one);
+    t.store(count, c, splat(bh), one);
   }
   gpu::ReturnOp::create(b, loc);
   return tile::lowerTileKernel(fn);

@@ -102,7 +102,6 @@ void emitLoadRotatedTile(Chunked &K, Value src, int64_t heads, Value head,
 mlir::LogicalResult buildScan(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
                               const AttentionKernelSpec &s, int64_t C,
                               int64_t dim);
-int64_t scanPrograms(const AttentionKernelSpec &s, int64_t dim);
 
 /// The tensor-core kernels (bf16/f16) and whether they fit `chunk`.
 bool statesUsesMma(const AttentionKernelSpec &spec, int64_t chunk);

@@ -26,105 +26,6 @@ Type accumulatorType(MLIRContext *ctx, const AttentionKernelSpec &spec) {
                                         : Type(Float32Type::get(ctx));
 }
 
-RankedTensorType Tiles::type(Type element, int64_t perThread) {
-  return RankedTensorType::get(
-      {threads * perThread}, element,
-      tile::BlockedAttr::get(b.getContext(), threads, perThread));
-}
-
-Type Tiles::like(Value x, Type element) {
-  return tile::withElementType(x.getType(), element);
-}
-
-Value Tiles::splat(Value scalar, int64_t perThread) {
-  return tile::SplatOp::create(b, loc, type(scalar.getType(), perThread),
-                               scalar);
-}
-
-Value Tiles::index(int64_t v, int64_t perThread) {
-  return splat(E.idx(v), perThread);
-}
-
-Value Tiles::constant(Type element, double v, int64_t perThread) {
-  return splat(E.fconst(element, v), perThread);
-}
-
-Value Tiles::range(int64_t perThread) {
-  return tile::RangeOp::create(b, loc, type(b.getIndexType(), perThread));
-}
-
-Value Tiles::load(Value base, Value at, Value mask, bool contiguous) {
-  Type element = cast<MemRefType>(base.getType()).getElementType();
-  auto result = cast<RankedTensorType>(like(at, element));
-  Value other;
-  if (mask)
-    other = tile::SplatOp::create(b, loc, result, E.fconst(element, 0.0));
-  auto op = tile::LoadOp::create(b, loc, result, base, at, mask, other);
-  if (contiguous)
-    op.setContiguous(true);
-  return op;
-}
-
-void Tiles::store(Value x, Value base, Value at, Value mask, bool contiguous) {
-  auto op = tile::StoreOp::create(b, loc, x, base, at, mask);
-  if (contiguous)
-    op.setContiguous(true);
-}
-
-Value Tiles::expand(Value x, int64_t perThread) {
-  if (perThread == 1)
-    return x;
-  return tile::ExpandOp::create(
-      b, loc, type(cast<RankedTensorType>(x.getType()).getElementType(),
-                   perThread),
-      x);
-}
-
-Value Tiles::columnSum(Value x, int64_t columns) {
-  return tile::ColumnSumOp::create(b, loc, x.getType(), x,
-                                   b.getI64IntegerAttr(columns));
-}
-
-Value Tiles::convert(Value x, Type element) {
-  auto from = cast<FloatType>(getElementTypeOrSelf(x.getType()));
-  auto to = cast<FloatType>(element);
-  if (from == to)
-    return x;
-  if (from.getWidth() == to.getWidth())
-    return convert(convert(x, b.getF32Type()), element);
-  Type type = like(x, element);
-  if (from.getWidth() < to.getWidth())
-    return arith::ExtFOp::create(b, loc, type, x);
-  return arith::TruncFOp::create(b, loc, type, x);
-}
-
-Value Tiles::logicalAnd(Value x, Value y) {
-  return arith::AndIOp::create(b, loc, x, y);
-}
-
-Value Tiles::eq(Value x, Value y) {
-  return E.cmpi(arith::CmpIPredicate::eq, x, y);
-}
-
-gpu::GPUFuncOp createTileKernel(OpBuilder &b, gpu::GPUModuleOp module,
-                                const AttentionKernelSpec &spec, StringRef name,
-                                int64_t threads, ArrayRef<int64_t> grid,
-                                ArrayRef<Type> workgroup,
-                                gpu_detail::KernelArguments &args) {
-  MLIRContext *ctx = b.getContext();
-  ctx->getOrLoadDialect<tile::TileDialect>();
-  b.setInsertionPointToEnd(module.getBody());
-  args = gpu_detail::kernelArguments(ctx, spec, name);
-  auto fn = gpu::GPUFuncOp::create(b, module.getLoc(), name,
-                                   b.getFunctionType(args.types, {}),
-                                   TypeRange(workgroup));
-  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  fn->setAttr(tile::TileDialect::getKernelAttrName(),
-              tile::KernelAttr::get(ctx, threads, grid));
-  b.setInsertionPointToStart(&fn.getBody().front());
-  return fn;
-}
-
 Value partnerDim(Tiles &t, const AttentionKernelSpec &spec, Value dim) {
   Emitter &E = t.E;
   if (!spec.rotates())
@@ -133,8 +34,8 @@ Value partnerDim(Tiles &t, const AttentionKernelSpec &spec, Value dim) {
   Value rotated = E.ult(dim, t.index(r));
   if (spec.layout == RotaryLayout::Half) {
     Value first = E.ult(dim, t.index(r / 2));
-    Value other = E.select(first, E.add(dim, t.index(r / 2)),
-                           E.sub(dim, t.index(r / 2)));
+    Value other =
+        E.select(first, E.add(dim, t.index(r / 2)), E.sub(dim, t.index(r / 2)));
     return E.select(rotated, other, dim);
   }
   Value even = t.eq(E.rem(dim, t.index(2)), t.index(0));
@@ -164,12 +65,12 @@ Value rotate(Tiles &t, const AttentionKernelSpec &spec, Value dim, Value x,
   Value mF64 = arith::SIToFPOp::create(
       t.b, t.loc, t.like(m, f64),
       arith::IndexCastOp::create(t.b, t.loc, t.like(m, t.b.getI64Type()), m));
-  Value frac = E.mul(mF64, t.constant(f64, -2.0 * std::log(spec.rotaryBase) / r));
+  Value frac =
+      E.mul(mF64, t.constant(f64, -2.0 * std::log(spec.rotaryBase) / r));
   Value rate = E.mul(t.constant(f64, spec.rateScale), E.exp(frac));
   Value alpha = E.mul(t.splat(count), rate);
   Value turns = E.floor(E.mul(alpha, t.constant(f64, 1.0 / kTwoPi)));
-  Value angle =
-      t.convert(E.fma(turns, t.constant(f64, -kTwoPi), alpha), f32);
+  Value angle = t.convert(E.fma(turns, t.constant(f64, -kTwoPi), alpha), f32);
   auto afn = arith::FastMathFlags::afn;
   Value cos = E.select(rotated, math::CosOp::create(t.b, t.loc, angle, afn),
                        t.constant(f32, 1.0));
@@ -192,8 +93,8 @@ Value logGate(Emitter &E, const AttentionKernelSpec &spec, Value logG,
   Type f64 = E.b.getF64Type();
   Value gate = E.f64(0.0);
   if (spec.hasLogG())
-    gate = E.convert(E.load(logG, {tokenOffset(E, b, T, s, spec.h, h, 1)}),
-                     f64);
+    gate =
+        E.convert(E.load(logG, {tokenOffset(E, b, T, s, spec.h, h, 1)}), f64);
   if (spec.hasLogGamma())
     gate = E.add(gate, E.convert(E.load(logGamma, {h}), f64));
   return E.max(gate, E.f64(gpu_detail::kLogGateFloor));

@@ -13,6 +13,7 @@
 #define SYMPOW_LIB_GPU_RECURRENTCOMMON_H
 
 #include "KernelCommon.h"
+#include "TileKernels.h"
 
 #include "sympow/Compiler/GPU/RecurrentKernel.h"
 #include "sympow/Compiler/Tile/TileDialect.h"
@@ -20,7 +21,9 @@
 
 namespace sympow::recurrent {
 
+using gpu_detail::createTileKernel;
 using gpu_detail::Emitter;
+using gpu_detail::Tiles;
 using mlir::Type;
 using mlir::Value;
 
@@ -38,40 +41,6 @@ StateSplit stateSplit(const AttentionKernelSpec &spec);
 /// f64 for f32 inputs, f32 otherwise: phi, the dot products with the state,
 /// the state update, the partial sums and the window's weights.
 Type accumulatorType(mlir::MLIRContext *ctx, const AttentionKernelSpec &spec);
-
-/// Tiles of one kernel: `threads` threads, R elements each.
-struct Tiles {
-  mlir::OpBuilder &b;
-  mlir::Location loc;
-  Emitter &E;
-  int64_t threads;
-
-  mlir::RankedTensorType type(Type element, int64_t perThread = 1);
-  /// The tile of x's type and layout with elements `element`.
-  Type like(Value x, Type element);
-  Value splat(Value scalar, int64_t perThread = 1);
-  Value index(int64_t v, int64_t perThread = 1);
-  Value constant(Type element, double v, int64_t perThread = 1);
-  Value range(int64_t perThread = 1);
-  /// base[at] where `mask` (null: everywhere), 0 elsewhere.
-  Value load(Value base, Value at, Value mask, bool contiguous = false);
-  void store(Value x, Value base, Value at, Value mask,
-             bool contiguous = false);
-  Value expand(Value x, int64_t perThread);
-  Value columnSum(Value x, int64_t columns);
-  Value convert(Value x, Type element);
-  Value logicalAnd(Value x, Value y);
-  Value eq(Value x, Value y);
-};
-
-/// A tile kernel `name` with the kernel ABI's arguments and the given
-/// workgroup arrays; the builder is left at the start of its body.
-mlir::gpu::GPUFuncOp
-createTileKernel(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
-                 const AttentionKernelSpec &spec, llvm::StringRef name,
-                 int64_t threads, llvm::ArrayRef<int64_t> grid,
-                 llvm::ArrayRef<Type> workgroup,
-                 gpu_detail::KernelArguments &args);
 
 /// The f32 tile x of dims `dim` (an index tile) of a vector rotated by
 /// `count` (f64, uniform), given each dim's pair partner's value

@@ -11,6 +11,7 @@
 
 #include "sympow/Runtime/KernelEstimates.h"
 
+#include "sympow/Support/ChunkScanSplit.h"
 #include "sympow/Support/RecurrentSplit.h"
 
 #include <algorithm>
@@ -20,7 +21,6 @@ using namespace sympow;
 using runtime::Formulation;
 
 namespace {
-
 
 double roundUp(double x, double m) { return std::ceil(x / m) * m; }
 
@@ -115,9 +115,8 @@ KernelEstimate attention(const Sizes &z) {
   OpCounts total = times(perTile, tiles);
   OpCounts heaviest = times(perTile, n);
   return {"attention",
-          launch({g(n), g(z.Hq), g(z.B)},
-                 g(threads), total, heaviest, inputBytes(z),
-                 outputBytes(z)),
+          launch({g(n), g(z.Hq), g(z.B)}, g(threads), total, heaviest,
+                 inputBytes(z), outputBytes(z)),
           {z.tensorCores ? 140 : 110, 37376}};
 }
 
@@ -131,9 +130,8 @@ KernelEstimate chunkCounts(const Sizes &z) {
   one.fp64 = u(z.T);
   one.intAlu = u(6 * z.T);
   KernelEstimate k{"chunk_counts",
-                   launch({1, g(z.H), g(z.B)}, 1,
-                          times(one, z.B * z.H), one, z.B * z.H * z.T * 4,
-                          z.B * z.H * z.T * 8),
+                   launch({1, g(z.H), g(z.B)}, 1, times(one, z.B * z.H), one,
+                          z.B * z.H * z.T * 4, z.B * z.H * z.T * 8),
                    {31, 0}};
   return k;
 }
@@ -161,20 +159,21 @@ KernelEstimate chunkStates(const Sizes &z, double C) {
   }
   double blocks = N * z.H * z.B;
   KernelEstimate k{"chunk_states",
-                   launch({g(N), g(z.H), g(z.B)}, 256,
-                          times(b, blocks), b,
+                   launch({g(N), g(z.H), g(z.B)}, 256, times(b, blocks), b,
                           z.B * z.T * z.H * ((z.d + z.e) * z.s + 4),
                           blocks * 4 * (z.D * E1 + 1)),
                    {z.tensorCores ? 62 : 72, 37120}};
   return k;
 }
 
-/// chunk_scan (a tile kernel): programs of 256 consecutive elements of the
-/// flattened [S | Z] state per (head, sequence), each walking the N chunk
-/// states in order, every state element a serial chain through the chunks.
+/// chunk_scan (a tile kernel): programs of consecutive elements of the
+/// flattened [S | Z] state per (head, sequence) (ChunkScanSplit.h, one
+/// per thread), each walking the N chunk states in order, every state
+/// element a serial chain through the chunks.
 KernelEstimate chunkScan(const Sizes &z, double C) {
   double N = std::ceil(z.T / C), elements = z.D * (z.e + 1);
-  double programs = std::ceil(elements / 256);
+  ChunkScanSplit split = chunkScanSplit(int64_t(z.D), int64_t(z.e));
+  double programs = double(split.programs), threads = double(split.threads);
   OpCounts b;
   b.globalLoads = u((2 * N + 1) * elements);
   b.globalLoadBytes = u(4 * b.globalLoads);
@@ -184,8 +183,8 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
   b.sfu = u(N * elements);
   b.intAlu = u(7.33 * b.globalLoads);
   KernelEstimate k{"chunk_scan",
-                   launch({g(programs), g(z.H), g(z.B)},
-                          256, times(b, z.B * z.H), times(b, 256 / elements),
+                   launch({g(programs), g(z.H), g(z.B)}, uint32_t(threads),
+                          times(b, z.B * z.H), times(b, threads / elements),
                           z.B * z.H * (N + 1) * elements * 4,
                           z.B * z.H * (N + 1) * elements * 4),
                    {28, 0}};
@@ -218,8 +217,7 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
   }
   double blocks = N * z.Hq * z.B;
   KernelEstimate k{"chunk_output",
-                   launch({g(N), g(z.Hq), g(z.B)}, 256,
-                          times(b, blocks), b,
+                   launch({g(N), g(z.Hq), g(z.B)}, 256, times(b, blocks), b,
                           inputBytes(z) + N * z.H * z.B * 4 * z.D * E1,
                           outputBytes(z)),
                    {z.tensorCores ? 102 : 74, 47104}};
@@ -243,10 +241,10 @@ KernelEstimate recurrentState(const Sizes &z) {
   double X = double(split.programs), rotating = z.d / P * (1 + group);
   OpCounts thread;
   thread.globalLoads =
-      u(z.T * (steps * (1.5 + 1 / Q) +
-               2 * std::min(1.0, rotating) + z.e / P + (z.learned ? 2 : 0)));
-  thread.globalLoadBytes = u(4 * z.T * steps * (4 + 1 / Q) +
-                             double(thread.globalLoads) * 2);
+      u(z.T * (steps * (1.5 + 1 / Q) + 2 * std::min(1.0, rotating) + z.e / P +
+               (z.learned ? 2 : 0)));
+  thread.globalLoadBytes =
+      u(4 * z.T * steps * (4 + 1 / Q) + double(thread.globalLoads) * 2);
   thread.globalStores = u(z.T * (steps * (1 + 1 / Q) + 0.5 * rotating));
   thread.globalStoreBytes = u(z.T * steps * (16 + 4 / Q));
   thread.sharedLoadBytes = u(z.T * 85 * steps * group);
@@ -276,10 +274,9 @@ KernelEstimate recurrentOutput(const Sizes &z) {
   double P = double(split.threads), X = double(split.programs);
   const double W = 8;
   // Mean over the tokens of min(t + 1, W).
-  double ages = z.T <= W ? (z.T + 1) / 2
-                         : (W * (W + 1) / 2 + (z.T - W) * W) / z.T;
-  double rows = std::ceil(X * z.e / (P * split.perThread)) +
-                std::ceil(X / P);
+  double ages =
+      z.T <= W ? (z.T + 1) / 2 : (W * (W + 1) / 2 + (z.T - W) * W) / z.T;
+  double rows = std::ceil(X * z.e / (P * split.perThread)) + std::ceil(X / P);
   OpCounts thread;
   thread.globalLoads = u(2.65 + rows - 0.81 * ages + 1.83 * ages * ages);
   thread.globalLoadBytes = u(4 * double(thread.globalLoads) * 2);
@@ -294,8 +291,8 @@ KernelEstimate recurrentOutput(const Sizes &z) {
   double blocks = z.T * z.Hq * z.B;
   double partials = z.B * z.T * z.Hq * X * (z.e + 1) * (z.s == 4 ? 8 : 4);
   return {"recurrent_output",
-          launch({g(z.T), g(z.Hq), g(z.B)}, g(P), times(block, blocks),
-                 block, partials + inputBytes(z), outputBytes(z)),
+          launch({g(z.T), g(z.Hq), g(z.B)}, g(P), times(block, blocks), block,
+                 partials + inputBytes(z), outputBytes(z)),
           {77, 4096}};
 }
 
