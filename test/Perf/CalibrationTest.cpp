@@ -232,6 +232,10 @@ TEST(Calibration, H100KernelsWithin2xLayersWithin1_5x) {
 // (EstimatesTest checks those against the emulator).
 static const char *const kReplacedSinceMeasured[] = {
     "chunk_scan", // a tile kernel parallel over the state (docs/TileIR.md)
+    // Reads its chunk's state once, in 16-byte loads (docs/GPU.md).
+    "chunk_output",
+    // Tiles of 256 tokens over a block instead of one thread's chain.
+    "chunk_counts",
     // The one-block recurrent kernel became two tile kernels over the rows
     // of the state (docs/GPU.md); the fixture holds `recurrent`.
     "recurrent_state",

@@ -120,19 +120,29 @@ KernelEstimate attention(const Sizes &z) {
           {z.tensorCores ? 140 : 110, 37376}};
 }
 
-/// chunk_counts: one thread per (head, sequence) walks every token.
+/// chunk_counts: one block of 256 threads per (head, sequence), in tiles
+/// of 256 tokens: a load and a store per token spread over the threads,
+/// thread 0 adding the tile's steps in order from workgroup memory.
 KernelEstimate chunkCounts(const Sizes &z) {
+  constexpr double kThreads = 256;
+  double tiles = std::ceil(z.T / kThreads);
   OpCounts one;
-  one.globalLoads = u(z.T);
-  one.globalLoadBytes = u(4 * z.T);
+  one.globalLoads = u(z.T + kThreads);
+  one.globalLoadBytes = u(4 * z.T + 8 * kThreads);
   one.globalStores = u(z.T);
   one.globalStoreBytes = u(8 * z.T);
+  one.sharedStores = u(kThreads * tiles + z.T);
+  one.sharedStoreBytes = u(8 * (kThreads * tiles + z.T));
+  one.sharedLoads = u(2 * z.T + kThreads * tiles);
+  one.sharedLoadBytes = u(8 * (2 * z.T + kThreads * tiles));
   one.fp64 = u(z.T);
-  one.intAlu = u(6 * z.T);
+  one.intAlu = u(6 * (z.T + kThreads * tiles));
+  one.barriers = u(3 * tiles);
   KernelEstimate k{"chunk_counts",
-                   launch({1, g(z.H), g(z.B)}, 1, times(one, z.B * z.H), one,
-                          z.B * z.H * z.T * 4, z.B * z.H * z.T * 8),
-                   {31, 0}};
+                   launch({1, g(z.H), g(z.B)}, uint32_t(kThreads),
+                          times(one, z.B * z.H), one, z.B * z.H * z.T * 4,
+                          z.B * z.H * z.T * 8),
+                   {86, 2048}};
   return k;
 }
 
