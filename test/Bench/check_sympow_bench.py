@@ -66,7 +66,7 @@ def check_schema(doc, tokens):
             fail(where + ": the reference check did not pass: %r" % run.get("check"))
         names = [k["name"] for k in run["kernels"]]
         if run["formulation"] == "chunked" and names != [
-                "chunk_states", "chunk_scan", "chunk_output"]:
+                "chunk_state_pass", "chunk_output"]:
             fail(where + ": kernels %s" % names)
         layer = run["layer"]
         if not layer["predicted_seconds"] > 0:

@@ -14,8 +14,10 @@
 
 // CHECK: gpu.module @[[CHUNKED]]
 // CHECK: gpu.func @chunk_counts({{.*}}) kernel
-// CHECK: gpu.func @chunk_states({{.*}}) kernel
-// CHECK: gpu.func @chunk_scan({{.*}}) kernel
+// CHECK: gpu.func @chunk_keys({{.*}}) {{.*}}kernel
+// CHECK-SAME: tokens_per_block = 16
+// CHECK: gpu.func @chunk_state_pass({{.*}}) {{.*}}kernel
+// CHECK-SAME: blocks_x = 33
 // CHECK: gpu.func @chunk_output({{.*}}) kernel
 // CHECK: gpu.module @[[RECURRENT]]
 // CHECK: gpu.func @recurrent_state({{.*}}) {{.*}}kernel
@@ -28,8 +30,8 @@
 
 // PTX: gpu.binary @sympow_{{[A-Za-z0-9_]+}}_chunked64 [
 // PTX-SAME: .entry chunk_counts
-// PTX-SAME: .entry chunk_states
-// PTX-SAME: .entry chunk_scan
+// PTX-SAME: .entry chunk_keys
+// PTX-SAME: .entry chunk_state_pass
 // PTX-SAME: .entry chunk_output
 // PTX: gpu.binary @sympow_{{[A-Za-z0-9_]+}}_recurrent [
 // PTX-SAME: .entry recurrent_state

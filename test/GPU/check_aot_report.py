@@ -2,7 +2,8 @@
 """Checks a sympow-aot report.json: every kernel of every requested arch has
 a cubin (an ELF file) and PTX, launch metadata and the argument list,
 kernels with d <= 64 do not spill, bf16/f16 attention kernels on the
-tensor-core path and bf16/f16 chunk_states/chunk_output (every d) contain
+tensor-core path and bf16/f16 chunk_states/chunk_state_pass/chunk_output
+(every d) contain
 tensor-core instructions and f32 kernels (and the other chunked ones) none, and
 every variant has the formulations it admits (warped and blend: attention
 only). Prints one line per kernel (the registers and spills it found).
@@ -19,6 +20,8 @@ KERNELS = {
     "chunked": {
         "chunk_states": (["k", "v"], ["decay", "B", "T"]),
         "chunk_scan": (["S", "Z", "c"], ["decay", "B", "T"]),
+        "chunk_state_pass": ([], ["dS", "dZ", "B", "T"]),
+        "chunk_keys": (["k", "counts"], ["k_rotated", "B", "T"]),
         "chunk_output": (["q", "k", "v"], ["y", "B", "T"]),
         "chunk_counts": ([], ["counts", "c", "B", "T"]),
     },
@@ -60,7 +63,8 @@ def main():
         if k["formulation"] == "chunked":
             # chunk_states and chunk_output run phi blocks on tensor cores
             # for bf16/f16 (the default chunk is one where they fit).
-            heavy = k["kernel"] in ("chunk_states", "chunk_output")
+            heavy = k["kernel"] in ("chunk_states", "chunk_state_pass",
+                                    "chunk_output")
             tc = k["tensor_core_instructions"]
             if heavy and v["dtype"] != "f32" and tc == 0:
                 failures.append("%s %s %s: no tensor-core instructions" % (

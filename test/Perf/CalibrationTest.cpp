@@ -232,6 +232,10 @@ TEST(Calibration, H100KernelsWithin2xLayersWithin1_5x) {
 // (EstimatesTest checks those against the emulator).
 static const char *const kReplacedSinceMeasured[] = {
     "chunk_scan", // a tile kernel parallel over the state (docs/TileIR.md)
+    // chunk_states + chunk_scan in one pass over row tiles (16-bit inputs),
+    // after the keys rotated once (rotating schedules).
+    "chunk_state_pass",
+    "chunk_keys",
     // Reads its chunk's state once, in 16-byte loads (docs/GPU.md).
     "chunk_output",
     // Tiles of 256 tokens over a block instead of one thread's chain.
@@ -270,6 +274,8 @@ TEST(Calibration, EstimatesAgreeWithTheFixtureAtMeasuredSizes) {
     sizes.power = row.getInteger("p").value_or(2);
     sizes.elementBytes = row.getString("dtype") == "float32" ? 4 : 2;
     sizes.learnedSchedule = row.getString("schedule") == "learned";
+    sizes.rotatingSchedule =
+        sizes.learnedSchedule || row.getString("schedule") == "uniform";
     std::string formulation = row.getString("formulation")->str();
     sizes.hasInitialState = formulation == "recurrent";
     runtime::Formulation f =

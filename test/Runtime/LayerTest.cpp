@@ -97,6 +97,7 @@ std::vector<KernelInfo> infos(const LayerVariant &v) {
     info.launch.block = {128, 1, 1};
     info.launch.tokensPerBlock =
         name == "chunk_states" || name == "chunk_output" ? v.chunk : 0;
+    info.launch.blocksX = name == "chunk_state_pass" ? 3 : 0;
     info.launch.gridY = name == "chunk_output" ? v.hq : v.h;
     list.push_back(info);
   }
@@ -112,8 +113,9 @@ LayerBuffers allBuffers() {
   return b;
 }
 
-TEST(Layer, ChunkedLaunchesItsKernelsInOrderWithTheirBuffers) {
+TEST(Layer, ChunkedF32LaunchesStatesAndScanInOrderWithTheirBuffers) {
   LayerVariant v = chunkedVariant();
+  v.dtype = DType::F32; // no chunk_state_pass: the scalar kernels
   std::vector<std::string> names = layerKernelNames(v);
   ASSERT_EQ(names, (std::vector<std::string>{"chunk_counts", "chunk_states",
                                              "chunk_scan", "chunk_output"}));
@@ -150,6 +152,52 @@ TEST(Layer, ChunkedLaunchesItsKernelsInOrderWithTheirBuffers) {
   EXPECT_EQ(scan.config.grid.x, 1u);
   EXPECT_EQ(output.B, B);
   EXPECT_EQ(output.T, T);
+}
+
+TEST(Layer, Chunked16BitLaunchesTheStatePassInOrderWithItsBuffers) {
+  LayerVariant v = chunkedVariant(); // bf16, learned rotation
+  ASSERT_TRUE(v.chunkStatePass());
+  std::vector<std::string> names = layerKernelNames(v);
+  ASSERT_EQ(names,
+            (std::vector<std::string>{"chunk_counts", "chunk_keys",
+                                      "chunk_state_pass", "chunk_output"}));
+  RecordingBackend backend(names);
+  backend.expectedBuffers = {{"chunk_counts", 3},
+                             {"chunk_keys", 3},
+                             {"chunk_state_pass", 9},
+                             {"chunk_output", 8}};
+  KernelLibrary library(backend, {{"recording", ImageFormat::Cubin, kImage, 6}},
+                        infos(v));
+  int64_t B = 3, T = 37, N = 3, D = 136;
+  size_t bytes = layerWorkspaceBytes(v, B, T);
+  // counts, chunk states and norms as for f32; no decays; the rotated keys
+  // (f32: 14208 bytes).
+  EXPECT_EQ(bytes, 1792u + 78336u + 9984u + 14336u);
+  Status s = launchLayer(backend, library, v, allBuffers(), B, T, 0x10000,
+                         bytes, nullptr);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_EQ(backend.launches.size(), 4u);
+  const Launch &keys = backend.launches[1], &pass = backend.launches[2];
+  // k, counts, the rotated keys.
+  EXPECT_EQ(keys.sizes,
+            (std::vector<int64_t>{B * T * 2 * 16, B * T * 2, B * T * 2 * 16}));
+  // The rotated keys, v, log_g, counts, S, Z, c, the chunk states and norms.
+  EXPECT_EQ(pass.sizes,
+            (std::vector<int64_t>{B * T * 2 * 16, B * T * 2 * 8, B * T * 2,
+                                  B * T * 2, B * 2 * D * 8, B * 2 * D, B * 2,
+                                  B * N * 2 * D * 8, B * N * 2 * D}));
+  EXPECT_EQ(pass.config.grid.x, 3u);
+  EXPECT_EQ(pass.config.grid.y, 2u);
+  EXPECT_EQ(pass.config.grid.z, 3u);
+  // Without rotation: no chunk_keys, k itself.
+  LayerVariant plain = v;
+  plain.schedule = Schedule::None;
+  EXPECT_EQ(layerKernelNames(plain),
+            (std::vector<std::string>{"chunk_state_pass", "chunk_output"}));
+  EXPECT_EQ(layerKernelArguments(plain, "chunk_state_pass").front(),
+            KernelArg::K);
+  EXPECT_EQ(layerKernelArguments(v, "chunk_state_pass").front(),
+            KernelArg::RotatedK);
 }
 
 TEST(Layer, RefusesBadCallsAndLaunchesNothing) {

@@ -75,8 +75,19 @@ func.func @f32native(%a: tensor<16x16xf32, #A>, %b: tensor<16x8xf32, #B>, %c: te
 #A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
 #B = #sympow_tile.dot_operand<operand = 1, parent = #mma>
 func.func @bf16split(%a: tensor<16x16xbf16, #A>, %b: tensor<16x8xbf16, #B>, %c: tensor<16x8xf32, #mma>) {
-  // expected-error @+1 {{split_bf16 takes f32 operands}}
+  // expected-error @+1 {{split_bf16 takes f32 operands, or one f32 and one bf16}}
   %d = sympow_tile.dot %a, %b, %c precision = split_bf16 : tensor<16x16xbf16, #A>, tensor<16x8xbf16, #B> -> tensor<16x8xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [1, 1]>
+#A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
+#B = #sympow_tile.dot_operand<operand = 1, parent = #mma>
+func.func @f16split(%a: tensor<16x16xf32, #A>, %b: tensor<16x8xf16, #B>, %c: tensor<16x8xf32, #mma>) {
+  // expected-error @+1 {{split_bf16 takes f32 operands, or one f32 and one bf16}}
+  %d = sympow_tile.dot %a, %b, %c precision = split_bf16 : tensor<16x16xf32, #A>, tensor<16x8xf16, #B> -> tensor<16x8xf32, #mma>
   return
 }
 

@@ -3,7 +3,8 @@
 // ldmatrix per operand fragment from workgroup memory (x4 for A, x2 for B,
 // .trans as the storage order needs), one mma.sync m16n8k16 per 16 x 8 piece
 // and k step, per-element accesses elsewhere (guarded with bounds), and a
-// split_bf16 dot as three bf16 dots on hi/lo halves. The PTX of the lowered
+// split_bf16 dot as three bf16 dots on hi/lo halves (two when one operand
+// is bf16). The PTX of the lowered
 // kernels for sm_80 and sm_90a has the tensor-core instructions.
 // RUN: sympow-opt %s | sympow-opt | FileCheck %s --check-prefix=ROUND
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu | FileCheck %s
@@ -129,15 +130,14 @@ module attributes {gpu.container_module} {
     // CHECK: %[[ALO:.*]] = arith.truncf %[[AREST]] : vector<1x1x4x2xf32> to vector<1x1x4x2xbf16>
     // CHECK: %[[BHI:.*]] = arith.truncf %{{.*}} : vector<1x1x2x2xf32> to vector<1x1x2x2xbf16>
     // CHECK: %[[BLO:.*]] = arith.truncf %{{.*}} : vector<1x1x2x2xf32> to vector<1x1x2x2xbf16>
-    // CHECK: vector.extract %[[ALO]][0, 0]
-    // CHECK: vector.extract %[[BHI]][0, 0]
-    // CHECK: nvgpu.mma.sync
-    // CHECK: vector.extract %[[AHI]][0, 0]
-    // CHECK: vector.extract %[[BLO]][0, 0]
-    // CHECK: nvgpu.mma.sync
-    // CHECK: vector.extract %[[AHI]][0, 0]
-    // CHECK: vector.extract %[[BHI]][0, 0]
-    // CHECK: nvgpu.mma.sync
+    // The lowering runs CSE: each fragment is extracted once.
+    // CHECK: %[[ALO0:.*]] = vector.extract %[[ALO]][0, 0]
+    // CHECK: %[[BHI0:.*]] = vector.extract %[[BHI]][0, 0]
+    // CHECK: nvgpu.mma.sync(%[[ALO0]], %[[BHI0]],
+    // CHECK: %[[AHI0:.*]] = vector.extract %[[AHI]][0, 0]
+    // CHECK: %[[BLO0:.*]] = vector.extract %[[BLO]][0, 0]
+    // CHECK: nvgpu.mma.sync(%[[AHI0]], %[[BLO0]],
+    // CHECK: nvgpu.mma.sync(%[[AHI0]], %[[BHI0]],
     // CHECK-NOT: nvgpu.mma.sync
     // CHECK: scf.if %{{.*}} {
     // CHECK:   memref.store %{{.*}}, %[[GO]][%{{.*}}] : memref<?xf32>
@@ -151,6 +151,31 @@ module attributes {gpu.container_module} {
       %zero = arith.constant dense<0.0> : tensor<16x16xf32, #mma>
       %c = sympow_tile.dot %ta, %tb, %zero precision = split_bf16 : tensor<16x16xf32, #A>, tensor<16x16xf32, #B> -> tensor<16x16xf32, #mma>
       sympow_tile.matrix_store %c, %out[%c0] stride 16 transposed bounds(%m, %c16) : tensor<16x16xf32, #mma>, memref<?xf32>
+      gpu.return
+    }
+
+    // One f32 and one bf16 operand: only the f32 one is split, and the
+    // bf16 one (exact) meets both halves: lo_a b, hi_a b.
+    // ROUND-LABEL: gpu.func @split_mixed(
+    // ROUND: sympow_tile.dot %{{.*}}, %{{.*}}, %{{.*}} precision = split_bf16 : tensor<16x16xf32, #{{.*}}>, tensor<16x16xbf16,
+    // CHECK-LABEL: gpu.func @split_mixed(
+    // CHECK: %[[MHI:.*]] = arith.truncf %[[MF:.*]] : vector<1x1x4x2xf32> to vector<1x1x4x2xbf16>
+    // CHECK: %[[MLO:.*]] = arith.truncf %{{.*}} : vector<1x1x4x2xf32> to vector<1x1x4x2xbf16>
+    // CHECK-NOT: arith.truncf
+    // CHECK: vector.extract %[[MLO]][0, 0]
+    // CHECK: nvgpu.mma.sync
+    // CHECK: vector.extract %[[MHI]][0, 0]
+    // CHECK: nvgpu.mma.sync
+    // CHECK-NOT: nvgpu.mma.sync
+    // CHECK: gpu.return
+    gpu.func @split_mixed(%a: memref<?xf32>, %b: memref<?xbf16>, %out: memref<?xf32>)
+        kernel attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 64, grid = [1, 1, B]>} {
+      %c0 = arith.constant 0 : index
+      %ta = sympow_tile.matrix_load %a[%c0] stride 16 : memref<?xf32> -> tensor<16x16xf32, #A>
+      %tb = sympow_tile.matrix_load %b[%c0] stride 16 : memref<?xbf16> -> tensor<16x16xbf16, #B>
+      %zero = arith.constant dense<0.0> : tensor<16x16xf32, #mma>
+      %c = sympow_tile.dot %ta, %tb, %zero precision = split_bf16 : tensor<16x16xf32, #A>, tensor<16x16xbf16, #B> -> tensor<16x16xf32, #mma>
+      sympow_tile.matrix_store %c, %out[%c0] stride 16 : tensor<16x16xf32, #mma>, memref<?xf32>
       gpu.return
     }
   }

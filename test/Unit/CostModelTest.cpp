@@ -30,14 +30,16 @@ TEST(CostModel, AttentionGrowsQuadraticallyChunkedLinearly) {
 }
 
 // With today's kernels the chunked formulation overtakes attention between
-// 16K and 32K tokens at d = 64 (docs/Performance.md); before chunk_scan ran
-// parallel over the state (docs/TileIR.md) it was between 256K and 512K.
+// 12K and 16K tokens at d = 64 (docs/Performance.md; predicted 1.5 vs 2.0 ms
+// at 12K, 3.0 vs 2.7 ms at 16K); before chunk_state_pass it was between 16K
+// and 32K, and before chunk_scan ran parallel over the state
+// (docs/TileIR.md) between 256K and 512K.
 TEST(CostModel, ShortSequencesUseAttentionLongOnesChunked) {
   EXPECT_EQ(chooseFormulation(layer(256, 64, 2), 64),
             FormulationKind::Attention);
-  EXPECT_EQ(chooseFormulation(layer(1 << 14, 64, 2), 64),
+  EXPECT_EQ(chooseFormulation(layer(1 << 13, 64, 2), 64),
             FormulationKind::Attention);
-  EXPECT_EQ(chooseFormulation(layer(1 << 16, 64, 2), 64),
+  EXPECT_EQ(chooseFormulation(layer(1 << 15, 64, 2), 64),
             FormulationKind::Chunked);
   EXPECT_EQ(chooseFormulation(layer(1 << 21, 64, 2), 64),
             FormulationKind::Chunked);

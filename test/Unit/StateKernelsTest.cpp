@@ -13,6 +13,8 @@
 #include "sympow/Compiler/GPU/Ptxas.h"
 #include "sympow/Compiler/GPU/RecurrentKernel.h"
 #include "sympow/Compiler/Tile/KernelLaunch.h"
+#include "sympow/Support/ChunkStatePass.h"
+#include "sympow/Support/SymmetricPowerDim.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -203,8 +205,14 @@ TEST_F(RecurrentKernel, ChunkedKernelsCompileWithoutSpillsForSmallHeads) {
     s.layout = v.layout;
     ASSERT_FALSE(verifyChunkedKernelSpec(s, 64));
     OwningOpRef<ModuleOp> module = build(s, 64);
-    std::vector<std::string> names = {"chunk_states", "chunk_scan",
-                                      "chunk_output"};
+    std::vector<std::string> names = {"chunk_output"};
+    if (chunkStatePass(*symmetricPowerDim(s.d, s.p), s.d, s.e,
+                       s.dtype == ElementKind::F32 ? 4 : 2)) {
+      names.push_back("chunk_state_pass");
+      if (s.rotates())
+        names.push_back("chunk_keys");
+    } else
+      names.insert(names.end(), {"chunk_states", "chunk_scan"});
     if (s.rotates())
       names.push_back("chunk_counts");
     expectCompilesWithoutSpills(*module, s.variantName(), names);

@@ -13,6 +13,7 @@
 #include "KernelCommon.h"
 
 #include "sympow/Compiler/GPU/ChunkedKernels.h"
+#include "sympow/Support/ChunkStatePass.h"
 
 namespace sympow::chunked {
 
@@ -102,6 +103,19 @@ void emitLoadRotatedTile(Chunked &K, Value src, int64_t heads, Value head,
 mlir::LogicalResult buildScan(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
                               const AttentionKernelSpec &s, int64_t C,
                               int64_t dim);
+
+/// chunk_state_pass, a tile kernel (ChunkStatePass.cpp): the state before
+/// every chunk and the final one in one pass, parallel over row tiles; it
+/// takes the place of chunk_states and chunk_scan where `split` exists.
+mlir::LogicalResult buildStatePass(mlir::OpBuilder &b,
+                                   mlir::gpu::GPUModuleOp module,
+                                   const AttentionKernelSpec &s, int64_t C,
+                                   int64_t dim, const ChunkStatePass &split);
+
+/// chunk_keys, a tile kernel (ChunkKeys.cpp): the keys rotated once by the
+/// absolute counts into an f32 array, for chunk_state_pass.
+mlir::LogicalResult buildKeys(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
+                              const AttentionKernelSpec &s);
 
 /// The tensor-core kernels (bf16/f16) and whether they fit `chunk`.
 bool statesUsesMma(const AttentionKernelSpec &spec, int64_t chunk);

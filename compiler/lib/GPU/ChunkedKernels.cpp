@@ -520,18 +520,30 @@ std::vector<std::string> buildChunkedKernels(OpBuilder &builder,
   if (spec.rotates())
     emit("chunk_counts", [&] { buildCounts(builder, module, spec, chunk); });
   bool mma = spec.dtype != ElementKind::F32;
-  emit("chunk_states", [&] {
-    if (mma && statesUsesMma(spec, chunk))
-      buildStatesMma(builder, module, spec, chunk, dim);
-    else
-      buildStates(builder, module, spec, chunk, dim);
-  });
-  emit("chunk_scan", [&] {
-    // A tile kernel (ChunkScan.cpp), lowered here; it cannot fail on a
-    // verified spec.
-    if (failed(buildScan(builder, module, spec, chunk, dim)))
-      llvm::report_fatal_error("chunk_scan: the tile lowering failed");
-  });
+  // The tile kernels are lowered here; they cannot fail on a verified spec.
+  if (std::optional<ChunkStatePass> pass = chunkStatePass(
+          dim, spec.d, spec.e, spec.dtype == ElementKind::F32 ? 4 : 2)) {
+    if (spec.rotates())
+      emit("chunk_keys", [&] {
+        if (failed(buildKeys(builder, module, spec)))
+          llvm::report_fatal_error("chunk_keys: the tile lowering failed");
+      });
+    emit("chunk_state_pass", [&] {
+      if (failed(buildStatePass(builder, module, spec, chunk, dim, *pass)))
+        llvm::report_fatal_error("chunk_state_pass: the tile lowering failed");
+    });
+  } else {
+    emit("chunk_states", [&] {
+      if (mma && statesUsesMma(spec, chunk))
+        buildStatesMma(builder, module, spec, chunk, dim);
+      else
+        buildStates(builder, module, spec, chunk, dim);
+    });
+    emit("chunk_scan", [&] {
+      if (failed(buildScan(builder, module, spec, chunk, dim)))
+        llvm::report_fatal_error("chunk_scan: the tile lowering failed");
+    });
+  }
   emit("chunk_output", [&] {
     if (mma && outputUsesMma(spec, chunk))
       buildOutputMma(builder, module, spec, chunk, dim);

@@ -42,14 +42,8 @@ StateSplit stateSplit(const AttentionKernelSpec &spec);
 /// the state update, the partial sums and the window's weights.
 Type accumulatorType(mlir::MLIRContext *ctx, const AttentionKernelSpec &spec);
 
-/// The f32 tile x of dims `dim` (an index tile) of a vector rotated by
-/// `count` (f64, uniform), given each dim's pair partner's value
-/// `partner`: SPEC's R(count) with the layout's pairs, the angle reduced
-/// modulo 2 pi in f64, cos/sin in f32 (as gpu_detail::rotatePair).
-Value rotate(Tiles &t, const AttentionKernelSpec &spec, Value dim, Value x,
-             Value partner, Value count);
-/// Each dim's pair partner (itself where no rotation applies).
-Value partnerDim(Tiles &t, const AttentionKernelSpec &spec, Value dim);
+using gpu_detail::partnerDim;
+using gpu_detail::rotate;
 
 /// Token s's log gate log_g[b, s, h] + log_gamma[h] in f64, saturated at
 /// kLogGateFloor (SPEC); 0 without gates. Uniform.

@@ -30,7 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RecurrentCommon.h"
-#include "SymmetricPowerRows.h"
+#include "SymmetricPowerTiles.h"
 
 #include "sympow/Support/SymmetricPowerDim.h"
 
@@ -40,101 +40,10 @@ using namespace mlir;
 
 namespace sympow::recurrent {
 
-namespace {
-
-/// The multiset after each of `row` (index tiles), as
-/// gpu_detail::nextMultiset on every element.
-SmallVector<Value> nextRows(Tiles &t, int64_t d, ValueRange row) {
-  Emitter &E = t.E;
-  Value pos = t.index(0), grown = E.add(row[0], t.index(1));
-  for (auto [l, index] : llvm::enumerate(row)) {
-    Value canGrow = E.ult(index, t.index(d - 1));
-    pos = E.select(canGrow, t.index(l), pos);
-    grown = E.select(canGrow, E.add(index, t.index(1)), grown);
-  }
-  SmallVector<Value> next;
-  for (auto [l, index] : llvm::enumerate(row))
-    next.push_back(E.select(E.ult(t.index(l), pos), index, grown));
-  return next;
-}
-
-/// N(a) = C(d - a + after, after + 1): multisets of size after + 1 over
-/// {a, ..., d - 1}, for an index tile a (exact: each partial product is a
-/// binomial coefficient).
-Value tailCount(Tiles &t, int64_t d, int64_t after, Value a) {
-  Emitter &E = t.E;
-  Value top = E.sub(t.index(d + after), a); // d - a + after
-  Value count = t.index(1);
-  for (int64_t j = 1; j <= after + 1; ++j)
-    count = E.div(E.mul(count, E.add(E.sub(top, t.index(after + 1)),
-                                     t.index(j))),
-                  t.index(j));
-  return count;
-}
-
-/// The multiset of lexicographic rank `rank` (an index tile), as
-/// gpu_detail::unrankMultiset on every element, but each position by a
-/// binary search over the closed-form counts N(a) of the rows from a on:
-/// O(p log d) per element instead of O(p d).
-SmallVector<Value> unrankRows(Tiles &t, int64_t p, int64_t d, Value rank) {
-  Emitter &E = t.E;
-  int64_t rounds = 1;
-  while ((int64_t(1) << rounds) < d)
-    ++rounds;
-  Value low = t.index(0), rest = rank;
-  SmallVector<Value> row;
-  for (int64_t l = 0; l < p; ++l) {
-    int64_t after = p - l - 1;
-    // The largest a in [low, d) with N(low) - N(a) <= rest.
-    Value fromLow = tailCount(t, d, after, low);
-    Value target = E.sub(fromLow, rest);
-    Value lo = low, hi = t.index(d - 1);
-    for (int64_t i = 0; i <= rounds; ++i) {
-      Value mid = E.div(E.add(E.add(lo, hi), t.index(1)), t.index(2));
-      Value ok = E.cmpi(arith::CmpIPredicate::uge,
-                        tailCount(t, d, after, mid), target);
-      lo = E.select(ok, mid, lo);
-      hi = E.select(ok, hi, E.sub(mid, t.index(1)));
-    }
-    rest = E.sub(rest, E.sub(fromLow, tailCount(t, d, after, lo)));
-    low = lo;
-    row.push_back(low);
-  }
-  return row;
-}
-
-/// sqrt(p! / prod_k m_k!) of each row, in `type`.
-Value rowScales(Tiles &t, Type type, ValueRange row) {
-  Emitter &E = t.E;
-  Type f32 = t.b.getF32Type();
-  double factorial = 1;
-  for (size_t i = 2; i <= row.size(); ++i)
-    factorial *= double(i);
-  Value run = t.constant(f32, 1.0), denominator = t.constant(f32, 1.0);
-  for (size_t l = 1; l < row.size(); ++l) {
-    Value same = t.eq(row[l], row[l - 1]);
-    run = E.select(same, E.add(run, t.constant(f32, 1.0)),
-                   t.constant(f32, 1.0));
-    denominator = E.mul(denominator, run);
-  }
-  Value ratio = E.div(t.constant(f32, factorial), denominator);
-  return math::SqrtOp::create(t.b, t.loc, t.convert(ratio, type));
-}
-
-/// prod_l x[offset + i_l] of each row from an f32 workgroup array, in
-/// `type`; rows outside the state (mask false) give 0.
-Value rowProducts(Tiles &t, Type type, Value x, int64_t offset, ValueRange row,
-                  Value mask) {
-  Value product;
-  for (Value index : row) {
-    Value at = t.E.add(index, t.index(offset));
-    Value factor = t.convert(t.load(x, at, mask), type);
-    product = product ? t.E.mul(product, factor) : factor;
-  }
-  return product;
-}
-
-} // namespace
+using gpu_detail::nextRows;
+using gpu_detail::rowProducts;
+using gpu_detail::rowScales;
+using gpu_detail::unrankRows;
 
 LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
                                   const AttentionKernelSpec &s) {
@@ -188,10 +97,10 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
   // Thread t's rows: rowInTile * steps + step of the program's rows, so a
   // step moves each thread to the next multiset (O(p)); the first is
   // unranked once (beyond D: clamped, and masked everywhere).
-  Value threadRow = E.add(t.splat(firstRow),
-                          E.mul(rowInTile, t.index(split.steps)));
-  SmallVector<Value> firstRows = unrankRows(
-      t, s.p, s.d, E.min(threadRow, t.index(dim - 1)));
+  Value threadRow =
+      E.add(t.splat(firstRow), E.mul(rowInTile, t.index(split.steps)));
+  SmallVector<Value> firstRows =
+      unrankRows(t, s.p, s.d, E.min(threadRow, t.index(dim - 1)));
   Value stateRows = t.splat(E.mul(bh, E.idx(dim)));
   Value count0 = s.rotates() ? E.load(c, {bh}) : E.f64(0.0);
   E.forLoop(E.idx(0), T, E.idx(1), {count0}, [&](Value token, ValueRange st) {
@@ -222,15 +131,14 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
       Value partner = partnerDim(t, s, d);
       auto read = [&](Value at) {
         Value fromK = t.convert(t.load(k, E.add(kBase, at), keyMask), f32);
-        Value fromQ = E.mul(t.convert(t.load(q, E.add(qBase, at), queryMask),
-                                      f32),
-                            t.constant(f32, s.effectiveScale()));
+        Value fromQ =
+            E.mul(t.convert(t.load(q, E.add(qBase, at), queryMask), f32),
+                  t.constant(f32, s.effectiveScale()));
         return E.select(isKey, fromK, fromQ);
       };
       Value value = rotate(t, s, d, read(d), read(partner), count);
       Value slot = E.rem(token, E.idx(kWindow));
-      t.store(value, keys, E.add(t.splat(E.mul(slot, E.idx(s.d))), d),
-              keyMask);
+      t.store(value, keys, E.add(t.splat(E.mul(slot, E.idx(s.d))), d), keyMask);
       t.store(value, queries, E.sub(j, t.index(s.d)), queryMask);
     }
     // v_t into the window's ring: the row tiles read it from there.
@@ -290,19 +198,16 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
               foldBegin, foldEnd, E.idx(1), {sOld, zOld},
               [&](Value j, ValueRange state) {
                 Value gamma = E.convert(
-                    E.exp(logGate(E, s, logG, logGamma, batch, T, h, j)),
-                    acc);
+                    E.exp(logGate(E, s, logG, logGamma, batch, T, h, j)), acc);
                 Value slot = E.rem(j, E.idx(kWindow));
                 // The ring's row of token j: its offset is uniform.
                 Value ringRow = E.mul(slot, E.idx(s.d));
                 SmallVector<Value> ringIndex;
                 for (Value index : row)
                   ringIndex.push_back(E.add(index, t.splat(ringRow)));
-                Value phiK =
-                    E.mul(scale, rowProducts(t, acc, keys, 0, ringIndex,
-                                             inside));
-                Value vAt = E.add(t.splat(E.mul(slot, E.idx(s.e)), R),
-                                  column);
+                Value phiK = E.mul(
+                    scale, rowProducts(t, acc, keys, 0, ringIndex, inside));
+                Value vAt = E.add(t.splat(E.mul(slot, E.idx(s.e)), R), column);
                 Value vj = t.convert(t.load(values, vAt, nullptr, true), acc);
                 Value gammaR = t.splat(gamma, R);
                 return SmallVector<Value>{

@@ -3,11 +3,18 @@
 #include "TileKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/TypeUtilities.h"
+
+#include <cmath>
 
 using namespace mlir;
 
 namespace sympow::gpu_detail {
+
+namespace {
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+} // namespace
 
 RankedTensorType Tiles::type(Type element, int64_t perThread) {
   return RankedTensorType::get(
@@ -62,6 +69,10 @@ Value Tiles::expand(Value x, int64_t perThread) {
       type(cast<RankedTensorType>(x.getType()).getElementType(), perThread), x);
 }
 
+int64_t Tiles::perThread(Value x) {
+  return tile::getLayout(x.getType()).getPerThread();
+}
+
 Value Tiles::columnSum(Value x, int64_t columns) {
   return tile::ColumnSumOp::create(b, loc, x.getType(), x,
                                    b.getI64IntegerAttr(columns));
@@ -86,6 +97,100 @@ Value Tiles::logicalAnd(Value x, Value y) {
 
 Value Tiles::eq(Value x, Value y) {
   return E.cmpi(arith::CmpIPredicate::eq, x, y);
+}
+
+RankedTensorType MatrixTiles::accumulator(int64_t rows, int64_t cols) {
+  return RankedTensorType::get(
+      {rows, cols}, b.getF32Type(),
+      tile::MmaAttr::get(b.getContext(), warpsM, warpsN));
+}
+
+RankedTensorType MatrixTiles::operand(unsigned which, int64_t rows,
+                                      int64_t cols, Type element) {
+  auto parent = tile::MmaAttr::get(b.getContext(), warpsM, warpsN);
+  return RankedTensorType::get(
+      {rows, cols}, element,
+      tile::DotOperandAttr::get(b.getContext(), which, parent));
+}
+
+Value MatrixTiles::load(RankedTensorType type, Value base, Value offset,
+                        int64_t stride, Value rows, Value cols) {
+  return tile::MatrixLoadOp::create(b, loc, type, base, offset, stride,
+                                    /*transposed=*/false, rows, cols);
+}
+
+void MatrixTiles::store(Value x, Value base, Value offset, int64_t stride,
+                        Value rows, Value cols) {
+  tile::MatrixStoreOp::create(b, loc, x, base, offset, stride,
+                              /*transposed=*/false, rows, cols);
+}
+
+Value MatrixTiles::dot(Value a, Value bOperand, Value acc) {
+  bool split = getElementTypeOrSelf(a.getType()).isF32();
+  return tile::DotOp::create(b, loc, acc.getType(), a, bOperand, acc,
+                             split ? tile::DotPrecision::split_bf16
+                                   : tile::DotPrecision::native);
+}
+
+Value partnerDim(Tiles &t, const AttentionKernelSpec &spec, Value dim) {
+  Emitter &E = t.E;
+  if (!spec.rotates())
+    return dim;
+  int64_t R = Tiles::perThread(dim);
+  int64_t r = spec.effectiveRotaryDims();
+  Value rotated = E.ult(dim, t.index(r, R));
+  if (spec.layout == RotaryLayout::Half) {
+    Value first = E.ult(dim, t.index(r / 2, R));
+    Value other = E.select(first, E.add(dim, t.index(r / 2, R)),
+                           E.sub(dim, t.index(r / 2, R)));
+    return E.select(rotated, other, dim);
+  }
+  Value even = t.eq(E.rem(dim, t.index(2, R)), t.index(0, R));
+  Value other =
+      E.select(even, E.add(dim, t.index(1, R)), E.sub(dim, t.index(1, R)));
+  return E.select(rotated, other, dim);
+}
+
+Value rotate(Tiles &t, const AttentionKernelSpec &spec, Value dim, Value x,
+             Value partner, Value count) {
+  Emitter &E = t.E;
+  if (!spec.rotates())
+    return x;
+  int64_t R = Tiles::perThread(dim);
+  Type f32 = t.b.getF32Type(), f64 = t.b.getF64Type();
+  int64_t r = spec.effectiveRotaryDims(), half = r / 2;
+  Value rotated = E.ult(dim, t.index(r, R));
+  // The pair m of each dim, and whether the dim is the pair's first.
+  Value m, first;
+  if (spec.layout == RotaryLayout::Half) {
+    first = E.ult(dim, t.index(half, R));
+    m = E.select(first, dim, E.sub(dim, t.index(half, R)));
+  } else {
+    first = t.eq(E.rem(dim, t.index(2, R)), t.index(0, R));
+    m = E.div(dim, t.index(2, R));
+  }
+  m = E.select(rotated, m, t.index(0, R));
+  // theta_m as emitThetaTable computes it.
+  Value mF64 = arith::SIToFPOp::create(
+      t.b, t.loc, t.like(m, f64),
+      arith::IndexCastOp::create(t.b, t.loc, t.like(m, t.b.getI64Type()), m));
+  Value frac =
+      E.mul(mF64, t.constant(f64, -2.0 * std::log(spec.rotaryBase) / r, R));
+  Value rate = E.mul(t.constant(f64, spec.rateScale, R), E.exp(frac));
+  Value alpha = E.mul(
+      isa<RankedTensorType>(count.getType()) ? count : t.splat(count, R), rate);
+  Value turns = E.floor(E.mul(alpha, t.constant(f64, 1.0 / kTwoPi, R)));
+  Value angle =
+      t.convert(E.fma(turns, t.constant(f64, -kTwoPi, R), alpha), f32);
+  auto afn = arith::FastMathFlags::afn;
+  Value cos = E.select(rotated, math::CosOp::create(t.b, t.loc, angle, afn),
+                       t.constant(f32, 1.0, R));
+  Value sin = E.select(rotated, math::SinOp::create(t.b, t.loc, angle, afn),
+                       t.constant(f32, 0.0, R));
+  // (x0, x1) -> (x0 cos - x1 sin, x0 sin + x1 cos).
+  Value asFirst = E.sub(E.mul(x, cos), E.mul(partner, sin));
+  Value asSecond = E.add(E.mul(partner, sin), E.mul(x, cos));
+  return E.select(first, asFirst, asSecond);
 }
 
 gpu::GPUFuncOp createTileKernel(OpBuilder &b, gpu::GPUModuleOp module,

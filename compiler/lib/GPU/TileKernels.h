@@ -39,11 +39,47 @@ struct Tiles {
   void store(Value x, Value base, Value at, Value mask,
              bool contiguous = false);
   Value expand(Value x, int64_t perThread);
+  /// R of a blocked tile x.
+  static int64_t perThread(Value x);
   Value columnSum(Value x, int64_t columns);
   Value convert(Value x, Type element);
   Value logicalAnd(Value x, Value y);
   Value eq(Value x, Value y);
 };
+
+/// Matrix tiles of one kernel in the mma.sync layouts (docs/TileIR.md,
+/// "Matrix tiles and dot"): accumulators of mma<warps = [warpsM, warpsN]>
+/// and the dot operands of that parent.
+struct MatrixTiles {
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  int64_t warpsM, warpsN;
+
+  /// An M x N f32 accumulator.
+  mlir::RankedTensorType accumulator(int64_t rows, int64_t cols);
+  /// Dot operand `which` (0: A, rows x k; 1: B, k x cols).
+  mlir::RankedTensorType operand(unsigned which, int64_t rows, int64_t cols,
+                                 Type element);
+  /// Element (i, j) = base[offset + i stride + j]; with bounds only i < rows,
+  /// j < cols are read (the rest 0).
+  Value load(mlir::RankedTensorType type, Value base, Value offset,
+             int64_t stride, Value rows = {}, Value cols = {});
+  /// The inverse of load.
+  void store(Value x, Value base, Value offset, int64_t stride, Value rows = {},
+             Value cols = {});
+  /// acc + a b; f32 operands as hi + lo bf16 halves (split precision).
+  Value dot(Value a, Value bOperand, Value acc);
+};
+
+/// The f32 tile x of dims `dim` (an index tile) of a vector rotated by
+/// `count` (f64: a uniform scalar, or a tile of x's layout when each
+/// element has its own count), given each dim's pair partner's value
+/// `partner`: SPEC's R(count) with the layout's pairs, the angle reduced
+/// modulo 2 pi in f64, cos/sin in f32 (as gpu_detail::rotatePair).
+Value rotate(Tiles &t, const AttentionKernelSpec &spec, Value dim, Value x,
+             Value partner, Value count);
+/// Each dim's pair partner (itself where no rotation applies).
+Value partnerDim(Tiles &t, const AttentionKernelSpec &spec, Value dim);
 
 /// A tile kernel `name` with the kernel ABI's arguments and the given
 /// workgroup arrays; the builder is left at the start of its body.

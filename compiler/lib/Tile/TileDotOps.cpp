@@ -34,9 +34,8 @@ MmaAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
   if (shape.size() != 2 || shape[0] % (16 * getWarpsM()) ||
       shape[1] % (8 * getWarpsN()))
     return emitError() << "a tile in " << *this
-                       << " is 2-D with rows a multiple of 16 x "
-                       << getWarpsM() << " and columns a multiple of 8 x "
-                       << getWarpsN();
+                       << " is 2-D with rows a multiple of 16 x " << getWarpsM()
+                       << " and columns a multiple of 8 x " << getWarpsN();
   return success();
 }
 
@@ -52,11 +51,11 @@ LogicalResult DotOperandAttr::verifyEncoding(
     ArrayRef<int64_t> shape, Type elementType,
     function_ref<InFlightDiagnostic()> emitError) const {
   MmaAttr parent = getParent();
-  bool fits = shape.size() == 2 &&
-              (getOperand() == 0 ? shape[0] % (16 * parent.getWarpsM()) == 0 &&
-                                       shape[1] % 16 == 0
-                                 : shape[0] % 16 == 0 &&
-                                       shape[1] % (8 * parent.getWarpsN()) == 0);
+  bool fits =
+      shape.size() == 2 &&
+      (getOperand() == 0
+           ? shape[0] % (16 * parent.getWarpsM()) == 0 && shape[1] % 16 == 0
+           : shape[0] % 16 == 0 && shape[1] % (8 * parent.getWarpsN()) == 0);
   if (!fits)
     return emitError() << "a tile in " << *this << " is 2-D with "
                        << (getOperand() == 0
@@ -81,19 +80,25 @@ LogicalResult DotOp::verify() {
     return emitOpError("operands are dot operands of the result's layout ")
            << c;
   ArrayRef<int64_t> ma = getA().getType().getShape(),
-                    mb = getB().getType().getShape(),
-                    mc = getType().getShape();
+                    mb = getB().getType().getShape(), mc = getType().getShape();
   if (ma[1] != mb[0] || ma[0] != mc[0] || mb[1] != mc[1])
     return emitOpError("multiplies ")
            << ma[0] << "x" << ma[1] << " by " << mb[0] << "x" << mb[1]
            << " into " << mc[0] << "x" << mc[1];
-  Type element = getA().getType().getElementType();
-  if (element != getB().getType().getElementType())
+  Type ta = getA().getType().getElementType(),
+       tb = getB().getType().getElementType();
+  if (getPrecision() == DotPrecision::split_bf16) {
+    // f32 operands are split; a bf16 one is exact as it is.
+    if (!(ta.isF32() || tb.isF32()) || !(ta.isF32() || ta.isBF16()) ||
+        !(tb.isF32() || tb.isBF16()))
+      return emitOpError("split_bf16 takes f32 operands, or one f32 and one "
+                         "bf16");
+    return success();
+  }
+  if (ta != tb)
     return emitOpError("operands have one element type");
-  bool split = getPrecision() == DotPrecision::split_bf16;
-  if (split != element.isF32())
-    return emitOpError(split ? "split_bf16 takes f32 operands"
-                             : "native precision takes bf16 or f16 operands");
+  if (ta.isF32())
+    return emitOpError("native precision takes bf16 or f16 operands");
   return success();
 }
 

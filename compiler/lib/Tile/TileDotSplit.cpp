@@ -4,7 +4,9 @@
 // with hi = bf16(x), lo = bf16(x - hi) (16 significant bits of x), and
 // a b ~ lo_a hi_b + hi_a lo_b + hi_a hi_b (lo_a lo_b, 2^-16 relative, is
 // dropped). The small terms go first so that they are added while the
-// accumulator is still small. Target patterns only ever see bf16 dots.
+// accumulator is still small. A bf16 operand is its own hi (lo = 0): with
+// one, the dot is lo_a b + hi_a b (or a lo_b + a hi_b). Target patterns
+// only ever see bf16 dots.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -37,12 +40,18 @@ struct SplitDot : OpRewritePattern<DotOp> {
       Value lo = arith::TruncFOp::create(rewriter, loc, half, rest);
       return {hi, lo};
     };
-    auto [aHi, aLo] = split(op.getA());
-    auto [bHi, bLo] = split(op.getB());
+    auto splitIfF32 = [&](Value x) -> std::pair<Value, Value> {
+      if (!getElementTypeOrSelf(x.getType()).isF32())
+        return {x, Value()};
+      return split(x);
+    };
+    auto [aHi, aLo] = splitIfF32(op.getA());
+    auto [bHi, bLo] = splitIfF32(op.getB());
     Value acc = op.getAcc();
     for (auto [a, b] : {std::pair{aLo, bHi}, {aHi, bLo}, {aHi, bHi}})
-      acc = DotOp::create(rewriter, loc, acc.getType(), a, b, acc,
-                          DotPrecision::native);
+      if (a && b)
+        acc = DotOp::create(rewriter, loc, acc.getType(), a, b, acc,
+                            DotPrecision::native);
     rewriter.replaceOp(op, acc);
     return success();
   }

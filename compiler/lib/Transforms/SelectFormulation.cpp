@@ -62,7 +62,10 @@ struct SelectFormulationPass
     sizes.power = layer.getPower();
     sizes.elementBytes = layer.getQ().getType().getElementTypeBitWidth() / 8;
     sizes.hasInitialState = layer.hasInitialState();
-    sizes.learnedSchedule = schedule && schedule.getKind() == ScheduleKind::Learned;
+    sizes.learnedSchedule =
+        schedule && schedule.getKind() == ScheduleKind::Learned;
+    sizes.rotatingSchedule =
+        schedule && schedule.getKind() != ScheduleKind::None;
     FormulationKind kind = chooseFormulation(sizes, chunkSize, *gpu);
     std::optional<int64_t> chunk;
     if (kind == FormulationKind::Chunked)

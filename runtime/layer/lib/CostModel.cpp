@@ -21,7 +21,6 @@ constexpr double kQueryBlock = 64;
 // FLOPs per score besides the dot products: log, scale by p, exp, gates.
 constexpr double kScoreOverhead = 8;
 
-
 /// Reading q, k, v and the gates, writing y.
 double ioBytes(const LayerSizes &s) {
   double tokens = static_cast<double>(s.batch) * s.seqLen;
@@ -52,6 +51,7 @@ LayerSizes sympow::layerSizes(const runtime::LayerVariant &v, int64_t B,
   s.elementBytes = v.dtype == runtime::DType::F32 ? 4 : 2;
   s.hasInitialState = initialState;
   s.learnedSchedule = v.hasBeta();
+  s.rotatingSchedule = v.rotates();
   return s;
 }
 
@@ -134,10 +134,9 @@ runtime::Formulation sympow::preferredFormulation(const LayerSizes &s,
 
 Cost sympow::minimalCost(const LayerSizes &s, runtime::Formulation f,
                          int64_t chunkSize) {
-  Cost cost = f == runtime::Formulation::Chunked ? chunkedCost(s, chunkSize)
-              : f == runtime::Formulation::Recurrent
-                  ? recurrentCost(s)
-                  : attentionCost(s);
+  Cost cost = f == runtime::Formulation::Chunked     ? chunkedCost(s, chunkSize)
+              : f == runtime::Formulation::Recurrent ? recurrentCost(s)
+                                                     : attentionCost(s);
   cost.bytes = ioBytes(s);
   if (s.hasInitialState)
     cost.bytes += 2 * stateBytes(s);

@@ -12,10 +12,12 @@
 #include "sympow/Runtime/KernelEstimates.h"
 
 #include "sympow/Support/ChunkScanSplit.h"
+#include "sympow/Support/ChunkStatePass.h"
 #include "sympow/Support/RecurrentSplit.h"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 using namespace sympow;
 using runtime::Formulation;
@@ -60,16 +62,22 @@ OpCounts times(const OpCounts &unit, double n) {
   return out;
 }
 
+/// A size as an integer for the split helpers, saturated (a state of 2^36
+/// rows, a head of 2^24 columns): estimates are asked about any layer the
+/// IR can describe, and the helpers multiply sizes in int64_t.
+int64_t rows(double x) { return int64_t(std::min(x, 68719476736.0)); }
+int64_t cols(double x) { return int64_t(std::min(x, 16777216.0)); }
+
 struct Sizes {
-  double B, T, Hq, H, d, e, D, s;
-  bool tensorCores, learned;
+  double B, T, Hq, H, d, e, D, s, p;
+  bool tensorCores, learned, rotates;
 };
 
 Sizes sizesOf(const LayerSizes &l) {
-  return {double(l.batch),    double(l.seqLen),       double(l.queryHeads),
-          double(l.keyHeads), double(l.headDim),      double(l.valueDim),
-          embeddingDim(l),    double(l.elementBytes), l.elementBytes != 4,
-          l.learnedSchedule};
+  return {double(l.batch),     double(l.seqLen),       double(l.queryHeads),
+          double(l.keyHeads),  double(l.headDim),      double(l.valueDim),
+          embeddingDim(l),     double(l.elementBytes), double(l.power),
+          l.elementBytes != 4, l.learnedSchedule,      l.rotatingSchedule};
 }
 
 /// Inputs, outputs and gates every formulation reads once.
@@ -182,7 +190,7 @@ KernelEstimate chunkStates(const Sizes &z, double C) {
 /// element a serial chain through the chunks.
 KernelEstimate chunkScan(const Sizes &z, double C) {
   double N = std::ceil(z.T / C), elements = z.D * (z.e + 1);
-  ChunkScanSplit split = chunkScanSplit(int64_t(z.D), int64_t(z.e));
+  ChunkScanSplit split = chunkScanSplit(rows(z.D), cols(z.e));
   double programs = double(split.programs), threads = double(split.threads);
   OpCounts b;
   b.globalLoads = u((2 * N + 1) * elements);
@@ -199,6 +207,90 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
                           z.B * z.H * (N + 1) * elements * 4),
                    {28, 0}};
   return k;
+}
+
+/// chunk_state_pass (a tile kernel, 16-bit inputs): programs of R state
+/// rows per (head, sequence) (ChunkStatePass.h), each walking the tokens in
+/// steps of K inside a chunk: the step's keys (rotated), values and gates
+/// staged in runs, the gates' prefix by a scan, phi of the program's rows
+/// built in workgroup memory, two split dots ([S | Z] += Phi^T [V | 1]);
+/// the state before every chunk written once. Figures per step, per chunk
+/// and per program from the emulator at p = 2 and 4, d, e = 16 .. 64 (bf16,
+/// data gate; f16 values add a dot and their split, which the sizes cannot
+/// tell apart).
+KernelEstimate chunkStatePass(const Sizes &z, double C,
+                              const ChunkStatePass &split) {
+  double P = double(split.threads), R = double(split.rowsPerProgram),
+         K = double(split.tokensPerStep), X = double(split.programs);
+  double WN = double(ChunkStatePass::warpsN);
+  double NV = double(ChunkStatePass::valueColumns(cols(z.e)));
+  double L = double(split.runLength(cols(z.d))),
+         LV = double(split.runLength(cols(NV)));
+  double RK = R * K / P, p = z.p, de = z.d + z.e;
+  double N = std::ceil(z.T / C), steps = N * std::ceil(C / K);
+  double rot = z.rotates ? 1 : 0, E1 = z.e + 1;
+  OpCounts step;
+  // Rotating schedules read the keys chunk_keys rotated (f32).
+  step.globalLoads = u(K * z.d / L + K * NV / LV + K);
+  step.globalLoadBytes = u(K * z.d * (rot ? 4 : z.s) + K * NV * z.s + 4 * K);
+  step.sharedLoads = u(P * RK * (p + 1) + R * K * WN + 10 * K + P);
+  step.ldmatrix = u(R / 16 * K / 16 * NV / 8);
+  step.sharedLoadBytes =
+      u(4 * double(step.sharedLoads) + 256 * double(step.ldmatrix));
+  step.sharedStores = u(K * z.d / L + K * NV / LV + 7 * K + R * K);
+  step.sharedStoreBytes = u(4 * K * z.d + 2 * K * NV + 28 * K + 4 * R * K);
+  step.mma[int(MmaShape::M16N8K16F16)] = u(R / 16 * K / 16 * (NV / 8 + WN) * 2);
+  step.fp32Alu = u(100 * P + 48 * de + R * K * (p - 2));
+  step.sfu = u(2 * P);
+  // Staging runs of keys and values of equal length share their index
+  // math (CSE); unequal ones do not.
+  double store = 101 * (NV + 16); // one chunk state's guarded stores
+  step.intAlu = u(30592 + 9.5 * K * (z.d + NV) + (L == LV ? 0 : 17000) +
+                  2 * R * K * (p - 2) - store / 2);
+  step.barriers = u(4 + std::log2(K));
+  OpCounts program = times(step, steps);
+  program.globalLoads += u(R * E1);
+  program.globalLoadBytes += u(4 * R * E1);
+  program.globalStores = u((N + 1) * R * E1);
+  program.globalStoreBytes = u(4 * (N + 1) * R * E1);
+  program.sfu += u(2 * P);
+  program.intAlu += u(50000 + 240 * de + 32000 * (p - 2) + (N + 1) * store);
+  double stateBytes = z.B * z.H * 4 * z.D * E1;
+  int64_t sharedBytes =
+      int64_t(4 * K * z.d + 4 * R * (K + 1) + 12 * K +
+              2 * K * double(ChunkStatePass::valueStride(cols(z.e))));
+  return {"chunk_state_pass",
+          launch({g(X), g(z.H), g(z.B)}, g(P), times(program, X * z.H * z.B),
+                 program,
+                 z.B * z.T * z.H *
+                         (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
+                     stateBytes,
+                 N * stateBytes + stateBytes),
+          {124, sharedBytes}};
+}
+
+/// chunk_keys (a tile kernel, rotating schedules with chunk_state_pass):
+/// programs of 16 tokens per (head, sequence), each key element rotated
+/// once (its pair partner read per element, the count once per run) into
+/// an f32 array. Figures per element from the emulator at d = 32, 64.
+KernelEstimate chunkKeys(const Sizes &z) {
+  constexpr double kTokens = 16, P = 256;
+  double E = kTokens * z.d;
+  double L = std::fmod(z.d, 4) == 0 && E >= 4 * P ? 4 : 1;
+  OpCounts b;
+  b.globalLoads = u(E / L + E + E / L);
+  b.globalLoadBytes = u(2 * E * z.s + 8 * E / L);
+  b.globalStores = u(E / L);
+  b.globalStoreBytes = u(4 * E);
+  b.intAlu = u(30 * E);
+  b.fp32Alu = u(6 * E);
+  b.fp64 = u(9 * E);
+  b.sfu = u(2 * E);
+  double X = std::ceil(z.T / kTokens), blocks = X * z.H * z.B;
+  return {"chunk_keys",
+          launch({g(X), g(z.H), g(z.B)}, g(P), times(b, blocks), b,
+                 z.B * z.T * z.H * (z.d * z.s + 8), z.B * z.T * z.H * z.d * 4),
+          {60, 0}};
 }
 
 /// chunk_output: one block per (chunk, query head): the causal block and
@@ -244,8 +336,7 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
 /// not say whether there is one); the row's multiset is found once per
 /// program.
 KernelEstimate recurrentState(const Sizes &z) {
-  RecurrentSplit split =
-      recurrentSplitOfDim(int64_t(z.D), int64_t(z.e), int64_t(z.H));
+  RecurrentSplit split = recurrentSplitOfDim(rows(z.D), cols(z.e), cols(z.H));
   double P = double(split.threads), steps = double(split.steps),
          Q = double(split.threadsPerRow), group = z.Hq / z.H;
   double X = double(split.programs), rotating = z.d / P * (1 + group);
@@ -279,8 +370,7 @@ KernelEstimate recurrentState(const Sizes &z) {
 /// product and sums of the gates and angles between. Figures per thread
 /// from the emulator as above (X = 44), quadratic in the mean window.
 KernelEstimate recurrentOutput(const Sizes &z) {
-  RecurrentSplit split =
-      recurrentSplitOfDim(int64_t(z.D), int64_t(z.e), int64_t(z.H));
+  RecurrentSplit split = recurrentSplitOfDim(rows(z.D), cols(z.e), cols(z.H));
   double P = double(split.threads), X = double(split.programs);
   const double W = 8;
   // Mean over the tokens of min(t + 1, W).
@@ -320,10 +410,17 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
   case Formulation::Chunked: {
     double C = double(std::max<int64_t>(1, chunk));
     std::vector<KernelEstimate> out;
-    if (z.learned)
+    if (z.rotates)
       out.push_back(chunkCounts(z));
-    out.push_back(chunkStates(z, C));
-    out.push_back(chunkScan(z, C));
+    if (std::optional<ChunkStatePass> pass =
+            chunkStatePass(rows(z.D), cols(z.d), cols(z.e), cols(z.s))) {
+      if (z.rotates)
+        out.push_back(chunkKeys(z));
+      out.push_back(chunkStatePass(z, C, *pass));
+    } else {
+      out.push_back(chunkStates(z, C));
+      out.push_back(chunkScan(z, C));
+    }
     out.push_back(chunkOutput(z, C));
     return out;
   }

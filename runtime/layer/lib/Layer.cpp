@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sympow/Runtime/Layer.h"
+#include "sympow/Support/ChunkStatePass.h"
 #include "sympow/Support/RecurrentSplit.h"
 #include "sympow/Support/SymmetricPowerDim.h"
 
@@ -17,6 +18,13 @@ using namespace sympow::runtime;
 
 int64_t LayerVariant::stateDim() const {
   return symmetricPowerDim(d, p).value_or(-1);
+}
+
+std::optional<ChunkStatePass> LayerVariant::chunkStatePass() const {
+  int64_t dim = stateDim();
+  if (dim < 1)
+    return std::nullopt;
+  return sympow::chunkStatePass(dim, d, e, dtype == DType::F32 ? 4 : 2);
 }
 
 namespace {
@@ -33,11 +41,23 @@ KernelNames kernelNamesOf(const LayerVariant &v) {
     return {{"attention"}, 1};
   case Formulation::Recurrent:
     return {{"recurrent_state", "recurrent_output"}, 2};
-  case Formulation::Chunked:
+  case Formulation::Chunked: {
+    KernelNames k;
     if (v.rotates())
-      return {{"chunk_counts", "chunk_states", "chunk_scan", "chunk_output"},
-              4};
-    return {{"chunk_states", "chunk_scan", "chunk_output"}, 3};
+      k.names[k.size++] = "chunk_counts";
+    if (v.chunkStatePass()) {
+      // The keys rotated once (f32) rather than in each of the pass's
+      // programs of rows.
+      if (v.rotates())
+        k.names[k.size++] = "chunk_keys";
+      k.names[k.size++] = "chunk_state_pass";
+    } else {
+      k.names[k.size++] = "chunk_states";
+      k.names[k.size++] = "chunk_scan";
+    }
+    k.names[k.size++] = "chunk_output";
+    return k;
+  }
   }
   return {};
 }
@@ -89,6 +109,13 @@ KernelArgs kernelArgsOf(const LayerVariant &v, std::string_view kernel) {
     gates();
     counts();
     args.add({A::ChunkS, A::ChunkZ, A::Decay});
+  } else if (kernel == "chunk_keys") {
+    args.add({A::K, A::Counts, A::RotatedK});
+  } else if (kernel == "chunk_state_pass") {
+    args.add({v.rotates() ? A::RotatedK : A::K, A::V});
+    gates();
+    counts();
+    args.add({A::S, A::Z, A::C, A::ChunkS, A::ChunkZ});
   } else if (kernel == "chunk_scan") {
     args.add({A::S, A::Z, A::C});
     counts();
@@ -163,6 +190,8 @@ const char *sympow::runtime::kernelArgName(KernelArg arg) {
     return "num";
   case KernelArg::PartialDen:
     return "den";
+  case KernelArg::RotatedK:
+    return "k_rotated";
   }
   return "?";
 }
@@ -177,7 +206,7 @@ size_t alignUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 /// workspace.
 struct Workspace {
   size_t counts = 0, states = 0, norms = 0, decays = 0;
-  size_t partialNum = 0, partialDen = 0;
+  size_t partialNum = 0, partialDen = 0, rotatedK = 0;
   int64_t programs = 0; // recurrent_state's programs per (head, sequence)
   size_t partialBytes = 4;
   size_t total = 0;
@@ -208,7 +237,12 @@ Workspace layerWorkspace(const LayerVariant &v, int64_t B, int64_t T) {
   w.counts = take(v.rotates() ? sizeof(double) * B * T * v.h : 0);
   w.states = take(sizeof(float) * B * n * v.h * dim * v.e);
   w.norms = take(sizeof(float) * B * n * v.h * dim);
-  w.decays = take(sizeof(float) * B * n * v.h);
+  // Each chunk's log decay, from chunk_states to chunk_scan only.
+  w.decays = take(v.chunkStatePass() ? 0 : sizeof(float) * B * n * v.h);
+  // The rotated keys, from chunk_keys to chunk_state_pass only.
+  w.rotatedK =
+      take(v.chunkStatePass() && v.rotates() ? sizeof(float) * B * T * v.h * v.d
+                                             : 0);
   w.total = at;
   return w;
 }
@@ -358,6 +392,8 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
       return {workspace + w.partialNum, tokens * v.hq * w.programs * v.e};
     case KernelArg::PartialDen:
       return {workspace + w.partialDen, tokens * v.hq * w.programs};
+    case KernelArg::RotatedK:
+      return {workspace + w.rotatedK, tokens * v.h * v.d};
     }
     return {0, 0};
   };

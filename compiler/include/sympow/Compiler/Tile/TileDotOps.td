@@ -29,6 +29,8 @@ def Tile_DotOp : Tile_Op<"dot", [Pure,
     split_bf16` the operands are f32 and each is split into hi = bf16(x) and
     lo = bf16(x - hi); the dot adds lo_a hi_b + hi_a lo_b + hi_a hi_b (about
     16 significant bits per operand, f32 accuracy for well-scaled data).
+    One operand may be bf16 instead: it is exact as it is (lo = 0), so the
+    dot adds lo_a b + hi_a b (or a lo_b + a hi_b), two products.
     The split is a rewrite on tiles before lowering, so every kernel gets it
     from one pattern.
 

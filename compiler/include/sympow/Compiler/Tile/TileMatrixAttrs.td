@@ -80,7 +80,8 @@ def Tile_DotPrecision : I32EnumAttr<"DotPrecision",
 def Tile_DotPrecisionAttr : EnumAttr<Tile_Dialect, Tile_DotPrecision,
                                      "precision"> {
   let summary = "native: operands as they are; split_bf16: f32 operands as "
-                "hi + lo bf16 pairs, three products";
+                "hi + lo bf16 pairs, three products (two with one bf16 "
+                "operand)";
 }
 
 //===----------------------------------------------------------------------===//

@@ -28,7 +28,9 @@ struct LayerSizes {
   int64_t power = 2;        // p
   int64_t elementBytes = 2; // bytes of one q/k/v element
   bool hasInitialState = false;
-  bool learnedSchedule = false; // the learned rotary schedule (chunk_counts)
+  bool learnedSchedule = false; // the learned rotary schedule (beta read)
+  bool rotatingSchedule =
+      false; // any rotary schedule (chunk_counts, chunk_keys)
 };
 
 /// D = C(d + p - 1, p) of `sizes`, as a double (no overflow for any p).

@@ -2,10 +2,12 @@
 //
 // A layer call is a fixed sequence of kernels per formulation (see
 // docs/KernelABI.md and docs/GPU.md): attention: `attention`; recurrent:
-// `recurrent_state`, `recurrent_output`; chunked: [`chunk_counts`], `chunk_states`, `chunk_scan`,
-// `chunk_output`. This launches them on any backend with the right buffers,
-// after checking what it is given. The kernels' launch shapes come from the
-// compiler with the images (KernelLibrary), not from here.
+// `recurrent_state`, `recurrent_output`; chunked: [`chunk_counts`], then
+// for 16-bit inputs [`chunk_keys`] `chunk_state_pass`, else `chunk_states`
+// + `chunk_scan`; then `chunk_output` ([...]: rotating schedules only). This
+// launches them on any backend with the right buffers, after checking what it
+// is given. The kernels' launch shapes come from the compiler with the images
+// (KernelLibrary), not from here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,9 @@
 #define SYMPOW_RUNTIME_LAYER_H
 
 #include "sympow/Runtime/KernelLibrary.h"
+#include "sympow/Support/ChunkStatePass.h"
+
+#include <optional>
 
 #include <vector>
 
@@ -38,6 +43,10 @@ struct LayerVariant {
   bool rotates() const { return schedule != Schedule::None; }
   /// D = C(d + p - 1, p).
   int64_t stateDim() const;
+  /// How chunk_state_pass splits the state, or none where the chunked
+  /// formulation runs chunk_states + chunk_scan instead
+  /// (sympow/Support/ChunkStatePass.h).
+  std::optional<ChunkStatePass> chunkStatePass() const;
 };
 
 /// Device buffers of one call (docs/KernelABI.md shapes); the inputs the
@@ -73,7 +82,8 @@ enum class KernelArg {
   ChunkZ,
   Decay,
   PartialNum,
-  PartialDen
+  PartialDen,
+  RotatedK
 };
 
 /// The buffers `kernel` of the variant takes, in order (then i64 B, T).

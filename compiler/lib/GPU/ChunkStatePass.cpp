@@ -1,0 +1,265 @@
+//===- ChunkStatePass.cpp - chunk_state_pass, a tile kernel ---------------===//
+//
+// The state before every chunk, in one pass over the tokens, parallel over
+// tiles of the state's rows (issue 12; flash-linear-attention's chunk_fwd_h
+// splits its state the same way). Program (x, h, b) keeps rows
+// [x R, x R + R) of [S | Z] of head h, sequence b in tensor-core
+// accumulators (mma<warps = [8, 2]>) and walks the tokens in steps of K
+// that never straddle a chunk:
+//
+//   at each chunk's first step:  S_n, Z_n (the workspace) <- [S | Z]
+//   per step (tokens t0 .. t0 + K - 1 of one chunk, G the inclusive prefix
+//   of the step's log gates, saturated as everywhere):
+//     [S | Z] = exp(G_last) [S | Z] + Phi^T [V | 1],
+//     Phi[t, f] = w_t phi_f(k_t),  w_t = exp(G_last - G_t)
+//   (k_t rotated by chunk_keys for rotating schedules, ChunkKeys.cpp)
+//   finally [S | Z] (the layer's state) <- [S | Z]; c <- counts[T - 1].
+//
+// Phi^T (R x K, f32) is built element-wise in workgroup memory, each thread
+// one row's run of tokens, and multiplied with the step's values (bf16,
+// exact for bf16 inputs; hi + lo for f16) by sympow_tile.dot with split
+// precision (Phi as hi + lo bf16: about 16 bits, the accuracy the 16-bit
+// inputs' states are held to); Z's column is a second dot with ones. Chunk
+// states are written once (the old chunk_states + chunk_scan wrote each chunk's
+// own contribution, then read and rewrote them all). The split is
+// sympow/Support/ChunkStatePass.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ChunkedCommon.h"
+#include "SymmetricPowerTiles.h"
+#include "TileKernels.h"
+
+#include "sympow/Compiler/Tile/TileDialect.h"
+#include "sympow/Support/ChunkStatePass.h"
+
+using namespace mlir;
+
+namespace sympow::chunked {
+
+LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
+                             const AttentionKernelSpec &s, int64_t C,
+                             int64_t dim, const ChunkStatePass &split) {
+  OpBuilder::InsertionGuard guard(b);
+  Location loc = module.getLoc();
+  Type f32 = b.getF32Type();
+  int64_t P = split.threads, R = split.rowsPerProgram, K = split.tokensPerStep;
+  int64_t NV = ChunkStatePass::valueColumns(s.e);
+  int64_t VS = ChunkStatePass::valueStride(s.e);
+  // bf16 values are exact as bf16; f16 ones as bf16 hi + lo.
+  bool splitV = s.dtype == ElementKind::F16;
+  Type bf16 = b.getBF16Type();
+  // Each thread builds one row's run of RK tokens of Phi^T.
+  int64_t RK = R * K / P;
+  using gpu_detail::workgroupMemRef;
+  SmallVector<Type> workgroup = {
+      workgroupMemRef({K * s.d}, f32), workgroupMemRef({R * (K + 1)}, f32),
+      workgroupMemRef({2 * K}, f32), workgroupMemRef({K}, f32),
+      workgroupMemRef({K * VS}, bf16)};
+  if (splitV)
+    workgroup.push_back(workgroupMemRef({K * VS}, bf16));
+  gpu_detail::KernelArguments args;
+  gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
+      b, module, s, "chunk_state_pass", P,
+      {split.programs, s.h, tile::KernelAttr::kBatch}, workgroup, args);
+  Emitter E(b, loc);
+  gpu_detail::Tiles t{b, loc, E, P};
+  gpu_detail::MatrixTiles m{b, loc, ChunkStatePass::warpsM,
+                            ChunkStatePass::warpsN};
+  using runtime::KernelArg;
+  // Rotating schedules read the keys chunk_keys rotated (f32).
+  Value k = args.get(fn, s.rotates() ? KernelArg::RotatedK : KernelArg::K),
+        v = args.get(fn, KernelArg::V);
+  Value logG = args.get(fn, KernelArg::LogG),
+        logGamma = args.get(fn, KernelArg::LogGamma);
+  Value counts = args.get(fn, KernelArg::Counts);
+  Value S = args.get(fn, KernelArg::S), Z = args.get(fn, KernelArg::Z),
+        c = args.get(fn, KernelArg::C);
+  Value chunkS = args.get(fn, KernelArg::ChunkS),
+        chunkZ = args.get(fn, KernelArg::ChunkZ);
+  auto wg = fn.getWorkgroupAttributions();
+  Value keys = wg[0], phi = wg[1], gates = wg[2], weights = wg[3];
+  Value valuesHi = wg[4], valuesLo = splitV ? Value(wg[5]) : Value();
+
+  Value x = tile::ProgramIdOp::create(b, loc, 0);
+  Value h = tile::ProgramIdOp::create(b, loc, 1);
+  Value batch = tile::ProgramIdOp::create(b, loc, 2);
+  Value T = args.seqLen(b, fn);
+  Value N = E.div(E.add(T, E.idx(C - 1)), E.idx(C));
+  int64_t stepsPerChunk = (C + K - 1) / K;
+  Value bh = E.add(E.mul(batch, E.idx(s.h)), h);
+  Value firstRow = E.mul(x, E.idx(R));
+  Value rows = E.min(E.idx(R), E.sub(E.idx(dim), firstRow));
+  Value cols = E.idx(s.e), one = E.idx(1);
+
+  // This thread's row of Phi^T (one multiset, found once) and its tokens.
+  Value thread = t.range();
+  Value row = E.add(t.splat(firstRow), E.div(thread, t.index(K / RK)));
+  Value inside = E.ult(row, t.index(dim));
+  SmallVector<Value> multiset =
+      gpu_detail::unrankRows(t, s.p, s.d, E.min(row, t.index(dim - 1)));
+  Value scale = gpu_detail::rowScales(t, f32, multiset);
+  Value rowScale = E.select(inside, scale, t.constant(f32, 0.0));
+  // Its first token, and its row's place in Phi^T (rows of K + 1 floats:
+  // the threads of a warp store to distinct banks).
+  Value firstToken = E.mul(E.rem(thread, t.index(K / RK)), t.index(RK));
+  Value phiRow = E.mul(E.div(thread, t.index(K / RK)), t.index(K + 1));
+
+  RankedTensorType accS = m.accumulator(R, NV),
+                   accZ = m.accumulator(R, 8 * ChunkStatePass::warpsN);
+  Value sRows = E.mul(E.add(E.mul(bh, E.idx(dim)), firstRow), E.idx(s.e));
+  Value zRows = E.add(E.mul(bh, E.idx(dim)), firstRow);
+  Value s0 = m.load(accS, S, sRows, s.e, rows, cols);
+  Value z0 = m.load(accZ, Z, zRows, 1, rows, one);
+  Value ones = tile::SplatOp::create(
+      b, loc, m.operand(1, K, 8 * ChunkStatePass::warpsN, bf16),
+      E.fconst(bf16, 1.0));
+  Value gamma = logGamma ? E.load(logGamma, {h}) : Value();
+
+  Value steps = E.mul(N, E.idx(stepsPerChunk));
+  auto state = E.forLoop(
+      E.idx(0), steps, E.idx(1), {s0, z0}, [&](Value i, ValueRange acc) {
+        Value n = E.div(i, E.idx(stepsPerChunk));
+        Value inChunk = E.mul(E.rem(i, E.idx(stepsPerChunk)), E.idx(K));
+        Value t0 = E.add(E.mul(n, E.idx(C)), inChunk);
+        // Tokens of this step: inside the chunk and before T.
+        Value left = E.min(E.sub(E.idx(C), inChunk), E.sub(E.max(T, t0), t0));
+        Value valid = E.min(E.idx(K), left);
+        // Flat offset of [b, t0, h, 0] in a [B, T, H, width] tensor.
+        auto tokenBase = [&](int64_t width) {
+          Value bt = E.add(E.mul(batch, T), t0);
+          return E.mul(E.add(E.mul(bt, E.idx(s.h)), h), E.idx(width));
+        };
+
+        // The state before the chunk, at its first step.
+        E.ifThen(E.cmpi(arith::CmpIPredicate::eq, inChunk, E.idx(0)), [&] {
+          Value slot = E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
+          Value at = E.add(E.mul(slot, E.idx(dim)), firstRow);
+          m.store(acc[0], chunkS, E.mul(at, E.idx(s.e)), s.e, rows, cols);
+          m.store(acc[1], chunkZ, at, 1, rows, one);
+        });
+
+        // Stage the step: rotated keys, values, log gates (0 past valid).
+        gpu::BarrierOp::create(b, loc); // the previous step's readers
+        // Keys: runs of L adjacent dims of one token per thread (one
+        // load each).
+        int64_t L = split.runLength(s.d);
+        for (int64_t from = 0; from < K * s.d; from += P * L) {
+          Value item = E.add(t.range(L), t.index(from, L));
+          Value j = E.div(item, t.index(s.d, L)),
+                dd = E.rem(item, t.index(s.d, L));
+          Value inTile = E.ult(item, t.index(K * s.d, L));
+          Value live = t.logicalAnd(inTile, E.ult(j, t.splat(valid, L)));
+          // [b, t0 + j, h, dd] of a [B, T, H, d] tensor.
+          Value base = E.add(t.splat(tokenBase(s.d), L),
+                             E.mul(j, t.index(s.h * s.d, L)));
+          Value kx = t.convert(t.load(k, E.add(base, dd), live, L > 1), f32);
+          t.store(kx, keys, item, inTile, L > 1);
+        }
+        // Values: runs of LV columns likewise.
+        int64_t LV = split.runLength(NV);
+        for (int64_t from = 0; from < K * NV; from += P * LV) {
+          Value item = E.add(t.range(LV), t.index(from, LV));
+          Value j = E.div(item, t.index(NV, LV)),
+                col = E.rem(item, t.index(NV, LV));
+          Value inTile = E.ult(item, t.index(K * NV, LV));
+          Value live =
+              t.logicalAnd(t.logicalAnd(inTile, E.ult(j, t.splat(valid, LV))),
+                           E.ult(col, t.index(s.e, LV)));
+          Value base = E.add(t.splat(tokenBase(s.e), LV),
+                             E.mul(j, t.index(s.h * s.e, LV)));
+          Value vx =
+              t.convert(t.load(v, E.add(base, col), live, s.e % LV == 0), f32);
+          Value at = E.add(E.mul(j, t.index(VS, LV)), col);
+          Value hi = t.convert(vx, bf16);
+          t.store(hi, valuesHi, at, inTile, LV > 1);
+          if (splitV)
+            t.store(t.convert(E.sub(vx, t.convert(hi, f32)), bf16), valuesLo,
+                    at, inTile, LV > 1);
+        }
+        {
+          Value live = E.ult(thread, t.splat(valid));
+          Value lg = gamma ? t.splat(gamma) : t.constant(f32, 0.0);
+          if (logG) {
+            Value at =
+                E.add(t.splat(tokenBase(1)), E.mul(thread, t.index(s.h)));
+            lg = E.add(lg, t.load(logG, at, live));
+          }
+          // Saturated: exact, and sums stay finite (kLogGateFloor).
+          lg = E.max(lg, t.constant(f32, gpu_detail::kLogGateFloor));
+          lg = E.select(live, lg, t.constant(f32, 0.0));
+          t.store(lg, gates, thread, E.ult(thread, t.index(K)));
+        }
+        gpu::BarrierOp::create(b, loc);
+
+        // G_j, the inclusive prefix of the step's gates: a Hillis-Steele
+        // scan between the two halves of `gates` (log2 K rounds).
+        Value j = thread;
+        Value isToken = E.ult(thread, t.index(K));
+        int64_t in = 0;
+        for (int64_t r = 1; r < K; r *= 2, in = K - in) {
+          Value x = t.load(gates, E.add(j, t.index(in)), isToken);
+          Value back = t.logicalAnd(
+              isToken, E.cmpi(arith::CmpIPredicate::uge, j, t.index(r)));
+          Value y =
+              t.load(gates, E.sub(E.add(j, t.index(in)), t.index(r)), back);
+          t.store(E.add(x, y), gates, E.add(j, t.index(K - in)), isToken);
+          gpu::BarrierOp::create(b, loc);
+        }
+        Value prefix = t.load(gates, E.add(j, t.index(in)), isToken);
+        Value last = E.load(gates, {E.idx(in + K - 1)});
+        Value w =
+            E.select(E.ult(j, t.splat(valid)),
+                     E.exp(E.sub(t.splat(last), prefix)), t.constant(f32, 0.0));
+        t.store(w, weights, j, isToken);
+        gpu::BarrierOp::create(b, loc);
+
+        // Phi^T of this program's rows, every token of the step: RK tokens
+        // per thread, one at a time (scalar index math, few registers).
+        E.forLoop(E.idx(0), E.idx(RK), E.idx(1), {},
+                  [&](Value slot, ValueRange) {
+                    Value token = E.add(firstToken, t.splat(slot));
+                    Value keyRow = E.mul(token, t.index(s.d));
+                    SmallVector<Value> at;
+                    for (Value i : multiset)
+                      at.push_back(E.add(keyRow, i));
+                    Value product =
+                        gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr);
+                    Value wt = t.load(weights, token, nullptr);
+                    t.store(E.mul(E.mul(product, rowScale), wt), phi,
+                            E.add(phiRow, token), nullptr);
+                    return SmallVector<Value>{};
+                  });
+        gpu::BarrierOp::create(b, loc);
+
+        Value a = m.load(m.operand(0, R, K, f32), phi, E.idx(0), K + 1);
+        auto valuesOf = [&](Value array) {
+          return m.load(m.operand(1, K, NV, bf16), array, E.idx(0), VS);
+        };
+        Value decay = E.exp(last);
+        Value newS = E.mul(tile::SplatOp::create(b, loc, accS, decay), acc[0]);
+        Value newZ = E.mul(tile::SplatOp::create(b, loc, accZ, decay), acc[1]);
+        // Phi^T (f32, split) times the bf16 values: lo_Phi v + hi_Phi v,
+        // and for f16 values the same with their lo half.
+        if (splitV)
+          newS = m.dot(a, valuesOf(valuesLo), newS);
+        newS = m.dot(a, valuesOf(valuesHi), newS);
+        return SmallVector<Value>{newS, m.dot(a, ones, newZ)};
+      });
+  m.store(state[0], S, sRows, s.e, rows, cols);
+  m.store(state[1], Z, zRows, 1, rows, one);
+
+  if (s.rotates()) {
+    // One thread of the grid: c[b, h] = counts[b, T - 1, h] when T > 0.
+    Value first =
+        t.logicalAnd(E.ult(thread, t.index(1)), t.splat(E.ult(x, E.idx(1))));
+    Value once = t.logicalAnd(first, t.splat(E.ult(E.idx(0), T)));
+    Value at =
+        E.add(E.mul(E.add(E.mul(batch, T), E.sub(T, E.idx(1))), E.idx(s.h)), h);
+    t.store(t.load(counts, t.splat(at), once), c, t.splat(bh), once);
+  }
+  gpu::ReturnOp::create(b, loc);
+  return tile::lowerTileKernel(fn);
+}
+
+} // namespace sympow::chunked

@@ -1,0 +1,83 @@
+//===- ChunkStatePass.h - How chunk_state_pass splits a state ---*- C++ -*-===//
+//
+// chunk_state_pass (compiler/lib/GPU/ChunkStatePass.cpp) walks the tokens of
+// each (head, sequence) once and writes the state before every chunk,
+// parallel over tiles of whole state rows: program (x, h, b) keeps rows
+// [x R, x R + R) of [S | Z] in tensor-core accumulators and takes the
+// tokens in steps of K. It replaces chunk_states + chunk_scan for 16-bit
+// inputs when its workgroup arrays fit; the generator, the runtime's
+// kernel list and the GPU model's estimates all decide here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_SUPPORT_CHUNKSTATEPASS_H
+#define SYMPOW_SUPPORT_CHUNKSTATEPASS_H
+
+#include <cstdint>
+#include <optional>
+
+namespace sympow {
+
+struct ChunkStatePass {
+  /// Sixteen warps, 8 over the rows and 2 over the columns (mma<warps =
+  /// [8, 2]>): 17 programs per head at p = 2, d = 64, so that B = 1 with 8
+  /// heads fills 132 SMs, each staging a step's keys and values for 128
+  /// rows, 16 warps per SM to hide latency.
+  static constexpr int64_t warpsM = 4, warpsN = 2;
+  int64_t threads = 256, rowsPerProgram = 64;
+  /// Tokens per step: the k extent of one dot, a multiple of 16.
+  int64_t tokensPerStep = 32;
+  int64_t programs = 1;
+
+  /// Value columns as the dot sees them: e rounded up to whole mma tiles
+  /// of the warp columns.
+  static int64_t valueColumns(int64_t e) {
+    return (e + 8 * warpsN - 1) / (8 * warpsN) * (8 * warpsN);
+  }
+  /// Row stride of the staged values (bf16): 16 bytes of padding keep
+  /// ldmatrix's eight rows in distinct banks.
+  static int64_t valueStride(int64_t e) { return valueColumns(e) + 8; }
+  /// Staging runs: the largest of 8, 4, 2, 1 adjacent elements (one load
+  /// each) that divides a row of `width` and leaves no thread idle.
+  int64_t runLength(int64_t width) const {
+    int64_t L = 8;
+    while (L > 1 && (width % L != 0 || tokensPerStep * width < threads * L))
+      L /= 2;
+    return L;
+  }
+  /// Workgroup bytes at most: the step's rotated keys (f32), its values
+  /// as bf16 hi and lo (f16 inputs; bf16 ones need hi only), phi of the
+  /// program's rows (f32), the gates (twice: a scan's two buffers) and the
+  /// weights.
+  int64_t sharedBytes(int64_t d, int64_t e) const {
+    return tokensPerStep * (4 * d + 4 * valueStride(e) + 12) +
+           rowsPerProgram * (tokensPerStep + 1) * 4;
+  }
+};
+
+/// Static workgroup memory per block the kernels keep to.
+constexpr int64_t kChunkStatePassSharedLimit = 48 * 1024;
+
+/// The split for a state of `dim` rows, or none when the chunked
+/// formulation keeps chunk_states + chunk_scan: f32 inputs (the pass's
+/// split-bf16 products carry about 16 bits, the scalar kernels f32's 24)
+/// or arrays beyond the static workgroup memory.
+inline std::optional<ChunkStatePass>
+chunkStatePass(int64_t dim, int64_t d, int64_t e, int64_t elementBytes) {
+  ChunkStatePass s;
+  if (elementBytes == 4)
+    return std::nullopt;
+  // Steps of 32 tokens, or 16 where those do not fit (d = e = 128).
+  if (s.sharedBytes(d, e) > kChunkStatePassSharedLimit)
+    s.tokensPerStep = 16;
+  if (s.sharedBytes(d, e) > kChunkStatePassSharedLimit)
+    return std::nullopt;
+  s.programs = (dim + s.rowsPerProgram - 1) / s.rowsPerProgram;
+  if (s.programs < 1)
+    s.programs = 1;
+  return s;
+}
+
+} // namespace sympow
+
+#endif // SYMPOW_SUPPORT_CHUNKSTATEPASS_H
