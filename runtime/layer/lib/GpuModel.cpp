@@ -258,16 +258,17 @@ KernelPrediction sympow::predictKernel(const LaunchCounts &c,
   p.latency = std::max(heavyLoads, rounds * avgLoads) * perLoad;
 
   // The heaviest block alone: its work at its share of one SM (the SM's
-  // resident blocks split it), which a grid of uneven blocks ends on. An SM
-  // with a whole round more than its share (136 equal blocks on 132 SMs,
-  // one resident: two rounds where the work asks 1.03) runs average blocks
-  // in turn for as many rounds.
+  // resident blocks split it), which a grid of uneven blocks ends on. A
+  // grid of equal blocks runs in whole rounds: an SM with one more round
+  // than the work asks (136 blocks on 132 SMs, one resident: two rounds
+  // where the work asks 1.03) runs that many blocks in turn. Uneven blocks
+  // (causal attention) fill the last round with the small ones.
   UnitTimes heavy = unitTimes(c.heaviest, 1.0 / resident, issueShare, g);
   double heavyOps = double(c.heaviest.operations());
   double averageShare =
       heavyOps > 0 ? double(c.total.operations()) / grid / heavyOps : 1.0;
-  p.heaviestBlock =
-      heavy.max() * std::max(1.0, std::ceil(rounds) * averageShare);
+  double wholeRounds = averageShare > 0.9 ? std::ceil(rounds) : 1.0;
+  p.heaviestBlock = heavy.max() * wholeRounds;
 
   // Compute (the busiest unit) and memory (DRAM traffic plus the latency
   // chain) overlap across warps, but not completely: a share of the shorter
