@@ -60,17 +60,19 @@ SmallVector<Value> unrankMultiset(Emitter &E, int64_t p, int64_t d,
   return row;
 }
 
-SmallVector<Value> nextMultiset(Emitter &E, int64_t d, ValueRange row) {
+SmallVector<Value> nextMultiset(Emitter &E, int64_t d, ValueRange row,
+                                llvm::function_ref<Value(int64_t)> index) {
+  auto constant = [&](int64_t v) { return index ? index(v) : E.idx(v); };
   // The last position whose index can still grow, and its index.
-  Value pos = E.idx(0), grown = E.add(row[0], E.idx(1));
-  for (auto [l, index] : llvm::enumerate(row)) {
-    Value canGrow = E.ult(index, E.idx(d - 1));
-    pos = E.select(canGrow, E.idx(l), pos);
-    grown = E.select(canGrow, E.add(index, E.idx(1)), grown);
+  Value pos = constant(0), grown = E.add(row[0], constant(1));
+  for (auto [l, at] : llvm::enumerate(row)) {
+    Value canGrow = E.ult(at, constant(d - 1));
+    pos = E.select(canGrow, constant(l), pos);
+    grown = E.select(canGrow, E.add(at, constant(1)), grown);
   }
   SmallVector<Value> next;
-  for (auto [l, index] : llvm::enumerate(row))
-    next.push_back(E.select(E.ult(E.idx(l), pos), index, grown));
+  for (auto [l, at] : llvm::enumerate(row))
+    next.push_back(E.select(E.ult(constant(l), pos), at, grown));
   return next;
 }
 

@@ -14,6 +14,8 @@
 
 #include "Emitter.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 namespace sympow::gpu_detail {
 
 /// The multiset of lexicographic rank `rank` (index), for power p over d.
@@ -23,9 +25,11 @@ llvm::SmallVector<mlir::Value> unrankMultiset(Emitter &E, int64_t p, int64_t d,
 
 /// The multiset after `row` in lexicographic order (meaningless after the
 /// last one): the last index below d - 1 grows by one and every index after
-/// it takes its new value.
-llvm::SmallVector<mlir::Value> nextMultiset(Emitter &E, int64_t d,
-                                            mlir::ValueRange row);
+/// it takes its new value. The indices may be tiles: `index` then makes
+/// the constants (SymmetricPowerTiles' nextRows).
+llvm::SmallVector<mlir::Value>
+nextMultiset(Emitter &E, int64_t d, mlir::ValueRange row,
+             llvm::function_ref<mlir::Value(int64_t)> index = {});
 
 /// p! / prod_k m_k!, f32 (exact), where m_k counts index k in `row`.
 mlir::Value multisetRatio(Emitter &E, mlir::ValueRange row);

@@ -1,6 +1,7 @@
 //===- SymmetricPowerTiles.cpp - Rows of phi^p as tiles -------------------===//
 
 #include "SymmetricPowerTiles.h"
+#include "SymmetricPowerRows.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -29,17 +30,8 @@ Value tailCount(Tiles &t, int64_t d, int64_t after, Value a) {
 /// The multiset after each of `row` (index tiles), as
 /// gpu_detail::nextMultiset on every element.
 SmallVector<Value> nextRows(Tiles &t, int64_t d, ValueRange row) {
-  Emitter &E = t.E;
-  Value pos = t.index(0), grown = E.add(row[0], t.index(1));
-  for (auto [l, index] : llvm::enumerate(row)) {
-    Value canGrow = E.ult(index, t.index(d - 1));
-    pos = E.select(canGrow, t.index(l), pos);
-    grown = E.select(canGrow, E.add(index, t.index(1)), grown);
-  }
-  SmallVector<Value> next;
-  for (auto [l, index] : llvm::enumerate(row))
-    next.push_back(E.select(E.ult(t.index(l), pos), index, grown));
-  return next;
+  int64_t R = Tiles::perThread(row[0]);
+  return nextMultiset(t.E, d, row, [&](int64_t v) { return t.index(v, R); });
 }
 
 /// The multiset of lexicographic rank `rank` (an index tile), as
