@@ -21,7 +21,7 @@
 // CHECK: gpu.func @chunk_output({{.*}}) kernel
 // CHECK: gpu.module @[[RECURRENT]]
 // CHECK: gpu.func @recurrent_state({{.*}}) {{.*}}kernel
-// CHECK-SAME: blocks_x = 137
+// CHECK-SAME: blocks_x = 126
 // CHECK: gpu.func @recurrent_output({{.*}}) {{.*}}kernel
 // CHECK-SAME: tokens_per_block = 1
 // CHECK: gpu.module @[[ATTENTION]]

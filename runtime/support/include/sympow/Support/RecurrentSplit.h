@@ -26,8 +26,8 @@ struct RecurrentSplit {
 };
 
 /// The state is read and written once per token, so the grid should fill
-/// the GPU at B = 1: about two programs per SM of an H100 (132 SMs) over
-/// the H heads of one sequence, with at most 16 tiles per program (the
+/// the GPU at B = 1: at most two programs per SM of an H100 (132 SMs) over
+/// the H heads of one sequence, one round, with at most 16 tiles per program (the
 /// partial sums shrink with more, a thread's chain of loads grows).
 /// The split of a state of `dim` rows of e columns, H heads.
 inline RecurrentSplit recurrentSplitOfDim(int64_t dim, int64_t e, int64_t h) {
@@ -40,8 +40,11 @@ inline RecurrentSplit recurrentSplitOfDim(int64_t dim, int64_t e, int64_t h) {
   s.rowsPerTile = std::max<int64_t>(1, 256 / s.threadsPerRow);
   s.threads = s.rowsPerTile * s.threadsPerRow;
   int64_t tiles = dim / s.rowsPerTile + (dim % s.rowsPerTile != 0);
+  // ceil(tiles h / target): at most the target (a grid of one more round
+  // than it takes 352 blocks for 264 slots at p = 2, d = e = 64, H = 8).
   s.steps = std::clamp<int64_t>(tiles / kTargetPrograms * h +
-                                    tiles % kTargetPrograms * h /
+                                    (tiles % kTargetPrograms * h +
+                                     kTargetPrograms - 1) /
                                         kTargetPrograms,
                                 1, kMaxSteps);
   s.programs = dim / s.rowsPerProgram() + (dim % s.rowsPerProgram() != 0);
