@@ -4,7 +4,7 @@
 // tiles of the state's rows (issue 12; flash-linear-attention's chunk_fwd_h
 // splits its state the same way). Program (x, h, b) keeps rows
 // [x R, x R + R) of [S | Z] of head h, sequence b in tensor-core
-// accumulators (mma<warps = [8, 2]>) and walks the tokens in steps of K
+// accumulators (mma<warps = [4, 2]>) and walks the tokens in steps of K
 // that never straddle a chunk:
 //
 //   at each chunk's first step:  S_n, Z_n (the workspace) <- [S | Z]
@@ -20,9 +20,9 @@
 // exact for bf16 inputs; hi + lo for f16) by sympow_tile.dot with split
 // precision (Phi as hi + lo bf16: about 16 bits, the accuracy the 16-bit
 // inputs' states are held to); Z's column is a second dot with ones. Chunk
-// states are written once (the old chunk_states + chunk_scan wrote each chunk's
-// own contribution, then read and rewrote them all). The split is
-// sympow/Support/ChunkStatePass.h.
+// states are written once (the old chunk_states + chunk_scan wrote each
+// chunk's own contribution, then read and rewrote them all). The split (R,
+// K, threads, staging runs) is sympow/Support/ChunkStatePass.h.
 //
 //===----------------------------------------------------------------------===//
 
