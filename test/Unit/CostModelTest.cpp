@@ -30,8 +30,8 @@ TEST(CostModel, AttentionGrowsQuadraticallyChunkedLinearly) {
 }
 
 // With today's kernels the chunked formulation overtakes attention between
-// 16K and 20K tokens at d = 64 (docs/Performance.md; predicted 2.59 vs 2.72
-// ms at 16K, 4.0 vs 3.4 ms at 20K); before chunk_state_pass it was between
+// 14K and 16K tokens at d = 64 (docs/Performance.md; predicted 1.99 vs 2.19
+// ms at 14K, 2.59 vs 2.51 ms at 16K); before chunk_state_pass it was between
 // 16K and 32K, and before chunk_scan ran parallel over the state
 // (docs/TileIR.md) between 256K and 512K.
 TEST(CostModel, ShortSequencesUseAttentionLongOnesChunked) {

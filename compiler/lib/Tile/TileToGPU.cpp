@@ -25,6 +25,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace sympow {
@@ -506,13 +507,15 @@ struct ElementwiseLowering : ConversionPattern {
 } // namespace
 
 /// The per-slot and per-fragment patterns repeat index math (one copy per
-/// element); CSE leaves the plain kernel closer to what LLVM makes of it,
-/// so that the emulator counts what the GPU runs.
+/// element) and leave per-thread offsets inside loops; CSE and hoisting
+/// leave the plain kernel closer to what LLVM makes of it, so that the
+/// emulator counts what the GPU runs.
 static void simplifyLoweredKernel(gpu::GPUFuncOp fn) {
   MLIRContext *ctx = fn.getContext();
   IRRewriter rewriter(ctx);
   DominanceInfo dominance(fn);
   eliminateCommonSubExpressions(rewriter, dominance, fn);
+  fn.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
 }
 
 LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {

@@ -245,7 +245,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   // Staging runs of keys and values of equal length share their index
   // math (CSE); unequal ones do not.
   double store = 101 * (NV + 16); // one chunk state's guarded stores
-  step.intAlu = u(30592 + 9.5 * K * (z.d + NV) + (L == LV ? 0 : 17000) +
+  step.intAlu = u(20352 + 6 * K * (z.d + NV) + (L == LV ? 0 : 9500) +
                   2 * R * K * (p - 2) - store / 2);
   step.barriers = u(4 + std::log2(K));
   OpCounts program = times(step, steps);
@@ -254,7 +254,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   program.globalStores = u((N + 1) * R * E1);
   program.globalStoreBytes = u(4 * (N + 1) * R * E1);
   program.sfu += u(2 * P);
-  program.intAlu += u(50000 + 240 * de + 32000 * (p - 2) + (N + 1) * store);
+  program.intAlu += u(60000 + 360 * de + 32000 * (p - 2) + (N + 1) * store);
   double stateBytes = z.B * z.H * 4 * z.D * E1;
   int64_t sharedBytes =
       int64_t(4 * K * z.d + 4 * R * (K + 1) + 12 * K +
