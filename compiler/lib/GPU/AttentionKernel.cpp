@@ -32,7 +32,7 @@ using sympow::gpu_detail::Emitter;
 namespace sympow {
 namespace {
 
-constexpr double kTwoPi = 6.283185307179586476925286766559;
+using gpu_detail::kTwoPi;
 
 using gpu_detail::elementType;
 using gpu_detail::workgroupMemRef;

@@ -17,6 +17,7 @@
 #include "TileKernels.h"
 
 #include "sympow/Compiler/Tile/TileDialect.h"
+#include "sympow/Support/ChunkStatePass.h"
 
 using namespace mlir;
 
@@ -27,9 +28,9 @@ LogicalResult buildKeys(OpBuilder &b, gpu::GPUModuleOp module,
   OpBuilder::InsertionGuard guard(b);
   Location loc = module.getLoc();
   Type f32 = b.getF32Type();
-  constexpr int64_t P = 256, kTokens = 16;
-  // kTokens d elements are d / 16 rounds of P: runs of L dims each.
-  int64_t L = s.d % 4 == 0 && kTokens * s.d >= 4 * P ? 4 : 1;
+  constexpr int64_t P = ChunkKeysSplit::threads,
+                    kTokens = ChunkKeysSplit::tokensPerProgram;
+  int64_t L = ChunkKeysSplit::runLength(s.d);
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, "chunk_keys", P,
@@ -41,16 +42,13 @@ LogicalResult buildKeys(OpBuilder &b, gpu::GPUModuleOp module,
   Value k = args.get(fn, KernelArg::K),
         counts = args.get(fn, KernelArg::Counts),
         rotated = args.get(fn, KernelArg::RotatedK);
-  Value x = tile::ProgramIdOp::create(b, loc, 0);
-  Value h = tile::ProgramIdOp::create(b, loc, 1);
-  Value batch = tile::ProgramIdOp::create(b, loc, 2);
+  gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
+  Value x = ids.x, h = ids.y, batch = ids.z;
   Value T = args.seqLen(b, fn);
   Value t0 = E.mul(x, E.idx(kTokens));
   Value valid = E.min(E.idx(kTokens), E.sub(T, t0));
-  // Flat offset of [b, t0, h, 0] in a [B, T, H, width] tensor.
   auto tokenBase = [&](int64_t width) {
-    Value bt = E.add(E.mul(batch, T), t0);
-    return E.mul(E.add(E.mul(bt, E.idx(s.h)), h), E.idx(width));
+    return gpu_detail::tokenOffset(E, batch, T, t0, s.h, h, width);
   };
   Value thread = t.range();
   for (int64_t from = 0; from < kTokens * s.d; from += P * L) {

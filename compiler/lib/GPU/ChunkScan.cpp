@@ -12,7 +12,8 @@
 // BLOCK = 256 threads x R elements (ChunkScanSplit.h; R = 1 today, the
 // kernel takes R = 4 as 16-byte accesses). Grid (ceil(D (e + 1) / BLOCK),
 // H, B): at B = 1 with 8 heads and p = 2, d = e = 64 that is 529 x 8
-// programs, where the old kernel ran one block per head. Written in the tile IR (docs/TileIR.md) and lowered by
+// programs, where the old kernel ran one block per head. Written in the tile IR
+// (docs/TileIR.md) and lowered by
 // --sympow-convert-tile-to-gpu; the arguments are the kernel ABI's
 // (runtime::layerKernelArguments), so only the launch changed.
 //
@@ -61,9 +62,8 @@ LogicalResult buildScan(OpBuilder &b, gpu::GPUModuleOp module,
     t.store(x, base, at, mask, contiguous);
   };
 
-  Value x = tile::ProgramIdOp::create(b, loc, 0);
-  Value h = tile::ProgramIdOp::create(b, loc, 1);
-  Value batch = tile::ProgramIdOp::create(b, loc, 2);
+  gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
+  Value x = ids.x, h = ids.y, batch = ids.z;
   Value T = args.seqLen(b, fn);
   Value N = E.div(E.add(T, E.idx(C - 1)), E.idx(C));
   Value bh = E.add(E.mul(batch, E.idx(s.h)), h);
@@ -104,13 +104,9 @@ LogicalResult buildScan(OpBuilder &b, gpu::GPUModuleOp module,
   write(last, S, Z, bh);
 
   if (s.rotates()) {
-    // One element of the grid: c[b, h] = counts[b, T - 1, h] when T > 0.
-    Value first = E.cmpi(arith::CmpIPredicate::eq, i, splat(E.idx(0)));
-    Value one = arith::AndIOp::create(b, loc, first, splat(E.ult(E.idx(0), T)));
-    Value at =
-        E.add(E.mul(E.add(E.mul(batch, T), E.sub(T, E.idx(1))), E.idx(s.h)), h);
-    Value count = t.load(counts, splat(at), one);
-    t.store(count, c, splat(bh), one);
+    // One element of the grid writes c.
+    emitFinalCount(t, s, counts, c, batch, T, h,
+                   E.cmpi(arith::CmpIPredicate::eq, i, splat(E.idx(0))));
   }
   gpu::ReturnOp::create(b, loc);
   return tile::lowerTileKernel(fn);

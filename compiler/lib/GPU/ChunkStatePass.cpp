@@ -81,9 +81,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Value keys = wg[0], phi = wg[1], gates = wg[2], weights = wg[3];
   Value valuesHi = wg[4], valuesLo = splitV ? Value(wg[5]) : Value();
 
-  Value x = tile::ProgramIdOp::create(b, loc, 0);
-  Value h = tile::ProgramIdOp::create(b, loc, 1);
-  Value batch = tile::ProgramIdOp::create(b, loc, 2);
+  gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
+  Value x = ids.x, h = ids.y, batch = ids.z;
   Value T = args.seqLen(b, fn);
   Value N = E.div(E.add(T, E.idx(C - 1)), E.idx(C));
   int64_t stepsPerChunk = (C + K - 1) / K;
@@ -125,10 +124,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         // Tokens of this step: inside the chunk and before T.
         Value left = E.min(E.sub(E.idx(C), inChunk), E.sub(E.max(T, t0), t0));
         Value valid = E.min(E.idx(K), left);
-        // Flat offset of [b, t0, h, 0] in a [B, T, H, width] tensor.
         auto tokenBase = [&](int64_t width) {
-          Value bt = E.add(E.mul(batch, T), t0);
-          return E.mul(E.add(E.mul(bt, E.idx(s.h)), h), E.idx(width));
+          return gpu_detail::tokenOffset(E, batch, T, t0, s.h, h, width);
         };
 
         // The state before the chunk, at its first step.
@@ -250,13 +247,10 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   m.store(state[1], Z, zRows, 1, rows, one);
 
   if (s.rotates()) {
-    // One thread of the grid: c[b, h] = counts[b, T - 1, h] when T > 0.
-    Value first =
-        t.logicalAnd(E.ult(thread, t.index(1)), t.splat(E.ult(x, E.idx(1))));
-    Value once = t.logicalAnd(first, t.splat(E.ult(E.idx(0), T)));
-    Value at =
-        E.add(E.mul(E.add(E.mul(batch, T), E.sub(T, E.idx(1))), E.idx(s.h)), h);
-    t.store(t.load(counts, t.splat(at), once), c, t.splat(bh), once);
+    // One thread of the grid writes c.
+    emitFinalCount(
+        t, s, counts, c, batch, T, h,
+        t.logicalAnd(E.ult(thread, t.index(1)), t.splat(E.ult(x, E.idx(1)))));
   }
   gpu::ReturnOp::create(b, loc);
   return tile::lowerTileKernel(fn);

@@ -11,6 +11,7 @@
 #define SYMPOW_LIB_GPU_CHUNKEDCOMMON_H
 
 #include "KernelCommon.h"
+#include "TileKernels.h"
 
 #include "sympow/Compiler/GPU/ChunkedKernels.h"
 #include "sympow/Support/ChunkStatePass.h"
@@ -97,6 +98,13 @@ void emitLoadRotatedTile(Chunked &K, Value src, int64_t heads, Value head,
                          Value t0, Value counts, Value countHead, Value theta,
                          double factor, Value tile,
                          StoreElement store = nullptr);
+
+/// c[b, h] = counts[b, T - 1, h] when T > 0 (the count after the layer), in
+/// a tile kernel: stored by the elements where `once` holds (one per
+/// (b, h) in the grid).
+void emitFinalCount(gpu_detail::Tiles &t, const AttentionKernelSpec &s,
+                    Value counts, Value c, Value batch, Value T, Value h,
+                    Value once);
 
 /// chunk_scan, a tile kernel parallel over the state (ChunkScan.cpp), built
 /// and lowered to a plain gpu.func; its programs along x per (head, batch).

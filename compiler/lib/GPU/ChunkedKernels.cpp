@@ -112,6 +112,18 @@ void emitChunkWeights(Chunked &K, Value weights, int64_t size, Value t0,
   });
 }
 
+void emitFinalCount(gpu_detail::Tiles &t, const AttentionKernelSpec &s,
+                    Value counts, Value c, Value batch, Value T, Value h,
+                    Value once) {
+  Emitter &E = t.E;
+  int64_t R = gpu_detail::Tiles::perThread(once);
+  Value valid = t.logicalAnd(once, t.splat(E.ult(E.idx(0), T), R));
+  Value at =
+      gpu_detail::tokenOffset(E, batch, T, E.sub(T, E.idx(1)), s.h, h, 1);
+  Value bh = E.add(E.mul(batch, E.idx(s.h)), h);
+  t.store(t.load(counts, t.splat(at, R), valid), c, t.splat(bh, R), valid);
+}
+
 /// Rows t0 .. t0 + C - 1 of a [B, T, heads, d] tensor into `tile` [C * d]
 /// as f32, times `factor`, rotated by the absolute counts; zero past T.
 /// With `store`, each f32 element goes through it instead.

@@ -14,9 +14,11 @@ using namespace mlir;
 
 namespace sympow::gpu_detail {
 
-namespace {
-constexpr double kTwoPi = 6.283185307179586476925286766559;
-} // namespace
+Value tokenOffset(Emitter &E, Value b, Value T, Value t, int64_t heads,
+                  Value head, int64_t width) {
+  Value bt = E.add(E.mul(b, T), t);
+  return E.mul(E.add(E.mul(bt, E.idx(heads)), head), E.idx(width));
+}
 
 Type elementType(MLIRContext *ctx, ElementKind kind) {
   switch (kind) {

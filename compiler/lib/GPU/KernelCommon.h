@@ -27,6 +27,13 @@ namespace sympow::gpu_detail {
 /// -inf after 34 tokens (issue 13). docs/SPEC.md, "Gates below f32".
 constexpr double kLogGateFloor = -1024.0;
 
+/// 2 pi in f64: rotary angles are reduced modulo it.
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+
+/// Flat offset of [b, t, head, 0] in a [B, T, heads, width] tensor.
+mlir::Value tokenOffset(Emitter &E, mlir::Value b, mlir::Value T, mlir::Value t,
+                        int64_t heads, mlir::Value head, int64_t width);
+
 /// The MLIR type of q, k, v and y.
 mlir::Type elementType(mlir::MLIRContext *ctx, ElementKind kind);
 /// memref<?xT>: a kernel buffer argument.

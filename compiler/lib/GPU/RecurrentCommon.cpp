@@ -22,12 +22,6 @@ Type accumulatorType(MLIRContext *ctx, const AttentionKernelSpec &spec) {
                                         : Type(Float32Type::get(ctx));
 }
 
-Value tokenOffset(Emitter &E, Value b, Value T, Value t, int64_t heads,
-                  Value head, int64_t width) {
-  Value bt = E.add(E.mul(b, T), t);
-  return E.mul(E.add(E.mul(bt, E.idx(heads)), head), E.idx(width));
-}
-
 Value logGate(Emitter &E, const AttentionKernelSpec &spec, Value logG,
               Value logGamma, Value b, Value T, Value h, Value s) {
   Type f64 = E.b.getF64Type();

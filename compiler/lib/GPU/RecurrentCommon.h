@@ -53,9 +53,7 @@ Value logGate(Emitter &E, const AttentionKernelSpec &spec, Value logG,
 Value countStep(Emitter &E, const AttentionKernelSpec &spec, Value beta,
                 Value b, Value T, Value h, Value s);
 
-/// Flat offset of [b, t, head, 0] in a [B, T, heads, width] tensor.
-Value tokenOffset(Emitter &E, Value b, Value T, Value t, int64_t heads,
-                  Value head, int64_t width);
+using gpu_detail::tokenOffset;
 
 mlir::LogicalResult buildRecurrentState(mlir::OpBuilder &b,
                                         mlir::gpu::GPUModuleOp module,

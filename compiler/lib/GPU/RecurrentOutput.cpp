@@ -48,9 +48,8 @@ LogicalResult buildRecurrentOutput(OpBuilder &b, gpu::GPUModuleOp module,
         num = args.get(fn, KernelArg::PartialNum),
         den = args.get(fn, KernelArg::PartialDen);
 
-  Value token = tile::ProgramIdOp::create(b, loc, 0);
-  Value hq = tile::ProgramIdOp::create(b, loc, 1);
-  Value batch = tile::ProgramIdOp::create(b, loc, 2);
+  gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
+  Value token = ids.x, hq = ids.y, batch = ids.z;
   Value T = args.seqLen(b, fn);
   Value h = E.div(hq, E.idx(g));
   Value thread = t.range();
@@ -62,14 +61,13 @@ LogicalResult buildRecurrentOutput(OpBuilder &b, gpu::GPUModuleOp module,
 
   // The partial sums: [X, e] numerators read a tile of rows at a time,
   // X denominators P at a time.
-  Value slot =
-      E.mul(E.add(E.mul(E.add(E.mul(batch, T), token), E.idx(s.hq)), hq),
-            E.idx(X));
+  Value slot = E.mul(
+      E.add(E.mul(E.add(E.mul(batch, T), token), E.idx(s.hq)), hq), E.idx(X));
   Value numRows = E.forLoop(
       E.idx(0), E.idx(X), E.idx(rowsPerTile), {t.constant(acc, 0.0, R)},
       [&](Value row, ValueRange st) {
-        Value at = E.add(t.splat(E.mul(E.add(slot, row), E.idx(s.e)), R),
-                         element);
+        Value at =
+            E.add(t.splat(E.mul(E.add(slot, row), E.idx(s.e)), R), element);
         Value inside = E.ult(E.add(t.splat(E.mul(row, E.idx(s.e)), R), element),
                              t.index(X * s.e, R));
         return SmallVector<Value>{E.add(st[0], t.load(num, at, inside, true))};
@@ -90,29 +88,26 @@ LogicalResult buildRecurrentOutput(OpBuilder &b, gpu::GPUModuleOp module,
   Value oldest = E.sub(E.add(token, E.idx(1)), ages);
   Value stateLog = E.forLoop(oldest, E.add(token, E.idx(1)), E.idx(1),
                              {E.f64(0.0)}, [&](Value j, ValueRange st) {
-                               return SmallVector<Value>{
-                                   E.add(st[0], gate(j))};
+                               return SmallVector<Value>{E.add(st[0], gate(j))};
                              })[0];
   Value stateWeight = E.convert(E.exp(stateLog), acc);
 
   // The query, scaled: each dim and its pair partner, f32.
-  Value qBase =
-      t.splat(tokenOffset(E, batch, T, token, s.hq, hq, s.d));
+  Value qBase = t.splat(tokenOffset(E, batch, T, token, s.hq, hq, s.d));
   auto window = E.forLoop(
-      E.idx(0), ages, E.idx(1),
-      {t.constant(acc, 0.0, R), t.constant(acc, 0.0)},
+      E.idx(0), ages, E.idx(1), {t.constant(acc, 0.0, R), t.constant(acc, 0.0)},
       [&](Value age, ValueRange st) {
         Value j = E.sub(token, age);
         // Sums over tokens j + 1 .. t: the log weight and the angle.
-        auto between = E.forLoop(
-            E.add(j, E.idx(1)), E.add(token, E.idx(1)), E.idx(1),
-            {E.f64(0.0), E.f64(0.0)}, [&](Value i, ValueRange sum) {
-              Value step = s.rotates()
-                               ? countStep(E, s, beta, batch, T, h, i)
-                               : E.f64(0.0);
-              return SmallVector<Value>{E.add(sum[0], gate(i)),
-                                        E.add(sum[1], step)};
-            });
+        auto between =
+            E.forLoop(E.add(j, E.idx(1)), E.add(token, E.idx(1)), E.idx(1),
+                      {E.f64(0.0), E.f64(0.0)}, [&](Value i, ValueRange sum) {
+                        Value step = s.rotates()
+                                         ? countStep(E, s, beta, batch, T, h, i)
+                                         : E.f64(0.0);
+                        return SmallVector<Value>{E.add(sum[0], gate(i)),
+                                                  E.add(sum[1], step)};
+                      });
         Value kBase = t.splat(tokenOffset(E, batch, T, j, s.h, h, s.d));
         Value dot = t.constant(acc, 0.0);
         for (int64_t from = 0; from < s.d; from += P) {
@@ -122,8 +117,8 @@ LogicalResult buildRecurrentOutput(OpBuilder &b, gpu::GPUModuleOp module,
             return E.mul(t.convert(t.load(q, E.add(qBase, at), inside), f32),
                          t.constant(f32, s.effectiveScale()));
           };
-          Value qd = rotate(t, s, d, readQ(d), readQ(partnerDim(t, s, d)),
-                            between[1]);
+          Value qd =
+              rotate(t, s, d, readQ(d), readQ(partnerDim(t, s, d)), between[1]);
           Value kd = t.load(k, E.add(kBase, d), inside);
           dot = E.fma(t.convert(qd, acc), t.convert(kd, acc), dot);
         }
@@ -133,8 +128,8 @@ LogicalResult buildRecurrentOutput(OpBuilder &b, gpu::GPUModuleOp module,
           power = E.mul(power, dot);
         // exp(G_t - G_j) <= 1: the gates are at most 1.
         Value w = E.mul(t.splat(E.convert(E.exp(between[0]), acc)), power);
-        Value vAt = E.add(
-            t.splat(tokenOffset(E, batch, T, j, s.h, h, s.e), R), column);
+        Value vAt =
+            E.add(t.splat(tokenOffset(E, batch, T, j, s.h, h, s.e), R), column);
         Value vj = t.convert(t.load(v, vAt, nullptr, true), acc);
         return SmallVector<Value>{E.fma(t.expand(w, R), vj, st[0]),
                                   E.add(st[1], w)};
@@ -156,16 +151,16 @@ LogicalResult buildRecurrentOutput(OpBuilder &b, gpu::GPUModuleOp module,
   if (s.rotates()) {
     // c after the last token, summed in the order recurrent_state does.
     Value last = E.cmpi(arith::CmpIPredicate::eq, E.add(token, E.idx(1)), T);
-    Value first = E.cmpi(arith::CmpIPredicate::eq, E.rem(hq, E.idx(g)),
-                         E.idx(0));
+    Value first =
+        E.cmpi(arith::CmpIPredicate::eq, E.rem(hq, E.idx(g)), E.idx(0));
     E.ifThen(arith::AndIOp::create(b, loc, last, first), [&] {
       Value bh = E.add(E.mul(batch, E.idx(s.h)), h);
-      Value count = E.forLoop(E.idx(0), T, E.idx(1), {E.load(c, {bh})},
-                              [&](Value i, ValueRange st) {
-                                return SmallVector<Value>{E.add(
-                                    st[0],
-                                    countStep(E, s, beta, batch, T, h, i))};
-                              })[0];
+      Value count =
+          E.forLoop(E.idx(0), T, E.idx(1), {E.load(c, {bh})},
+                    [&](Value i, ValueRange st) {
+                      return SmallVector<Value>{
+                          E.add(st[0], countStep(E, s, beta, batch, T, h, i))};
+                    })[0];
       t.store(t.splat(count), c, t.splat(bh), t.eq(thread, t.index(0)));
     });
   }

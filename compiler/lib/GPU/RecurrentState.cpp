@@ -79,9 +79,8 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
         queries = fn.getWorkgroupAttributions()[1],
         values = fn.getWorkgroupAttributions()[2];
 
-  Value x = tile::ProgramIdOp::create(b, loc, 0);
-  Value h = tile::ProgramIdOp::create(b, loc, 1);
-  Value batch = tile::ProgramIdOp::create(b, loc, 2);
+  gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
+  Value x = ids.x, h = ids.y, batch = ids.z;
   Value T = args.seqLen(b, fn);
   Value bh = E.add(E.mul(batch, E.idx(s.h)), h);
   Value firstRow = E.mul(x, E.idx(split.rowsPerProgram()));

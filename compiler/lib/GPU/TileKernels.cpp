@@ -12,10 +12,6 @@ using namespace mlir;
 
 namespace sympow::gpu_detail {
 
-namespace {
-constexpr double kTwoPi = 6.283185307179586476925286766559;
-} // namespace
-
 RankedTensorType Tiles::type(Type element, int64_t perThread) {
   return RankedTensorType::get(
       {threads * perThread}, element,
@@ -126,7 +122,8 @@ void MatrixTiles::store(Value x, Value base, Value offset, int64_t stride,
 }
 
 Value MatrixTiles::dot(Value a, Value bOperand, Value acc) {
-  bool split = getElementTypeOrSelf(a.getType()).isF32();
+  bool split = getElementTypeOrSelf(a.getType()).isF32() ||
+               getElementTypeOrSelf(bOperand.getType()).isF32();
   return tile::DotOp::create(b, loc, acc.getType(), a, bOperand, acc,
                              split ? tile::DotPrecision::split_bf16
                                    : tile::DotPrecision::native);
@@ -191,6 +188,12 @@ Value rotate(Tiles &t, const AttentionKernelSpec &spec, Value dim, Value x,
   Value asFirst = E.sub(E.mul(x, cos), E.mul(partner, sin));
   Value asSecond = E.add(E.mul(partner, sin), E.mul(x, cos));
   return E.select(first, asFirst, asSecond);
+}
+
+ProgramIds programIds(OpBuilder &b, Location loc) {
+  return {tile::ProgramIdOp::create(b, loc, 0),
+          tile::ProgramIdOp::create(b, loc, 1),
+          tile::ProgramIdOp::create(b, loc, 2)};
 }
 
 gpu::GPUFuncOp createTileKernel(OpBuilder &b, gpu::GPUModuleOp module,

@@ -67,7 +67,8 @@ struct MatrixTiles {
   /// The inverse of load.
   void store(Value x, Value base, Value offset, int64_t stride, Value rows = {},
              Value cols = {});
-  /// acc + a b; f32 operands as hi + lo bf16 halves (split precision).
+  /// acc + a b; split precision (hi + lo bf16 halves) when an operand is
+  /// f32.
   Value dot(Value a, Value bOperand, Value acc);
 };
 
@@ -80,6 +81,12 @@ Value rotate(Tiles &t, const AttentionKernelSpec &spec, Value dim, Value x,
              Value partner, Value count);
 /// Each dim's pair partner (itself where no rotation applies).
 Value partnerDim(Tiles &t, const AttentionKernelSpec &spec, Value dim);
+
+/// The program's ids along the grid's x, y and z.
+struct ProgramIds {
+  Value x, y, z;
+};
+ProgramIds programIds(mlir::OpBuilder &b, mlir::Location loc);
 
 /// A tile kernel `name` with the kernel ABI's arguments and the given
 /// workgroup arrays; the builder is left at the start of its body.

@@ -274,9 +274,10 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
 /// once (its pair partner read per element, the count once per run) into
 /// an f32 array. Figures per element from the emulator at d = 32, 64.
 KernelEstimate chunkKeys(const Sizes &z) {
-  constexpr double kTokens = 16, P = 256;
+  const double kTokens = double(ChunkKeysSplit::tokensPerProgram),
+               P = double(ChunkKeysSplit::threads);
   double E = kTokens * z.d;
-  double L = std::fmod(z.d, 4) == 0 && E >= 4 * P ? 4 : 1;
+  double L = double(ChunkKeysSplit::runLength(cols(z.d)));
   OpCounts b;
   b.globalLoads = u(E / L + E + E / L);
   b.globalLoadBytes = u(2 * E * z.s + 8 * E / L);

@@ -55,6 +55,17 @@ struct ChunkStatePass {
   }
 };
 
+/// chunk_keys, which rotates the keys once for the pass (rotating
+/// schedules): programs of `tokensPerProgram` tokens per (head, sequence),
+/// each thread a run of adjacent dims (4 where d allows and every thread
+/// gets one, else 1). The generator and the estimates decide here.
+struct ChunkKeysSplit {
+  static constexpr int64_t threads = 256, tokensPerProgram = 16;
+  static int64_t runLength(int64_t d) {
+    return d % 4 == 0 && tokensPerProgram * d >= 4 * threads ? 4 : 1;
+  }
+};
+
 /// Static workgroup memory per block the kernels keep to.
 constexpr int64_t kChunkStatePassSharedLimit = 48 * 1024;
 
