@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +270,11 @@ static void stateAndDecode(sympow_context *ctx, Buffers *x) {
   size_t stepBytes = 0;
   s = sympow_decode_workspace_size(ctx, &d, B, 1, &stepBytes);
   EXPECT(s == SYMPOW_SUCCESS && stepBytes > 0, "%s", sympow_last_error());
+  /* A T whose workspace cannot be addressed is an error, not a wrapped size. */
+  s = sympow_forward_workspace_size(ctx, &d, B, INT64_MAX, 0, &bytes);
+  EXPECT(s == SYMPOW_ERROR_INVALID_ARGUMENT &&
+             strstr(sympow_last_error(), "than memory can address"),
+         "huge T: %s", sympow_last_error());
   step.workspace = aligned_alloc(256, (stepBytes + 255) / 256 * 256);
   step.workspace_bytes = stepBytes;
   s = sympow_decode(ctx, &d, &step);

@@ -127,7 +127,7 @@ TEST(Layer, ChunkedF32LaunchesStatesAndScanInOrderWithTheirBuffers) {
   KernelLibrary library(backend, {{"recording", ImageFormat::Cubin, kImage, 6}},
                         infos(v));
   int64_t B = 3, T = 37, N = 3, D = 136;
-  size_t bytes = layerWorkspaceBytes(v, B, T);
+  size_t bytes = layerWorkspaceBytes(v, B, T).value();
   // counts (f64: 1776 bytes), chunk states (f32: 78336), norms (9792) and
   // decays (72), each rounded up to 256 bytes.
   EXPECT_EQ(bytes, 1792u + 78336u + 9984u + 256u);
@@ -169,7 +169,7 @@ TEST(Layer, Chunked16BitLaunchesTheStatePassInOrderWithItsBuffers) {
   KernelLibrary library(backend, {{"recording", ImageFormat::Cubin, kImage, 6}},
                         infos(v));
   int64_t B = 3, T = 37, N = 3, D = 136;
-  size_t bytes = layerWorkspaceBytes(v, B, T);
+  size_t bytes = layerWorkspaceBytes(v, B, T).value();
   // counts, chunk states and norms as for f32; no decays; the rotated keys
   // (f32: 14208 bytes).
   EXPECT_EQ(bytes, 1792u + 78336u + 9984u + 14336u);
@@ -205,7 +205,7 @@ TEST(Layer, RefusesBadCallsAndLaunchesNothing) {
   RecordingBackend backend(layerKernelNames(v));
   KernelLibrary library(backend, {{"recording", ImageFormat::Cubin, kImage, 6}},
                         infos(v));
-  size_t bytes = layerWorkspaceBytes(v, 1, 40);
+  size_t bytes = layerWorkspaceBytes(v, 1, 40).value();
   LayerBuffers missingBeta = allBuffers();
   missingBeta.beta = 0;
   Status s = launchLayer(backend, library, v, missingBeta, 1, 40, 0x10000,
@@ -237,7 +237,30 @@ TEST(Layer, RefusesBadCallsAndLaunchesNothing) {
   s = launchLayer(backend, library, v, allBuffers(), 0, 40, 0x10000, bytes,
                   nullptr);
   EXPECT_EQ(s.message(), "B must be >= 1 and T >= 0, got B = 0, T = 40");
+  // Sizes that overflow are refused, not wrapped (a fuzzer's T = 2^63 - 1).
+  int64_t huge = INT64_MAX;
+  s = launchLayer(backend, library, v, allBuffers(), 1, huge, 0x10000, SIZE_MAX,
+                  nullptr);
+  EXPECT_EQ(s.message(), "a call with B = 1, T = " + std::to_string(huge) +
+                             " has tensors larger than memory can address");
   EXPECT_TRUE(backend.launches.empty());
+}
+
+TEST(Layer, WorkspaceSizeRefusesWhatCannotBeAddressed) {
+  LayerVariant v = chunkedVariant();
+  for (auto [B, T] : {std::pair<int64_t, int64_t>{1, INT64_MAX},
+                      {INT64_MAX, 16},
+                      {int64_t(1) << 40, int64_t(1) << 20}}) {
+    Result<size_t> bytes = layerWorkspaceBytes(v, B, T);
+    ASSERT_TRUE(bytes.isError()) << B << " " << T;
+    EXPECT_EQ(bytes.message(), "a call with B = " + std::to_string(B) +
+                                   ", T = " + std::to_string(T) +
+                                   " needs more workspace than memory can "
+                                   "address");
+  }
+  EXPECT_EQ(layerWorkspaceBytes(v, 0, 16).message(),
+            "B must be >= 1 and T >= 0, got B = 0, T = 16");
+  EXPECT_TRUE(layerWorkspaceBytes(v, 1, 0).isOk());
 }
 
 } // namespace

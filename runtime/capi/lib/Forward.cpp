@@ -15,6 +15,7 @@
 #include "sympow/CAPI/Desc.h"
 
 #include "sympow/Runtime/Layer.h"
+#include "sympow/Support/Bytes.h"
 
 #include <cmath>
 
@@ -24,22 +25,37 @@ using runtime::DevicePtr;
 
 namespace {
 
-constexpr size_t kWorkspaceAlign = 256;
-
-size_t alignUp(size_t n) {
-  return (n + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
-}
-
-/// Bytes of S, Z and c for B sequences.
+/// Bytes of S, Z and c for B sequences (saturating, Bytes.h).
 struct StateBytes {
   size_t s, z, c;
-  size_t total() const { return alignUp(s) + alignUp(z) + alignUp(c); }
+  size_t total() const {
+    return addBytes(addBytes(alignBytes(s), alignBytes(z)), alignBytes(c));
+  }
 };
 
 StateBytes stateBytes(const runtime::LayerVariant &v, int64_t B) {
-  size_t states = size_t(B) * v.h, dim = size_t(v.stateDim());
-  return {states * dim * v.e * sizeof(float), states * dim * sizeof(float),
-          states * sizeof(double)};
+  int64_t dim = v.stateDim();
+  return {bytesOf(sizeof(float), {B, v.h, dim, v.e}),
+          bytesOf(sizeof(float), {B, v.h, dim}),
+          bytesOf(sizeof(double), {B, v.h})};
+}
+
+/// The workspace a call needs: the kernels' scratch, then the state's when
+/// the caller gives no state to update in place. An error when it cannot
+/// be addressed.
+Result<size_t> callWorkspaceBytes(const runtime::LayerVariant &v, int64_t B,
+                                  int64_t T, bool scratchState) {
+  Result<size_t> kernels = runtime::layerWorkspaceBytes(v, B, T);
+  if (kernels.isError())
+    return kernels.status();
+  size_t need = alignBytes(kernels.value());
+  if (scratchState)
+    need = addBytes(need, stateBytes(v, B).total());
+  if (need == kTooManyBytes)
+    return Status::error("a call with B = " + std::to_string(B) +
+                         ", T = " + std::to_string(T) +
+                         " needs more workspace than memory can address");
+  return need;
 }
 
 bool stateful(const runtime::LayerVariant &v) {
@@ -177,9 +193,11 @@ sympow_status plan(sympow_context *context, const sympow_layer_desc &d,
       if (Status st = checkState(*s.state, s.name, v, B); st.isError())
         return fail(SYMPOW_ERROR_INVALID_ARGUMENT, st.message());
 
-  size_t need = alignUp(runtime::layerWorkspaceBytes(v, B, T));
-  if (stateful(v) && !call.final && !call.inPlace)
-    need += stateBytes(v, B).total();
+  Result<size_t> needed =
+      callWorkspaceBytes(v, B, T, stateful(v) && !call.final && !call.inPlace);
+  if (needed.isError())
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT, needed.message());
+  size_t need = needed.value();
   if (need && (!call.workspace || call.workspaceBytes < need))
     return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
                 "the workspace has " + std::to_string(call.workspaceBytes) +
@@ -188,7 +206,7 @@ sympow_status plan(sympow_context *context, const sympow_layer_desc &d,
                     (call.inPlace ? " (sympow_decode_workspace_size)"
                                   : " (sympow_forward_workspace_size)"));
   if (call.workspace &&
-      reinterpret_cast<uintptr_t>(call.workspace) % kWorkspaceAlign)
+      reinterpret_cast<uintptr_t>(call.workspace) % kBufferAlign)
     return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
                 "the workspace is not aligned to 256 bytes");
   out.variant = v;
@@ -224,7 +242,9 @@ sympow_status run(sympow_context *context, const sympow_layer_desc *desc,
   buffers.beta = ptr(*call.beta);
   buffers.y = ptr(*call.y);
   DevicePtr workspace = reinterpret_cast<DevicePtr>(call.workspace);
-  size_t kernelBytes = alignUp(runtime::layerWorkspaceBytes(v, p.B, p.T));
+  // plan() checked the sizes.
+  size_t kernelBytes =
+      alignBytes(runtime::layerWorkspaceBytes(v, p.B, p.T).value());
 
   auto backendError = [](const Status &s) {
     return fail(SYMPOW_ERROR_BACKEND, s.message());
@@ -238,8 +258,8 @@ sympow_status run(sympow_context *context, const sympow_layer_desc *desc,
       s = ptr(target->S), z = ptr(target->Z), c = ptr(target->c);
     } else {
       s = workspace + kernelBytes;
-      z = s + alignUp(bytes.s);
-      c = z + alignUp(bytes.z);
+      z = s + alignBytes(bytes.s);
+      c = z + alignBytes(bytes.z);
     }
     if (!call.inPlace) {
       struct Part {
@@ -357,10 +377,11 @@ sympow_status sympow_forward_workspace_size(sympow_context *context,
     return s;
   runtime::LayerVariant v =
       layerVariant(context->registry->entries[entry].desc);
-  size_t need = alignUp(runtime::layerWorkspaceBytes(v, B, T));
-  if (stateful(v) && !(stateFlags & SYMPOW_WITH_FINAL_STATE))
-    need += stateBytes(v, B).total();
-  *bytes = need;
+  Result<size_t> need = callWorkspaceBytes(
+      v, B, T, stateful(v) && !(stateFlags & SYMPOW_WITH_FINAL_STATE));
+  if (need.isError())
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT, need.message());
+  *bytes = need.value();
   return succeed();
 }
 
@@ -379,7 +400,10 @@ sympow_status sympow_decode_workspace_size(sympow_context *context,
     return s;
   runtime::LayerVariant v =
       layerVariant(context->registry->entries[entry].desc);
-  *bytes = alignUp(runtime::layerWorkspaceBytes(v, B, T));
+  Result<size_t> need = callWorkspaceBytes(v, B, T, false);
+  if (need.isError())
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT, need.message());
+  *bytes = need.value();
   return succeed();
 }
 

@@ -141,7 +141,10 @@ Result<HostOutputs> sympow::runtime::runLayerFromHost(Backend &backend,
       *in.into = ptr.value();
     }
   }
-  size_t workspaceBytes = layerWorkspaceBytes(v, B, T);
+  Result<size_t> neededBytes = layerWorkspaceBytes(v, B, T);
+  if (neededBytes.isError())
+    return neededBytes.status();
+  size_t workspaceBytes = neededBytes.value();
   DevicePtr workspace = 0;
   if (workspaceBytes) {
     Result<DevicePtr> w = staging.allocate(workspaceBytes);

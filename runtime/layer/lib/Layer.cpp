@@ -6,10 +6,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "sympow/Runtime/Layer.h"
+#include "sympow/Support/Bytes.h"
 #include "sympow/Support/ChunkStatePass.h"
 #include "sympow/Support/RecurrentSplit.h"
 #include "sympow/Support/SymmetricPowerDim.h"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -198,12 +200,9 @@ const char *sympow::runtime::kernelArgName(KernelArg arg) {
 
 namespace {
 
-constexpr size_t kAlign = 256;
-
-size_t alignUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
-
 /// Where the chunked and recurrent formulations' scratch lives in the
-/// workspace.
+/// workspace. Sizes saturate (Bytes.h): a total of kTooManyBytes means the
+/// call is too large for any workspace.
 struct Workspace {
   size_t counts = 0, states = 0, norms = 0, decays = 0;
   size_t partialNum = 0, partialDen = 0, rotatedK = 0;
@@ -212,12 +211,17 @@ struct Workspace {
   size_t total = 0;
 };
 
+/// ceil(T / chunk) without overflow.
+int64_t chunksOf(int64_t T, int64_t chunk) {
+  return T / chunk + (T % chunk != 0);
+}
+
 Workspace layerWorkspace(const LayerVariant &v, int64_t B, int64_t T) {
   Workspace w;
   size_t at = 0;
   auto take = [&](size_t bytes) {
     size_t start = at;
-    at += alignUp(bytes);
+    at = addBytes(at, alignBytes(bytes));
     return start;
   };
   if (v.formulation == Formulation::Recurrent) {
@@ -225,26 +229,29 @@ Workspace layerWorkspace(const LayerVariant &v, int64_t B, int64_t T) {
     // accumulator type (f64 for f32 inputs).
     w.programs = recurrentSplit(v.p, v.d, v.e, v.h).programs;
     w.partialBytes = v.dtype == DType::F32 ? 8 : 4;
-    size_t partials = size_t(B) * T * v.hq * w.programs;
-    w.partialNum = take(w.partialBytes * partials * v.e);
-    w.partialDen = take(w.partialBytes * partials);
+    w.partialNum = take(bytesOf(w.partialBytes, {B, T, v.hq, w.programs, v.e}));
+    w.partialDen = take(bytesOf(w.partialBytes, {B, T, v.hq, w.programs}));
     w.total = at;
     return w;
   }
   if (v.formulation != Formulation::Chunked)
     return w;
-  int64_t n = (T + v.chunk - 1) / v.chunk, dim = v.stateDim();
-  w.counts = take(v.rotates() ? sizeof(double) * B * T * v.h : 0);
-  w.states = take(sizeof(float) * B * n * v.h * dim * v.e);
-  w.norms = take(sizeof(float) * B * n * v.h * dim);
+  int64_t n = chunksOf(T, v.chunk), dim = v.stateDim();
+  w.counts = take(v.rotates() ? bytesOf(sizeof(double), {B, T, v.h}) : 0);
+  w.states = take(bytesOf(sizeof(float), {B, n, v.h, dim, v.e}));
+  w.norms = take(bytesOf(sizeof(float), {B, n, v.h, dim}));
   // Each chunk's log decay, from chunk_states to chunk_scan only.
-  w.decays = take(v.chunkStatePass() ? 0 : sizeof(float) * B * n * v.h);
+  w.decays = take(v.chunkStatePass() ? 0 : bytesOf(sizeof(float), {B, n, v.h}));
   // The rotated keys, from chunk_keys to chunk_state_pass only.
-  w.rotatedK =
-      take(v.chunkStatePass() && v.rotates() ? sizeof(float) * B * T * v.h * v.d
-                                             : 0);
+  w.rotatedK = take(v.chunkStatePass() && v.rotates()
+                        ? bytesOf(sizeof(float), {B, T, v.h, v.d})
+                        : 0);
   w.total = at;
   return w;
+}
+
+std::string callShape(int64_t B, int64_t T) {
+  return "B = " + std::to_string(B) + ", T = " + std::to_string(T);
 }
 
 Status checkVariant(const LayerVariant &v) {
@@ -299,9 +306,15 @@ private:
 
 } // namespace
 
-size_t sympow::runtime::layerWorkspaceBytes(const LayerVariant &variant,
-                                            int64_t B, int64_t T) {
-  return layerWorkspace(variant, B, T).total;
+Result<size_t> sympow::runtime::layerWorkspaceBytes(const LayerVariant &variant,
+                                                    int64_t B, int64_t T) {
+  if (B < 1 || T < 0)
+    return Status::error("B must be >= 1 and T >= 0, got " + callShape(B, T));
+  size_t total = layerWorkspace(variant, B, T).total;
+  if (total == kTooManyBytes)
+    return Status::error("a call with " + callShape(B, T) +
+                         " needs more workspace than memory can address");
+  return total;
 }
 
 Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
@@ -312,8 +325,13 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
   if (Status s = checkVariant(v); s.isError())
     return s;
   if (B < 1 || T < 0)
-    return Status::error("B must be >= 1 and T >= 0, got B = " +
-                         std::to_string(B) + ", T = " + std::to_string(T));
+    return Status::error("B must be >= 1 and T >= 0, got " + callShape(B, T));
+  // Every element count below must fit int64; the workspace's are bounded
+  // by its checked total.
+  if (bytesOf(sizeof(double), {B, T, v.hq, std::max(v.d, v.e)}) > INT64_MAX ||
+      bytesOf(sizeof(float), {B, v.h, v.stateDim(), v.e}) > INT64_MAX)
+    return Status::error("a call with " + callShape(B, T) +
+                         " has tensors larger than memory can address");
   KernelNames names = kernelNamesOf(v);
   if (library.size() != names.size)
     return Status::error("the kernel library holds " +
@@ -348,6 +366,9 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
       return Status::error(std::string("buffer '") + r.name +
                            "' is null; the variant needs it");
   Workspace w = layerWorkspace(v, B, T);
+  if (w.total == kTooManyBytes)
+    return Status::error("a call with " + callShape(B, T) +
+                         " needs more workspace than memory can address");
   if (w.total && (!workspace || workspaceBytes < w.total))
     return Status::error("the workspace has " + std::to_string(workspaceBytes) +
                          " bytes; this call needs " + std::to_string(w.total) +
@@ -355,7 +376,7 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
   if (T == 0)
     return Status::success(); // nothing to compute, the state stays
 
-  int64_t n = v.chunk ? (T + v.chunk - 1) / v.chunk : 0, dim = v.stateDim();
+  int64_t n = v.chunk ? chunksOf(T, v.chunk) : 0, dim = v.stateDim();
   int64_t tokens = B * T;
   // Where each argument lives and how many elements it has.
   auto locate = [&](KernelArg arg) -> std::pair<DevicePtr, int64_t> {

@@ -91,8 +91,10 @@ std::vector<KernelArg> layerKernelArguments(const LayerVariant &variant,
                                             const std::string &kernel);
 const char *kernelArgName(KernelArg arg);
 
-/// Workspace bytes a call with B sequences of T tokens needs.
-size_t layerWorkspaceBytes(const LayerVariant &variant, int64_t B, int64_t T);
+/// Workspace bytes a call with B sequences of T tokens needs, or an error
+/// when B or T is out of range or the workspace could not be addressed.
+Result<size_t> layerWorkspaceBytes(const LayerVariant &variant, int64_t B,
+                                   int64_t T);
 
 /// Launches the layer's kernels on `stream`. `library` holds the kernels in
 /// layerKernelNames order. Checks the variant, sizes and buffers first and
