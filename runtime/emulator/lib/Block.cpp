@@ -121,8 +121,7 @@ void BlockRunner::kernelBody(ThreadState &t) {
   t.groupEnds.clear();
   t.pending.clear();
   t.status = ThreadStatus::Done;
-  switchFiber(&t.fiber.context, &scheduler);
-  std::abort(); // a finished fiber is never resumed
+  exitFiber(&t.fiber.context, &scheduler);
 }
 
 void BlockRunner::yield(ThreadState &t) {
@@ -134,8 +133,7 @@ void BlockRunner::yield(ThreadState &t) {
 void BlockRunner::abortThread(ThreadState &t) {
   t.status = ThreadStatus::Aborted;
   blockFailed = true;
-  switchFiber(&t.fiber.context, &scheduler);
-  std::abort();
+  exitFiber(&t.fiber.context, &scheduler);
 }
 
 void BlockRunner::run(Dim3 block, uint64_t linear) {
@@ -708,8 +706,8 @@ void BlockRunner::markDistinct(uint64_t addr, uint64_t bytes, int which) {
     for (uint64_t w = first / 64; w * 64 < last; ++w) {
       uint64_t lo = std::max(first, w * 64) - w * 64;
       uint64_t hi = std::min(last, w * 64 + 64) - w * 64;
-      uint64_t mask = hi - lo == 64 ? ~uint64_t(0)
-                                    : ((uint64_t(1) << (hi - lo)) - 1) << lo;
+      uint64_t mask =
+          hi - lo == 64 ? ~uint64_t(0) : ((uint64_t(1) << (hi - lo)) - 1) << lo;
       // Most accesses touch bytes already counted: read before the RMW.
       if ((words[w].load(std::memory_order_relaxed) & mask) != mask)
         words[w].fetch_or(mask, std::memory_order_relaxed);

@@ -49,10 +49,13 @@ namespace {
 /// stack is (a thread's own stack is only known to ASan).
 thread_local FiberContext *switchingFrom = nullptr;
 
-void startSwitch(FiberContext *from, FiberContext *to) {
+/// `saveFakeStack` false: `from` is left for good and ASan frees its fake
+/// stack.
+void startSwitch(FiberContext *from, FiberContext *to,
+                 bool saveFakeStack = true) {
   switchingFrom = from;
-  __sanitizer_start_switch_fiber(&from->fakeStack, to->stackBottom,
-                                 to->stackSize);
+  __sanitizer_start_switch_fiber(saveFakeStack ? &from->fakeStack : nullptr,
+                                 to->stackBottom, to->stackSize);
 }
 } // namespace
 
@@ -141,6 +144,14 @@ void sympow::emu::switchFiber(FiberContext *from, FiberContext *to) {
 #endif
 }
 
+void sympow::emu::exitFiber(FiberContext *from, FiberContext *to) {
+#ifdef SYMPOW_EMU_ASAN_FIBERS
+  startSwitch(from, to, /*saveFakeStack=*/false);
+#endif
+  sympow_emu_switch(&from->sp, to->sp);
+  std::abort(); // a fiber left for good is never resumed
+}
+
 #else
 
 void Fiber::reset(void (*entry)(), FiberContext *returnTo) {
@@ -163,6 +174,14 @@ void sympow::emu::switchFiber(FiberContext *from, FiberContext *to) {
 #ifdef SYMPOW_EMU_ASAN_FIBERS
   fiberStarted(from);
 #endif
+}
+
+void sympow::emu::exitFiber(FiberContext *from, FiberContext *to) {
+#ifdef SYMPOW_EMU_ASAN_FIBERS
+  startSwitch(from, to, /*saveFakeStack=*/false);
+#endif
+  swapcontext(&from->context, &to->context);
+  std::abort(); // a fiber left for good is never resumed
 }
 
 #endif
