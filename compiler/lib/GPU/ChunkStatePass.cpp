@@ -15,13 +15,14 @@
 //   (k_t rotated by chunk_keys for rotating schedules, ChunkKeys.cpp)
 //   finally [S | Z] (the layer's state) <- [S | Z]; c <- counts[T - 1].
 //
-// Phi^T (R x K, f32) is built element-wise in workgroup memory, each thread
-// one row's run of tokens, and multiplied with the step's values (bf16,
-// exact for bf16 inputs; hi + lo for f16) by sympow_tile.dot with split
-// precision (Phi as hi + lo bf16: about 16 bits, the accuracy the 16-bit
-// inputs' states are held to); Z's column is a second dot with ones. Chunk
-// states are written once (the old chunk_states + chunk_scan wrote each
-// chunk's own contribution, then read and rewrote them all). The split (R,
+// Phi^T (R x K) is built element-wise in workgroup memory, each thread one
+// row's run of tokens, split once into hi + lo bf16 halves (about 16 bits,
+// the accuracy the 16-bit inputs' states are held to), and multiplied with
+// the step's values (bf16, exact for bf16 inputs; hi + lo for f16) by
+// native sympow_tile.dots whose operands ldmatrix reads; Z's column is a
+// dot with ones. Chunk states are written once (the old chunk_states +
+// chunk_scan wrote each chunk's own contribution, then read and rewrote
+// them all). The split (R,
 // K, threads, staging runs) is sympow/Support/ChunkStatePass.h.
 //
 //===----------------------------------------------------------------------===//
@@ -52,10 +53,11 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   // Each thread builds one row's run of RK tokens of Phi^T.
   int64_t RK = R * K / P;
   using gpu_detail::workgroupMemRef;
+  int64_t PS = split.phiStride();
   SmallVector<Type> workgroup = {
-      workgroupMemRef({K * s.d}, f32), workgroupMemRef({R * (K + 1)}, f32),
-      workgroupMemRef({2 * K}, f32), workgroupMemRef({K}, f32),
-      workgroupMemRef({K * VS}, bf16)};
+      workgroupMemRef({K * s.d}, f32), workgroupMemRef({R * PS}, bf16),
+      workgroupMemRef({R * PS}, bf16), workgroupMemRef({2 * K}, f32),
+      workgroupMemRef({K}, f32),       workgroupMemRef({K * VS}, bf16)};
   if (splitV)
     workgroup.push_back(workgroupMemRef({K * VS}, bf16));
   gpu_detail::KernelArguments args;
@@ -78,8 +80,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Value chunkS = args.get(fn, KernelArg::ChunkS),
         chunkZ = args.get(fn, KernelArg::ChunkZ);
   auto wg = fn.getWorkgroupAttributions();
-  Value keys = wg[0], phi = wg[1], gates = wg[2], weights = wg[3];
-  Value valuesHi = wg[4], valuesLo = splitV ? Value(wg[5]) : Value();
+  Value keys = wg[0], phiHi = wg[1], phiLo = wg[2], gates = wg[3],
+        weights = wg[4];
+  Value valuesHi = wg[5], valuesLo = splitV ? Value(wg[6]) : Value();
 
   gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
   Value x = ids.x, h = ids.y, batch = ids.z;
@@ -99,10 +102,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       gpu_detail::unrankRows(t, s.p, s.d, E.min(row, t.index(dim - 1)));
   Value scale = gpu_detail::rowScales(t, f32, multiset);
   Value rowScale = E.select(inside, scale, t.constant(f32, 0.0));
-  // Its first token, and its row's place in Phi^T (rows of K + 1 floats:
-  // the threads of a warp store to distinct banks).
+  // Its first token, and its row's place in Phi^T.
   Value firstToken = E.mul(E.rem(thread, t.index(K / RK)), t.index(RK));
-  Value phiRow = E.mul(E.div(thread, t.index(K / RK)), t.index(K + 1));
+  Value phiRow = E.mul(E.div(thread, t.index(K / RK)), t.index(PS));
 
   RankedTensorType accS = m.accumulator(R, NV),
                    accZ = m.accumulator(R, 8 * ChunkStatePass::warpsN);
@@ -223,25 +225,39 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
                     Value product =
                         gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr);
                     Value wt = t.load(weights, token, nullptr);
-                    t.store(E.mul(E.mul(product, rowScale), wt), phi,
-                            E.add(phiRow, token), nullptr);
+                    // Split once here (hi + lo bf16, about 16 bits), so
+                    // that the dots read native operands with ldmatrix.
+                    Value x = E.mul(E.mul(product, rowScale), wt);
+                    Value hi = t.convert(x, bf16);
+                    Value lo = t.convert(E.sub(x, t.convert(hi, f32)), bf16);
+                    Value phiAt = E.add(phiRow, token);
+                    t.store(hi, phiHi, phiAt, nullptr);
+                    t.store(lo, phiLo, phiAt, nullptr);
                     return SmallVector<Value>{};
                   });
         gpu::BarrierOp::create(b, loc);
 
-        Value a = m.load(m.operand(0, R, K, f32), phi, E.idx(0), K + 1);
+        auto phiOf = [&](Value array) {
+          return m.load(m.operand(0, R, K, bf16), array, E.idx(0), PS);
+        };
+        Value aHi = phiOf(phiHi), aLo = phiOf(phiLo);
         auto valuesOf = [&](Value array) {
           return m.load(m.operand(1, K, NV, bf16), array, E.idx(0), VS);
         };
         Value decay = E.exp(last);
         Value newS = E.mul(tile::SplatOp::create(b, loc, accS, decay), acc[0]);
         Value newZ = E.mul(tile::SplatOp::create(b, loc, accZ, decay), acc[1]);
-        // Phi^T (f32, split) times the bf16 values: lo_Phi v + hi_Phi v,
-        // and for f16 values the same with their lo half.
+        // Phi^T (hi + lo) times the values (bf16: exact for bf16 inputs;
+        // f16 ones as hi + lo, lo Phi times lo v dropped as split_bf16
+        // does), the small products first.
+        // (lo v first: its fragments die before hi v's are loaded.)
         if (splitV)
-          newS = m.dot(a, valuesOf(valuesLo), newS);
-        newS = m.dot(a, valuesOf(valuesHi), newS);
-        return SmallVector<Value>{newS, m.dot(a, ones, newZ)};
+          newS = m.dot(aHi, valuesOf(valuesLo), newS);
+        Value vHi = valuesOf(valuesHi);
+        newS = m.dot(aLo, vHi, newS);
+        newS = m.dot(aHi, vHi, newS);
+        newZ = m.dot(aLo, ones, newZ);
+        return SmallVector<Value>{newS, m.dot(aHi, ones, newZ)};
       });
   m.store(state[0], S, sRows, s.e, rows, cols);
   m.store(state[1], Z, zRows, 1, rows, one);

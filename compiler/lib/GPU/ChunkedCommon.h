@@ -26,8 +26,10 @@ constexpr int64_t kSharedLimit = 48 * 1024; // static shared memory per block
 
 /// Tensor-core kernels: 8 warps, state rows in groups of kGroupRows.
 constexpr int64_t kMmaThreads = 256, kGroupRows = 32;
-/// ptxas' occupancy floor for them (at most 65536 / (2 * 256) registers).
-constexpr int32_t kMmaBlocksPerSM = 2;
+/// ptxas' occupancy floor for them: three blocks, at most 80 registers
+/// (65536 / (3 * 256) in units of 8), which chunk_output's accumulators fit
+/// without spills (test/GPU/aot-matrix.test); 24 warps per SM.
+constexpr int32_t kMmaBlocksPerSM = 3;
 
 /// The chunk rounded up to whole 16-row mma tiles.
 inline int64_t paddedChunk(int64_t C) { return (C + 15) / 16 * 16; }

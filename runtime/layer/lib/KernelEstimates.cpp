@@ -213,7 +213,8 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 /// rows per (head, sequence) (ChunkStatePass.h), each walking the tokens in
 /// steps of K inside a chunk: the step's keys (rotated), values and gates
 /// staged in runs, the gates' prefix by a scan, phi of the program's rows
-/// built in workgroup memory, two split dots ([S | Z] += Phi^T [V | 1]);
+/// built in workgroup memory as bf16 hi + lo, native dots of both halves
+/// ([S | Z] += Phi^T [V | 1]);
 /// the state before every chunk written once. Figures per step, per chunk
 /// and per program from the emulator at p = 2 and 4, d, e = 16 .. 64 (bf16,
 /// data gate; f16 values add a dot and their split, which the sizes cannot
@@ -233,14 +234,19 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   // Rotating schedules read the keys chunk_keys rotated (f32).
   step.globalLoads = u(K * z.d / L + K * NV / LV + K);
   step.globalLoadBytes = u(K * z.d * (rot ? 4 : z.s) + K * NV * z.s + 4 * K);
-  step.sharedLoads = u(P * RK * (p + 1) + R * K * WN + 10 * K + P);
-  step.ldmatrix = u(R / 16 * K / 16 * NV / 8);
+  step.sharedLoads = u(P * RK * (p + 1) + 10 * K + P);
+  // ldmatrix: the values (x2, each warp its columns) and Phi^T's halves
+  // (x4, each warp column its copy).
+  double ldmatrixB = R / 16 * K / 16 * NV / 8,
+         ldmatrixA = 2 * R / 16 * K / 16 * WN;
+  step.ldmatrix = u(ldmatrixB + ldmatrixA);
   step.sharedLoadBytes =
-      u(4 * double(step.sharedLoads) + 256 * double(step.ldmatrix));
-  step.sharedStores = u(K * z.d / L + K * NV / LV + 7 * K + R * K);
+      u(4 * double(step.sharedLoads) + 256 * ldmatrixB + 512 * ldmatrixA);
+  step.sharedStores = u(K * z.d / L + K * NV / LV + 7 * K + 2 * R * K);
   step.sharedStoreBytes = u(4 * K * z.d + 2 * K * NV + 28 * K + 4 * R * K);
   step.mma[int(MmaShape::M16N8K16F16)] = u(R / 16 * K / 16 * (NV / 8 + WN) * 2);
-  step.fp32Alu = u(100 * P + 48 * de + R * K * (p - 2));
+  // (Phi^T's split: once per element where it is built.)
+  step.fp32Alu = u(100 * P + 48 * de + R * K * (p - 2) - 4 * R * K);
   step.sfu = u(2 * P);
   // Staging runs of keys and values of equal length share their index
   // math (CSE); unequal ones do not.
@@ -257,7 +263,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   program.intAlu += u(60000 + 360 * de + 32000 * (p - 2) + (N + 1) * store);
   double stateBytes = z.B * z.H * 4 * z.D * E1;
   int64_t sharedBytes =
-      int64_t(4 * K * z.d + 4 * R * (K + 1) + 12 * K +
+      int64_t(4 * K * z.d + 4 * R * double(split.phiStride()) + 12 * K +
               2 * K * double(ChunkStatePass::valueStride(cols(z.e))));
   return {"chunk_state_pass",
           launch({g(X), g(z.H), g(z.B)}, g(P), times(program, X * z.H * z.B),
@@ -266,7 +272,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                          (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
                      stateBytes,
                  N * stateBytes + stateBytes),
-          {124, sharedBytes}};
+          {123, sharedBytes}};
 }
 
 /// chunk_keys (a tile kernel, rotating schedules with chunk_state_pass):
@@ -323,7 +329,7 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
                    launch({g(N), g(z.Hq), g(z.B)}, 256, times(b, blocks), b,
                           inputBytes(z) + N * z.H * z.B * 4 * z.D * E1,
                           outputBytes(z)),
-                   {z.tensorCores ? 102 : 74, 47104}};
+                   {z.tensorCores ? 80 : 74, 47104}};
   return k;
 }
 

@@ -19,10 +19,9 @@
 namespace sympow {
 
 struct ChunkStatePass {
-  /// Sixteen warps, 8 over the rows and 2 over the columns (mma<warps =
-  /// [8, 2]>): 17 programs per head at p = 2, d = 64, so that B = 1 with 8
-  /// heads fills 132 SMs, each staging a step's keys and values for 128
-  /// rows, 16 warps per SM to hide latency.
+  /// Eight warps, 4 over the rows and 2 over the columns (mma<warps =
+  /// [4, 2]>): 33 programs of 64 rows per head at p = 2, d = 64, so that
+  /// B = 1 with 8 heads fills 132 SMs in one round.
   static constexpr int64_t warpsM = 4, warpsN = 2;
   int64_t threads = 256, rowsPerProgram = 64;
   /// Tokens per step: the k extent of one dot, a multiple of 16.
@@ -37,6 +36,8 @@ struct ChunkStatePass {
   /// Row stride of the staged values (bf16): 16 bytes of padding keep
   /// ldmatrix's eight rows in distinct banks.
   static int64_t valueStride(int64_t e) { return valueColumns(e) + 8; }
+  /// Row stride of Phi^T's bf16 halves: 16 bytes of padding, as above.
+  int64_t phiStride() const { return tokensPerStep + 8; }
   /// Staging runs: the largest of 8, 4, 2, 1 adjacent elements (one load
   /// each) that divides a row of `width` and leaves no thread idle.
   int64_t runLength(int64_t width) const {
@@ -46,12 +47,12 @@ struct ChunkStatePass {
     return L;
   }
   /// Workgroup bytes at most: the step's rotated keys (f32), its values
-  /// as bf16 hi and lo (f16 inputs; bf16 ones need hi only), phi of the
-  /// program's rows (f32), the gates (twice: a scan's two buffers) and the
-  /// weights.
+  /// as bf16 hi and lo (f16 inputs; bf16 ones need hi only), Phi^T of the
+  /// program's rows (bf16 hi and lo), the gates (twice: a scan's two
+  /// buffers) and the weights.
   int64_t sharedBytes(int64_t d, int64_t e) const {
     return tokensPerStep * (4 * d + 4 * valueStride(e) + 12) +
-           rowsPerProgram * (tokensPerStep + 1) * 4;
+           rowsPerProgram * phiStride() * 4;
   }
 };
 
