@@ -1,6 +1,7 @@
 //===- AttentionSpec.cpp - Checks and derived sizes of a kernel variant ---===//
 
 #include "sympow/Compiler/GPU/AttentionKernel.h"
+#include "sympow/Support/GpuLimits.h"
 #include "sympow/Support/LayerRules.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -50,7 +51,7 @@ int64_t AttentionKernelSpec::resolvedBlockTokens() const {
   if (resolvedPath() == AttentionPath::Mma) { // 64 unless one buffer is too big
     for (int64_t bt : {64, 32})
       if (mmaTileBytes(*this, bt) + sharedBytesBesidesTiles(*this, bt) <=
-          48 * 1024)
+          kStaticSharedBytes)
         return bt;
     return 16;
   }
@@ -91,7 +92,8 @@ int64_t attentionTileBuffers(const AttentionKernelSpec &s) {
   if (s.resolvedPath() != AttentionPath::Mma)
     return 1;
   int64_t bt = s.resolvedBlockTokens();
-  return 2 * mmaTileBytes(s, bt) + sharedBytesBesidesTiles(s, bt) <= 48 * 1024
+  return 2 * mmaTileBytes(s, bt) + sharedBytesBesidesTiles(s, bt) <=
+                 kStaticSharedBytes
              ? 2
              : 1;
 }
@@ -168,11 +170,11 @@ Error verifyKernelVariant(const AttentionKernelSpec &s) {
                           "even and in [2, d = {1}]",
                           r, s.d));
     if (rules::Problem why = rules::checkRopeBase(s.rotaryBase))
-      return fail(formatv("rotary base = {0} {1}", shortest(s.rotaryBase),
-                          *why));
+      return fail(
+          formatv("rotary base = {0} {1}", shortest(s.rotaryBase), *why));
     if (rules::Problem why = rules::checkRopeScale(s.rateScale))
-      return fail(formatv("rotary rate_scale = {0} {1}",
-                          shortest(s.rateScale), *why));
+      return fail(
+          formatv("rotary rate_scale = {0} {1}", shortest(s.rateScale), *why));
   }
   if (s.relativeSchedule() && s.length < 1)
     return fail(formatv("schedule '{0}' needs its typical length L >= 1",
@@ -208,7 +210,7 @@ Error verifyAttentionKernelSpec(const AttentionKernelSpec &s) {
                         "threads, for its shuffles), at most 1024",
                         bt, s.threadsPerBlock()));
   int64_t shared = attentionSharedBytes(s);
-  if (shared > 48 * 1024)
+  if (shared > kStaticSharedBytes)
     return fail(formatv("the variant needs {0} bytes of workgroup memory per "
                         "block, more than the 48 KiB of static shared memory; "
                         "use fewer block tokens",

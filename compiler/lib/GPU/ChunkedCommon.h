@@ -15,14 +15,13 @@
 
 #include "sympow/Compiler/GPU/ChunkedKernels.h"
 #include "sympow/Support/ChunkStatePass.h"
+#include "sympow/Support/GpuLimits.h"
 
 namespace sympow::chunked {
 
 using gpu_detail::Emitter;
 using mlir::Type;
 using mlir::Value;
-
-constexpr int64_t kSharedLimit = 48 * 1024; // static shared memory per block
 
 /// Tensor-core kernels: 8 warps, state rows in groups of kGroupRows.
 constexpr int64_t kMmaThreads = 256, kGroupRows = 32;

@@ -462,7 +462,7 @@ int64_t chunkedSharedBytes(const AttentionKernelSpec &spec, int64_t chunk) {
 }
 
 int64_t largestChunk(const AttentionKernelSpec &spec) {
-  return (kSharedLimit - spec.effectiveRotaryDims() / 2 * 8) /
+  return (kStaticSharedBytes - spec.effectiveRotaryDims() / 2 * 8) /
          (4 * std::max(2 * spec.d, spec.d + spec.e) + 4);
 }
 
@@ -507,7 +507,7 @@ llvm::Error verifyChunkedKernelSpec(const AttentionKernelSpec &spec,
                               "the chunked kernels",
                               spec.p, spec.d));
   int64_t shared = chunkedSharedBytes(spec, chunk);
-  if (shared > kSharedLimit)
+  if (shared > kStaticSharedBytes)
     return fail(llvm::formatv(
         "chunks of {0} tokens need {1} bytes of workgroup memory at d = {2}, "
         "e = {3}, more than 48 KiB; use chunks of at most {4}",

@@ -622,13 +622,13 @@ bool statesUsesMma(const AttentionKernelSpec &spec, int64_t chunk) {
                   std::max<int64_t>(1, spec.effectiveRotaryDims() / 2) * 8 +
                   2 * CP * (kGroupRows + 8) * 2 +
                   values * CP * valueStride(spec) * 2;
-  return bytes <= kSharedLimit;
+  return bytes <= kStaticSharedBytes;
 }
 
 /// Whether chunk_output takes the tensor-core kernel: its arena fits the
 /// static workgroup memory and its accumulators a reasonable register count.
 bool outputUsesMma(const AttentionKernelSpec &spec, int64_t chunk) {
-  return OutputMmaLayout(spec, chunk).total(spec) <= kSharedLimit &&
+  return OutputMmaLayout(spec, chunk).total(spec) <= kStaticSharedBytes &&
          outputWarpsPerRow(chunk) > 0 && outputTilesPerWarp(spec, chunk) <= 12;
 }
 

@@ -13,6 +13,8 @@
 #ifndef SYMPOW_SUPPORT_CHUNKSTATEPASS_H
 #define SYMPOW_SUPPORT_CHUNKSTATEPASS_H
 
+#include "sympow/Support/GpuLimits.h"
+
 #include <cstdint>
 #include <optional>
 
@@ -67,9 +69,6 @@ struct ChunkKeysSplit {
   }
 };
 
-/// Static workgroup memory per block the kernels keep to.
-constexpr int64_t kChunkStatePassSharedLimit = 48 * 1024;
-
 /// The split for a state of `dim` rows, or none when the chunked
 /// formulation keeps chunk_states + chunk_scan: f32 inputs (the pass's
 /// split-bf16 products carry about 16 bits, the scalar kernels f32's 24)
@@ -80,9 +79,9 @@ chunkStatePass(int64_t dim, int64_t d, int64_t e, int64_t elementBytes) {
   if (elementBytes == 4)
     return std::nullopt;
   // Steps of 32 tokens, or 16 where those do not fit (d = e = 128).
-  if (s.sharedBytes(d, e) > kChunkStatePassSharedLimit)
+  if (s.sharedBytes(d, e) > kStaticSharedBytes)
     s.tokensPerStep = 16;
-  if (s.sharedBytes(d, e) > kChunkStatePassSharedLimit)
+  if (s.sharedBytes(d, e) > kStaticSharedBytes)
     return std::nullopt;
   s.programs = (dim + s.rowsPerProgram - 1) / s.rowsPerProgram;
   if (s.programs < 1)

@@ -1,0 +1,22 @@
+//===- GpuLimits.h - The CUDA limits every kernel keeps to ------*- C++ -*-===//
+//
+// One definition for the generators (compiler/lib/GPU), the runtime's
+// kernel lists and the GPU model's estimates.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_SUPPORT_GPULIMITS_H
+#define SYMPOW_SUPPORT_GPULIMITS_H
+
+#include <cstdint>
+
+namespace sympow {
+
+/// Static shared (workgroup) memory per block: every kernel's arrays are
+/// static workgroup attributions, which CUDA caps at 48 KiB (more needs
+/// dynamic shared memory and an opt-in per function).
+constexpr int64_t kStaticSharedBytes = 48 * 1024;
+
+} // namespace sympow
+
+#endif // SYMPOW_SUPPORT_GPULIMITS_H
