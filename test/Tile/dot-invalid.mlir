@@ -146,3 +146,13 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// row_reduce takes f32 accumulators only.
+#b = #sympow_tile.blocked<threads = 32, per_thread = 1>
+func.func @row_reduce_blocked(%x: tensor<32xf32, #b>) {
+  // expected-error @+1 {{must be f32 tile in an mma layout}}
+  %m = sympow_tile.row_reduce max %x : tensor<32xf32, #b>
+  return
+}

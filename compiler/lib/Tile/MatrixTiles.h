@@ -18,13 +18,24 @@ namespace sympow::tile {
 /// (TileMatrixAttrs.td gives its shape per layout).
 void addMatrixTileConversions(mlir::TypeConverter &converter);
 
+/// The workgroup buffer (one per element type) that block-wide reductions
+/// (column_sum, row_reduce over warp columns) go through; lowerTileKernel
+/// sizes and adds them.
+using ReductionBuffers = llvm::DenseMap<mlir::Type, mlir::Value>;
+
 /// dot -> nvgpu.mma.sync m16n8k16; matrix_load/store -> nvgpu.ldmatrix or
-/// per-element accesses; splat constants of matrix tiles. The patterns of
-/// sm_80 and sm_90a alike (mma.sync); a wgmma set would be chosen here by
-/// target.
+/// per-element accesses; row_reduce -> shuffles (and `buffers`); splat
+/// constants of matrix tiles. The patterns of sm_80 and sm_90a alike
+/// (mma.sync); a wgmma set would be chosen here by target.
 void populateMatrixTileLowering(const mlir::TypeConverter &converter,
                                 mlir::RewritePatternSet &patterns,
-                                mlir::ConversionTarget &target);
+                                mlir::ConversionTarget &target,
+                                const ReductionBuffers &buffers);
+
+/// `x` from the lane `lane ^ mask` of the warp (64-bit values as two 32-bit
+/// halves: the NVVM shuffle moves 32 bits).
+mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       int64_t mask);
 
 /// Rewrites every `dot precision = split_bf16` in `fn` into three bf16
 /// dots on hi/lo halves of its operands (tiles in, tiles out).

@@ -116,7 +116,8 @@ Coordinates getCoordinates(Builder &B, const Fragments &f) {
             at.deltas.push_back({16 * i + 8 * r, 8 * j + c});
             break;
           case Role::A: // a0..a7: (g, 2t), (g + 8, 2t), (g, 2t + 8), ...
-            at.deltas.push_back({16 * i + 8 * (r % 2), 16 * j + 8 * (r / 2) + c});
+            at.deltas.push_back(
+                {16 * i + 8 * (r % 2), 16 * j + 8 * (r / 2) + c});
             break;
           case Role::B: // b0..b3: (k = 2t, n = g), (2t + 8, g)
             at.deltas.push_back({16 * i + 8 * r + c, 8 * j});
@@ -143,8 +144,7 @@ Coordinates getCoordinates(Builder &B, const Fragments &f) {
 /// its innermost 1-D pieces (n-D from_elements is not lowered everywhere).
 Value packFragments(OpBuilder &b, Location loc, VectorType type,
                     ArrayRef<Value> elements) {
-  Value result = arith::ConstantOp::create(
-      b, loc, b.getZeroAttr(type));
+  Value result = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
   int64_t inner = type.getShape().back();
   auto pieceType = VectorType::get({inner}, type.getElementType());
   SmallVector<int64_t> position(type.getRank() - 1, 0);
@@ -154,8 +154,8 @@ Value packFragments(OpBuilder &b, Location loc, VectorType type,
       position[d] = rest % type.getDimSize(d);
       rest /= type.getDimSize(d);
     }
-    Value piece = vector::FromElementsOp::create(
-        b, loc, pieceType, elements.slice(at, inner));
+    Value piece = vector::FromElementsOp::create(b, loc, pieceType,
+                                                 elements.slice(at, inner));
     result = vector::InsertOp::create(b, loc, piece, result, position);
   }
   return result;
@@ -237,15 +237,11 @@ Value loadWithLdmatrix(Builder &B, MatrixLoadOp op, const Fragments &f,
     if (!transposed) { // [m][k]: lanes 0-15 rows, 16-31 the same at k + 8
       laneRow = B.add(block, B.rem(lane, 16));
       laneCol = B.mul(B.div(lane, 16), 8);
-      fragment = [](int64_t i, int64_t k) {
-        return std::pair{16 * i, 16 * k};
-      };
+      fragment = [](int64_t i, int64_t k) { return std::pair{16 * i, 16 * k}; };
     } else { // [k][m]: matrix q of x4 covers m 8 (q % 2), k 8 (q / 2)
       laneRow = B.add(B.rem(lane, 8), B.mul(B.div(lane, 16), 8));
       laneCol = B.add(block, B.mul(B.rem(B.div(lane, 8), 2), 8));
-      fragment = [](int64_t i, int64_t k) {
-        return std::pair{16 * k, 16 * i};
-      };
+      fragment = [](int64_t i, int64_t k) { return std::pair{16 * k, 16 * i}; };
     }
     trans = transposed;
   } else {
@@ -254,28 +250,23 @@ Value loadWithLdmatrix(Builder &B, MatrixLoadOp op, const Fragments &f,
     if (!transposed) { // [k][n]: rows k 0-15 from lanes 0-15, .trans
       laneRow = B.rem(lane, 16);
       laneCol = block;
-      fragment = [](int64_t k, int64_t j) {
-        return std::pair{16 * k, 8 * j};
-      };
+      fragment = [](int64_t k, int64_t j) { return std::pair{16 * k, 8 * j}; };
     } else { // [n][k]: matrix 0 k 0-7, matrix 1 k 8-15
       laneRow = B.add(block, B.rem(lane, 8));
       laneCol = B.mul(B.rem(B.div(lane, 8), 2), 8);
-      fragment = [](int64_t k, int64_t j) {
-        return std::pair{8 * j, 16 * k};
-      };
+      fragment = [](int64_t k, int64_t j) { return std::pair{8 * j, 16 * k}; };
     }
     trans = !transposed;
   }
-  Value first =
-      B.add(op.getOffset(), B.add(B.mul(laneRow, stride), laneCol));
+  Value first = B.add(op.getOffset(), B.add(B.mul(laneRow, stride), laneCol));
   Value result = arith::ConstantOp::create(B.b, B.loc, B.b.getZeroAttr(type));
   for (int64_t p = 0; p < f.shape[0]; ++p)
     for (int64_t q = 0; q < f.shape[1]; ++q) {
       auto [r, c] = fragment(p, q);
-      Value frag = nvgpu::LdMatrixOp::create(
-          B.b, B.loc, fragType, op.getBase(),
-          ValueRange{B.add(first, r * stride + c)}, trans,
-          fragType.getDimSize(0));
+      Value frag =
+          nvgpu::LdMatrixOp::create(B.b, B.loc, fragType, op.getBase(),
+                                    ValueRange{B.add(first, r * stride + c)},
+                                    trans, fragType.getDimSize(0));
       result = vector::InsertOp::create(B.b, B.loc, frag, result,
                                         ArrayRef<int64_t>{p, q});
     }
@@ -318,7 +309,8 @@ struct MatrixLoadLowering : OpConversionPattern<MatrixLoadOp> {
           [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, zero); });
       elements.push_back(guarded.getResult(0));
     }
-    rewriter.replaceOp(op, packFragments(rewriter, op.getLoc(), type, elements));
+    rewriter.replaceOp(op,
+                       packFragments(rewriter, op.getLoc(), type, elements));
     return success();
   }
 };
@@ -383,6 +375,95 @@ struct DotLowering : OpConversionPattern<DotOp> {
   }
 };
 
+/// row_reduce: a thread combines its columns of each of its rows, the four
+/// lanes that share a row (the quad: lanes 4g .. 4g + 3) by xor shuffles,
+/// and with several warp columns the warps of a row through `buffers`: after
+/// a barrier lane 4g writes its row's value per warp column, after a second
+/// every thread combines its rows' values.
+struct RowReduceLowering : OpConversionPattern<RowReduceOp> {
+  RowReduceLowering(const TypeConverter &converter, MLIRContext *ctx,
+                    const ReductionBuffers &buffers)
+      : OpConversionPattern(converter, ctx), buffers(buffers) {}
+
+  LogicalResult
+  matchAndRewrite(RowReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Builder B{rewriter, loc};
+    Fragments f = *getFragments(op.getType());
+    auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    bool isMax = op.getKind() == ReduceKind::max;
+    auto combine = [&](Value x, Value y) -> Value {
+      if (isMax)
+        return arith::MaximumFOp::create(rewriter, loc, x, y);
+      return arith::AddFOp::create(rewriter, loc, x, y);
+    };
+    SmallVector<Value> elements =
+        unpackFragments(rewriter, loc, adaptor.getSource());
+    // Elements are [i][j][row half r][column c], row-major.
+    int64_t RM = f.shape[0], RN = f.shape[1];
+    auto at = [&](int64_t i, int64_t j, int64_t r, int64_t c) {
+      return ((i * RN + j) * 2 + r) * 2 + c;
+    };
+    SmallVector<Value> rows; // per (i, r)
+    for (int64_t i = 0; i < RM; ++i)
+      for (int64_t r = 0; r < 2; ++r) {
+        Value v = elements[at(i, 0, r, 0)];
+        for (int64_t j = 0; j < RN; ++j)
+          for (int64_t c = 0; c < 2; ++c)
+            if (j || c)
+              v = combine(v, elements[at(i, j, r, c)]);
+        for (int64_t mask : {1, 2})
+          v = combine(v, shuffleXor(rewriter, loc, v, mask));
+        rows.push_back(v);
+      }
+    int64_t wn = f.mma.getWarpsN();
+    if (wn > 1) {
+      Value buffer = buffers.lookup(type.getElementType());
+      if (!buffer)
+        return rewriter.notifyMatchFailure(op, "no reduction buffer");
+      Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+      Value lane = B.rem(tid, 32), warp = B.div(tid, 32);
+      Value rowBase = B.add(B.mul(B.div(warp, wn), f.rows / f.mma.getWarpsM()),
+                            B.div(lane, 4));
+      Value slot = B.rem(warp, wn);
+      Value leader = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, B.rem(lane, 4), B.idx(0));
+      auto rowOf = [&](int64_t i, int64_t r) {
+        return B.mul(B.add(rowBase, 16 * i + 8 * r), wn);
+      };
+      gpu::BarrierOp::create(rewriter, loc); // earlier readers are done
+      scf::IfOp::create(rewriter, loc, leader, [&](OpBuilder &b, Location l) {
+        for (int64_t i = 0; i < RM; ++i)
+          for (int64_t r = 0; r < 2; ++r)
+            memref::StoreOp::create(b, l, rows[i * 2 + r], buffer,
+                                    ValueRange{B.add(rowOf(i, r), slot)});
+        scf::YieldOp::create(b, l);
+      });
+      gpu::BarrierOp::create(rewriter, loc);
+      for (int64_t i = 0; i < RM; ++i)
+        for (int64_t r = 0; r < 2; ++r) {
+          Value first = rowOf(i, r);
+          Value v = memref::LoadOp::create(rewriter, loc, buffer, first);
+          for (int64_t w = 1; w < wn; ++w)
+            v = combine(v, memref::LoadOp::create(rewriter, loc, buffer,
+                                                  B.add(first, w)));
+          rows[i * 2 + r] = v;
+        }
+    }
+    SmallVector<Value> result(elements.size());
+    for (int64_t i = 0; i < RM; ++i)
+      for (int64_t j = 0; j < RN; ++j)
+        for (int64_t r = 0; r < 2; ++r)
+          for (int64_t c = 0; c < 2; ++c)
+            result[at(i, j, r, c)] = rows[i * 2 + r];
+    rewriter.replaceOp(op, packFragments(rewriter, loc, type, result));
+    return success();
+  }
+
+  const ReductionBuffers &buffers;
+};
+
 /// A splat matrix tile constant: the same constant in every fragment.
 struct MatrixConstantLowering : OpConversionPattern<arith::ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -414,10 +495,12 @@ void addMatrixTileConversions(TypeConverter &converter) {
 
 void populateMatrixTileLowering(const TypeConverter &converter,
                                 RewritePatternSet &patterns,
-                                ConversionTarget &target) {
+                                ConversionTarget &target,
+                                const ReductionBuffers &buffers) {
   target.addLegalDialect<nvgpu::NVGPUDialect>();
   patterns.add<DotLowering, MatrixLoadLowering, MatrixStoreLowering,
                MatrixConstantLowering>(converter, patterns.getContext());
+  patterns.add<RowReduceLowering>(converter, patterns.getContext(), buffers);
 }
 
 } // namespace sympow::tile

@@ -281,10 +281,6 @@ struct ExpandLowering : OpConversionPattern<ExpandOp> {
   }
 };
 
-/// Workgroup buffers of the column sums, one per element type, as large
-/// as the largest tile summed.
-using SumBuffers = llvm::DenseMap<Type, Value>;
-
 /// Through workgroup memory: after a barrier (the previous sum's readers
 /// are done) each thread writes its elements in tile order, and after a
 /// second one reads its elements' columns, rows 0, 1, ... in turn. When R
@@ -292,7 +288,7 @@ using SumBuffers = llvm::DenseMap<Type, Value>;
 /// read as one vector per row.
 struct ColumnSumLowering : OpConversionPattern<ColumnSumOp> {
   ColumnSumLowering(const TypeConverter &converter, MLIRContext *ctx,
-                    const SumBuffers &buffers)
+                    const ReductionBuffers &buffers)
       : OpConversionPattern(converter, ctx), buffers(buffers) {}
 
   LogicalResult
@@ -372,31 +368,6 @@ struct ColumnSumLowering : OpConversionPattern<ColumnSumOp> {
     return success();
   }
 
-  /// `x` from the lane `lane ^ offset` of the warp (64-bit values as two
-  /// 32-bit halves: the NVVM shuffle moves 32 bits).
-  static Value shuffleXor(OpBuilder &b, Location loc, Value x, int64_t mask) {
-    Value offset = arith::ConstantIntOp::create(b, loc, b.getI32Type(), mask);
-    Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 32);
-    auto shuffle = [&](Value v) {
-      return gpu::ShuffleOp::create(b, loc, v, offset, width,
-                                    gpu::ShuffleMode::XOR)
-          .getShuffleResult();
-    };
-    if (x.getType().getIntOrFloatBitWidth() <= 32)
-      return shuffle(x);
-    Type i32 = b.getI32Type(), i64 = b.getI64Type();
-    Value bits = arith::BitcastOp::create(b, loc, i64, x);
-    Value c32 = arith::ConstantIntOp::create(b, loc, i64, 32);
-    Value lo = shuffle(arith::TruncIOp::create(b, loc, i32, bits));
-    Value hi = shuffle(arith::TruncIOp::create(
-        b, loc, i32, arith::ShRUIOp::create(b, loc, bits, c32)));
-    Value joined = arith::OrIOp::create(
-        b, loc, arith::ExtUIOp::create(b, loc, i64, lo),
-        arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, hi),
-                              c32));
-    return arith::BitcastOp::create(b, loc, x.getType(), joined);
-  }
-
   /// When the threads that share columns (Q of them in a row, Q dividing
   /// 32) repeat within every warp: xor shuffles over the warp's rows, then
   /// one row of partial sums per warp through workgroup memory.
@@ -458,7 +429,7 @@ struct ColumnSumLowering : OpConversionPattern<ColumnSumOp> {
     return total;
   }
 
-  const SumBuffers &buffers;
+  const ReductionBuffers &buffers;
 };
 
 /// A splat tile constant: the same constant in every element.
@@ -506,6 +477,29 @@ struct ElementwiseLowering : ConversionPattern {
 
 } // namespace
 
+Value shuffleXor(OpBuilder &b, Location loc, Value x, int64_t mask) {
+  Value offset = arith::ConstantIntOp::create(b, loc, b.getI32Type(), mask);
+  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 32);
+  auto shuffle = [&](Value v) {
+    return gpu::ShuffleOp::create(b, loc, v, offset, width,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  if (x.getType().getIntOrFloatBitWidth() <= 32)
+    return shuffle(x);
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Value bits = arith::BitcastOp::create(b, loc, i64, x);
+  Value c32 = arith::ConstantIntOp::create(b, loc, i64, 32);
+  Value lo = shuffle(arith::TruncIOp::create(b, loc, i32, bits));
+  Value hi = shuffle(arith::TruncIOp::create(
+      b, loc, i32, arith::ShRUIOp::create(b, loc, bits, c32)));
+  Value joined = arith::OrIOp::create(
+      b, loc, arith::ExtUIOp::create(b, loc, i64, lo),
+      arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, hi),
+                            c32));
+  return arith::BitcastOp::create(b, loc, x.getType(), joined);
+}
+
 /// The per-slot and per-fragment patterns repeat index math (one copy per
 /// element) and leave per-thread offsets inside loops; CSE and hoisting
 /// leave the plain kernel closer to what LLVM makes of it, so that the
@@ -529,7 +523,16 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
     int64_t &size = sumSizes[op.getType().getElementType()];
     size = std::max(size, op.getType().getDimSize(0));
   });
-  SumBuffers sumBuffers;
+  // Row reductions over several warp columns: one value per (row, warp
+  // column), in the same buffer (both start with a barrier).
+  fn.walk([&](RowReduceOp op) {
+    auto mma = cast<MmaAttr>(op.getType().getEncoding());
+    if (mma.getWarpsN() == 1)
+      return;
+    int64_t &size = sumSizes[op.getType().getElementType()];
+    size = std::max(size, op.getType().getDimSize(0) * mma.getWarpsN());
+  });
+  ReductionBuffers sumBuffers;
   for (auto [element, size] : sumSizes) {
     auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     sumBuffers[element] = fn.addWorkgroupAttribution(
@@ -549,7 +552,7 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
                StoreLowering, ExpandLowering, ConstantLowering,
                ElementwiseLowering>(converter, ctx);
   patterns.add<ColumnSumLowering>(converter, ctx, sumBuffers);
-  populateMatrixTileLowering(converter, patterns, target);
+  populateMatrixTileLowering(converter, patterns, target, sumBuffers);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   if (failed(applyPartialConversion(fn, target, std::move(patterns))))

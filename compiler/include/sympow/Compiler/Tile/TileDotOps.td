@@ -111,4 +111,28 @@ def Tile_MatrixStoreOp : Tile_Op<"matrix_store", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def Tile_RowReduceOp : Tile_Op<"row_reduce", [Pure,
+    AllTypesMatch<["source", "result"]>]> {
+  let summary = "Every element of an accumulator gets its row's sum or maximum";
+  let description = [{
+    Element (i, j) of the result is the sum (`sum`) or the maximum (`max`)
+    of row i of `source` over all its columns: per-row values (a softmax's
+    running maximum, a row's normaliser) in the accumulator's own layout,
+    ready for elementwise math with it. Within a warp the four lanes that
+    share a row combine by xor shuffles; with more than one warp column
+    (`warps = [WM, WN]`, WN > 1) the warps of a row meet in workgroup
+    memory between barriers, so the op must then be reached by every thread
+    of the program (uniform control flow). The order of a sum's additions
+    is unspecified.
+
+    ```mlir
+    %m = sympow_tile.row_reduce max %scores : tensor<64x64xf32, #mma>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKindAttr:$kind,
+                       Tile_AccumulatorTile:$source);
+  let results = (outs Tile_AccumulatorTile:$result);
+  let assemblyFormat = "$kind $source attr-dict `:` type($result)";
+}
+
 #endif // SYMPOW_COMPILER_TILE_TILEDOTOPS_TD

@@ -84,6 +84,18 @@ def Tile_DotPrecisionAttr : EnumAttr<Tile_Dialect, Tile_DotPrecision,
                 "operand)";
 }
 
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind",
+    "How a reduction combines its elements", [
+      I32EnumAttrCase<"sum", 0>,
+      I32EnumAttrCase<"max", 1>]> {
+  let cppNamespace = "::sympow::tile";
+  let genSpecializedAttr = 0;
+}
+
+def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce"> {
+  let summary = "sum: addition; max: the larger (NaN wins, as arith.maximumf)";
+}
+
 //===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//
