@@ -156,3 +156,34 @@ func.func @row_reduce_blocked(%x: tensor<32xf32, #b>) {
   %m = sympow_tile.row_reduce max %x : tensor<32xf32, #b>
   return
 }
+
+// -----
+
+// to_operand needs whole rows per warp: one warp column.
+#mma = #sympow_tile.mma<warps = [1, 2]>
+#A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
+func.func @to_operand_columns(%x: tensor<16x16xbf16, #mma>) {
+  // expected-error @+1 {{needs one warp column (mma<warps = [WM, 1]>) and the same mma layout as the operand's parent}}
+  %a = sympow_tile.to_operand %x : tensor<16x16xbf16, #mma> -> tensor<16x16xbf16, #A>
+  return
+}
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [1, 1]>
+#B = #sympow_tile.dot_operand<operand = 1, parent = #mma>
+func.func @to_operand_b(%x: tensor<16x16xbf16, #mma>) {
+  // expected-error @+1 {{takes an mma-layout tile to a dot_operand<operand = 0> tile}}
+  %b = sympow_tile.to_operand %x : tensor<16x16xbf16, #mma> -> tensor<16x16xbf16, #B>
+  return
+}
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [1, 1]>
+#A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
+func.func @to_operand_type(%x: tensor<16x16xf32, #mma>) {
+  // expected-error @+1 {{keeps the shape and the element type}}
+  %a = sympow_tile.to_operand %x : tensor<16x16xf32, #mma> -> tensor<16x16xbf16, #A>
+  return
+}

@@ -102,6 +102,22 @@ LogicalResult DotOp::verify() {
   return success();
 }
 
+LogicalResult ToOperandOp::verify() {
+  RankedTensorType from = getSource().getType(), to = getType();
+  auto mma = dyn_cast<MmaAttr>(from.getEncoding());
+  auto operand = dyn_cast<DotOperandAttr>(to.getEncoding());
+  if (!mma || !operand || operand.getOperand() != 0)
+    return emitOpError("takes an mma-layout tile to a dot_operand<operand = "
+                       "0> tile");
+  if (mma.getWarpsN() != 1 || operand.getParent() != mma)
+    return emitOpError("needs one warp column (mma<warps = [WM, 1]>) and the "
+                       "same mma layout as the operand's parent");
+  if (from.getShape() != to.getShape() ||
+      from.getElementType() != to.getElementType())
+    return emitOpError("keeps the shape and the element type");
+  return success();
+}
+
 /// The buffer holds the tile's elements, bounds come as a pair.
 static LogicalResult verifyMatrixAccess(Operation *op, Type buffer, Type tile,
                                         Value rows, Value cols) {

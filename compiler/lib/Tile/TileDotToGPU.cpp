@@ -464,6 +464,36 @@ struct RowReduceLowering : OpConversionPattern<RowReduceOp> {
   const ReductionBuffers &buffers;
 };
 
+/// to_operand: A fragment (i, k) of a thread is its accumulator pieces (i,
+/// 2k) and (i, 2k + 1): a0 a1 = rows g, columns 2t, 2t + 1 of the first,
+/// a2 a3 the same at row g + 8, a4 .. a7 those of the second (PTX ISA,
+/// m16n8k16 fragments). No data moves between threads.
+struct ToOperandLowering : OpConversionPattern<ToOperandOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ToOperandOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    Value source = adaptor.getSource();
+    Value result =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(type));
+    // A is [i][k][q][e] (q: row half q % 2, k half q / 2); the accumulator
+    // [i][j][r][c].
+    for (int64_t i = 0; i < type.getDimSize(0); ++i)
+      for (int64_t k = 0; k < type.getDimSize(1); ++k)
+        for (int64_t q = 0; q < 4; ++q) {
+          Value pair = vector::ExtractOp::create(
+              rewriter, loc, source,
+              ArrayRef<int64_t>{i, 2 * k + q / 2, q % 2});
+          result = vector::InsertOp::create(rewriter, loc, pair, result,
+                                            ArrayRef<int64_t>{i, k, q});
+        }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// A splat matrix tile constant: the same constant in every fragment.
 struct MatrixConstantLowering : OpConversionPattern<arith::ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -499,7 +529,8 @@ void populateMatrixTileLowering(const TypeConverter &converter,
                                 const ReductionBuffers &buffers) {
   target.addLegalDialect<nvgpu::NVGPUDialect>();
   patterns.add<DotLowering, MatrixLoadLowering, MatrixStoreLowering,
-               MatrixConstantLowering>(converter, patterns.getContext());
+               MatrixConstantLowering, ToOperandLowering>(
+      converter, patterns.getContext());
   patterns.add<RowReduceLowering>(converter, patterns.getContext(), buffers);
 }
 

@@ -135,4 +135,27 @@ def Tile_RowReduceOp : Tile_Op<"row_reduce", [Pure,
   let assemblyFormat = "$kind $source attr-dict `:` type($result)";
 }
 
+def Tile_ToOperandOp : Tile_Op<"to_operand", [Pure]> {
+  let summary = "An accumulator-layout tile as the A operand of a dot, in registers";
+  let description = [{
+    The M x K tile `source` in `#sympow_tile.mma<warps = [WM, 1]>` as the A
+    operand (`dot_operand<operand = 0>`) of a dot whose layout is
+    `mma<warps = [WM, 1]>` too: FlashAttention-2's reuse of P = exp(S - m)
+    for P V without a trip through workgroup memory. In m16n8k16 the
+    accumulator fragments of two adjacent 8-column pieces are exactly the A
+    fragment of one 16-column k step, so each thread keeps its own values;
+    one warp column (WN = 1) gives each warp whole rows, as the A operand
+    needs. Element types agree (16-bit for a native dot: truncate first).
+
+    ```mlir
+    %p16 = arith.truncf %p : tensor<64x64xf32, #mma> to tensor<64x64xbf16, #mma>
+    %a = sympow_tile.to_operand %p16 : tensor<64x64xbf16, #mma> -> tensor<64x64xbf16, #A>
+    ```
+  }];
+  let arguments = (ins Tile_MatrixTile:$source);
+  let results = (outs Tile_MatrixTile:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // SYMPOW_COMPILER_TILE_TILEDOTOPS_TD
