@@ -187,3 +187,21 @@ func.func @to_operand_type(%x: tensor<16x16xf32, #mma>) {
   %a = sympow_tile.to_operand %x : tensor<16x16xf32, #mma> -> tensor<16x16xbf16, #A>
   return
 }
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [1, 1]>
+func.func @matrix_range_type() {
+  // expected-error @+1 {{yields an index tile}}
+  %i = sympow_tile.matrix_range 0 : tensor<16x8xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [1, 1]>
+func.func @matrix_range_dim() {
+  // expected-error @+1 {{attribute 'dim' failed to satisfy constraint}}
+  %i = sympow_tile.matrix_range 2 : tensor<16x8xindex, #mma>
+  return
+}

@@ -102,6 +102,12 @@ LogicalResult DotOp::verify() {
   return success();
 }
 
+LogicalResult MatrixRangeOp::verify() {
+  if (!getType().getElementType().isIndex())
+    return emitOpError("yields an index tile");
+  return success();
+}
+
 LogicalResult ToOperandOp::verify() {
   RankedTensorType from = getSource().getType(), to = getType();
   auto mma = dyn_cast<MmaAttr>(from.getEncoding());

@@ -284,7 +284,7 @@ struct MatrixLoadLowering : OpConversionPattern<MatrixLoadOp> {
     Type element = type.getElementType();
     if (f.role != Role::Acc && element.getIntOrFloatBitWidth() == 16 &&
         !op.getRows() && inWorkgroupMemory(op.getBase()) &&
-        op.getStride() * 2 % 16 == 0) {
+        op.getStride() > 0 && op.getStride() * 2 % 16 == 0) {
       rewriter.replaceOp(op, loadWithLdmatrix(B, op, f, type));
       return success();
     }
@@ -464,6 +464,27 @@ struct RowReduceLowering : OpConversionPattern<RowReduceOp> {
   const ReductionBuffers &buffers;
 };
 
+/// matrix_range: the thread's coordinates plus each element's constant
+/// delta.
+struct MatrixRangeLowering : OpConversionPattern<MatrixRangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatrixRangeOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Builder B{rewriter, op.getLoc()};
+    Fragments f = *getFragments(op.getType());
+    auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    Coordinates at = getCoordinates(B, f);
+    bool rows = op.getDim() == 0;
+    SmallVector<Value> elements;
+    for (auto [dr, dc] : at.deltas)
+      elements.push_back(rows ? B.add(at.row, dr) : B.add(at.col, dc));
+    rewriter.replaceOp(op,
+                       packFragments(rewriter, op.getLoc(), type, elements));
+    return success();
+  }
+};
+
 /// to_operand: A fragment (i, k) of a thread is its accumulator pieces (i,
 /// 2k) and (i, 2k + 1): a0 a1 = rows g, columns 2t, 2t + 1 of the first,
 /// a2 a3 the same at row g + 8, a4 .. a7 those of the second (PTX ISA,
@@ -529,7 +550,7 @@ void populateMatrixTileLowering(const TypeConverter &converter,
                                 const ReductionBuffers &buffers) {
   target.addLegalDialect<nvgpu::NVGPUDialect>();
   patterns.add<DotLowering, MatrixLoadLowering, MatrixStoreLowering,
-               MatrixConstantLowering, ToOperandLowering>(
+               MatrixConstantLowering, MatrixRangeLowering, ToOperandLowering>(
       converter, patterns.getContext());
   patterns.add<RowReduceLowering>(converter, patterns.getContext(), buffers);
 }

@@ -58,9 +58,13 @@ def Tile_MatrixLoadOp : Tile_Op<"matrix_load", [AttrSizedOperandSegments]> {
     `base[offset + j * stride + i]` when `transposed` (the buffer holds the
     tile's transpose). With `bounds(rows, cols)` only the elements with i <
     rows and j < cols are read and the others are 0 (edge tiles; padding a
-    dot with zeros). The layout decides how the thread's elements are read:
+    dot with zeros). `stride 0` broadcasts: every row reads the same
+    `base[offset + j]` (per-column values, e.g. a key's gate), or with
+    `transposed` every column the same `base[offset + i]` (per-row values,
+    e.g. a query's gate), in the tile's own layout for elementwise math. The layout decides how the thread's elements are read:
     a 16-bit dot operand from workgroup memory with rows of a multiple of
-    16 bytes and no bounds is read with ldmatrix (x4 for A, x2 for B,
+    16 bytes, no bounds and a positive stride is read with ldmatrix (x4 for
+    A, x2 for B,
     `.trans` as the storage order needs); `offset` must then be a multiple
     of 8 elements. Anything else is read element by element.
 
@@ -72,7 +76,7 @@ def Tile_MatrixLoadOp : Tile_Op<"matrix_load", [AttrSizedOperandSegments]> {
     ```
   }];
   let arguments = (ins Arg<Tile_Buffer, "", [MemRead]>:$base, Index:$offset,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$stride,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$stride,
                        UnitAttr:$transposed, Optional<Index>:$rows,
                        Optional<Index>:$cols);
   let results = (outs Tile_MatrixTile:$result);
@@ -133,6 +137,27 @@ def Tile_RowReduceOp : Tile_Op<"row_reduce", [Pure,
                        Tile_AccumulatorTile:$source);
   let results = (outs Tile_AccumulatorTile:$result);
   let assemblyFormat = "$kind $source attr-dict `:` type($result)";
+}
+
+def Tile_MatrixRangeOp : Tile_Op<"matrix_range", [Pure]> {
+  let summary = "The row (dim 0) or column (dim 1) index of every element";
+  let description = [{
+    Element (i, j) of the result is i (`dim = 0`) or j (`dim = 1`), in the
+    layout of the result: masks of matrix tiles (a causal edge j <= i, rows
+    past a sequence's end) by elementwise comparisons, as `range` serves
+    blocked tiles.
+
+    ```mlir
+    %i = sympow_tile.matrix_range 0 : tensor<64x64xindex, #mma>
+    %j = sympow_tile.matrix_range 1 : tensor<64x64xindex, #mma>
+    %causal = arith.cmpi uge, %i, %j : tensor<64x64xindex, #mma>
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>,
+                                              IntMaxValue<1>]>:$dim);
+  let results = (outs Tile_MatrixTile:$result);
+  let assemblyFormat = "$dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 def Tile_ToOperandOp : Tile_Op<"to_operand", [Pure]> {

@@ -1,0 +1,53 @@
+// Per-element indices and per-row / per-column values of matrix tiles, on
+// the emulator, in mma<warps = [2, 2]> (32 x 16: each warp a 16 x 8 block).
+// @causal: matrix_range 0 >= matrix_range 1, as 1 or 0 (a causal mask).
+// @broadcast: g = iota; matrix_load stride 0 transposed gives g[i] in every
+// column of row i, stride 0 gives g[j] in every row of column j; their
+// difference is i - j (gate differences G_i - G_j).
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | FileCheck %s
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel causal --grid 1 --block 128 --arg f32:512 --print | FileCheck %s --check-prefix=CAUSAL
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel broadcast --grid 1 --block 128 --arg f32:32=iota --arg f32:512 --print | FileCheck %s --check-prefix=BROADCAST
+
+// CHECK-LABEL: gpu.func @causal
+// CHECK-NOT: sympow_tile.
+// CHECK-LABEL: gpu.func @broadcast
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: gpu.return
+
+// CAUSAL: emulator: ok
+// Rows 0, 1 and 15 of 16 columns.
+// CAUSAL: arg0 = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0,
+// CAUSAL-SAME: 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
+
+// BROADCAST: emulator: ok
+// BROADCAST: arg1 = [0, -1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12, -13, -14, -15, 1, 0, -1,
+// Row 31: 31 - j.
+// BROADCAST-SAME: 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16]
+
+#mma = #sympow_tile.mma<warps = [2, 2]>
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @causal(%out: memref<?xf32>)
+        kernel attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 128, grid = [1, 1, B]>} {
+      %c0 = arith.constant 0 : index
+      %i = sympow_tile.matrix_range 0 : tensor<32x16xindex, #mma>
+      %j = sympow_tile.matrix_range 1 : tensor<32x16xindex, #mma>
+      %keep = arith.cmpi uge, %i, %j : tensor<32x16xindex, #mma>
+      %one = arith.constant dense<1.0> : tensor<32x16xf32, #mma>
+      %zero = arith.constant dense<0.0> : tensor<32x16xf32, #mma>
+      %mask = arith.select %keep, %one, %zero : tensor<32x16xi1, #mma>, tensor<32x16xf32, #mma>
+      sympow_tile.matrix_store %mask, %out[%c0] stride 16 : tensor<32x16xf32, #mma>, memref<?xf32>
+      gpu.return
+    }
+    gpu.func @broadcast(%g: memref<?xf32>, %out: memref<?xf32>)
+        kernel attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 128, grid = [1, 1, B]>} {
+      %c0 = arith.constant 0 : index
+      %gi = sympow_tile.matrix_load %g[%c0] stride 0 transposed : memref<?xf32> -> tensor<32x16xf32, #mma>
+      %gj = sympow_tile.matrix_load %g[%c0] stride 0 : memref<?xf32> -> tensor<32x16xf32, #mma>
+      %d = arith.subf %gi, %gj : tensor<32x16xf32, #mma>
+      sympow_tile.matrix_store %d, %out[%c0] stride 16 : tensor<32x16xf32, #mma>, memref<?xf32>
+      gpu.return
+    }
+  }
+}
