@@ -264,3 +264,31 @@ TEST(Layer, WorkspaceSizeRefusesWhatCannotBeAddressed) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Layer, KernelIdentitiesAndTheirNames) {
+  // Every kernel's name maps back to it; names are the library's symbols.
+  for (int i = 0; i <= int(KernelId::ChunkOutput); ++i) {
+    auto id = KernelId(i);
+    std::optional<KernelId> back = kernelIdNamed(kernelName(id));
+    ASSERT_TRUE(back.has_value()) << kernelName(id);
+    EXPECT_EQ(*back, id);
+  }
+  EXPECT_EQ(kernelName(KernelId::ChunkStatePass),
+            std::string("chunk_state_pass"));
+  EXPECT_FALSE(kernelIdNamed("chunk_stat_pass").has_value());
+  LayerVariant v = chunkedVariant();
+  EXPECT_TRUE(layerKernelArguments(v, "no_such_kernel").empty());
+  // The names the library is checked against are the ids' names, in order.
+  std::vector<std::string> names = layerKernelNames(v);
+  std::vector<KernelId> ids = layerKernels(v);
+  ASSERT_EQ(names.size(), ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(names[i], kernelName(ids[i]));
+    EXPECT_EQ(layerKernelArguments(v, ids[i]),
+              layerKernelArguments(v, names[i]));
+  }
+}
+
+} // namespace

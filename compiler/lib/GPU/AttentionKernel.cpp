@@ -769,7 +769,7 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   Type elem = elementType(ctx, spec.dtype);
   Type f32 = builder.getF32Type(), f64 = builder.getF64Type();
   gpu_detail::KernelArguments args =
-      gpu_detail::kernelArguments(ctx, spec, "attention");
+      gpu_detail::kernelArguments(ctx, spec, runtime::KernelId::Attention);
 
   bool mmaPath = spec.resolvedPath() == AttentionPath::Mma;
   int64_t bt = spec.resolvedBlockTokens();

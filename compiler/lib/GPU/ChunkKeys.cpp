@@ -33,7 +33,7 @@ LogicalResult buildKeys(OpBuilder &b, gpu::GPUModuleOp module,
   int64_t L = ChunkKeysSplit::runLength(s.d);
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
-      b, module, s, "chunk_keys", P,
+      b, module, s, runtime::KernelId::ChunkKeys, P,
       {tile::KernelAttr::perTokens(kTokens), s.h, tile::KernelAttr::kBatch}, {},
       args);
   Emitter E(b, loc);

@@ -38,7 +38,7 @@ LogicalResult buildScan(OpBuilder &b, gpu::GPUModuleOp module,
   int64_t R = split.perThread, block = split.elementsPerProgram();
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
-      b, module, s, "chunk_scan", split.threads,
+      b, module, s, runtime::KernelId::ChunkScan, split.threads,
       {split.programs, s.h, tile::KernelAttr::kBatch}, {}, args);
   Emitter E(b, loc);
   gpu_detail::Tiles t{b, loc, E, split.threads};

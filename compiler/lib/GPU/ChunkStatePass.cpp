@@ -62,7 +62,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     workgroup.push_back(workgroupMemRef({K * VS}, bf16));
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
-      b, module, s, "chunk_state_pass", P,
+      b, module, s, runtime::KernelId::ChunkStatePass, P,
       {split.programs, s.h, tile::KernelAttr::kBatch}, workgroup, args);
   Emitter E(b, loc);
   gpu_detail::Tiles t{b, loc, E, P};

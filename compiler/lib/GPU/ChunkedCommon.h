@@ -66,12 +66,12 @@ struct Chunked {
   }
 };
 
-/// The kernel's function with the arguments the runtime packs for `name`
+/// The function of `kernel` with the arguments the runtime packs for it
 /// (runtime::layerKernelArguments), its workgroup arrays, launch metadata;
 /// the builder is left at the start of its body.
 mlir::gpu::GPUFuncOp
 createKernel(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
-             llvm::StringRef name, const gpu_detail::KernelArguments &args,
+             runtime::KernelId kernel, const gpu_detail::KernelArguments &args,
              llvm::ArrayRef<Type> workgroup, int64_t threads,
              int64_t tokensPerBlock, int64_t gridY, int32_t minBlocksPerSM = 1);
 

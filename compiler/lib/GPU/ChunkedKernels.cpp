@@ -35,16 +35,17 @@ using sympow::gpu_detail::Emitter;
 namespace sympow {
 namespace chunked {
 
-/// The kernel's function with the arguments the runtime packs for `name`
+/// The function of `kernel` with the arguments the runtime packs for it
 /// (runtime::layerKernelArguments), its workgroup arrays, launch metadata.
 gpu::GPUFuncOp createKernel(OpBuilder &b, gpu::GPUModuleOp module,
-                            StringRef name,
+                            runtime::KernelId kernel,
                             const gpu_detail::KernelArguments &args,
                             ArrayRef<Type> workgroup, int64_t threads,
                             int64_t tokensPerBlock, int64_t gridY,
                             int32_t minBlocksPerSM) {
-  auto fn = gpu::GPUFuncOp::create(
-      b, module.getLoc(), name, b.getFunctionType(args.types, {}), workgroup);
+  auto fn =
+      gpu::GPUFuncOp::create(b, module.getLoc(), runtime::kernelName(kernel),
+                             b.getFunctionType(args.types, {}), workgroup);
   gpu_detail::setLaunch(b, fn, threads, tokensPerBlock, gridY, minBlocksPerSM);
   b.setInsertionPointToStart(&fn.getBody().front());
   return fn;
@@ -188,10 +189,11 @@ constexpr int64_t kCountTile = 256;
 void buildCounts(OpBuilder &b, gpu::GPUModuleOp module,
                  const AttentionKernelSpec &s, int64_t C) {
   Type f64 = b.getF64Type();
-  auto args = gpu_detail::kernelArguments(b.getContext(), s, "chunk_counts");
+  auto args = gpu_detail::kernelArguments(b.getContext(), s,
+                                          runtime::KernelId::ChunkCounts);
   // One block per (head, sequence).
   gpu::GPUFuncOp fn =
-      createKernel(b, module, "chunk_counts", args,
+      createKernel(b, module, runtime::KernelId::ChunkCounts, args,
                    {gpu_detail::workgroupMemRef({kCountTile}, f64)}, kCountTile,
                    /*tokensPerBlock=*/0, s.h);
   Emitter E(b, module.getLoc());
@@ -247,11 +249,12 @@ void buildStates(OpBuilder &b, gpu::GPUModuleOp module,
   MLIRContext *ctx = b.getContext();
   Type elem = gpu_detail::elementType(ctx, s.dtype);
   Type f32 = b.getF32Type(), f64 = b.getF64Type();
-  auto args = gpu_detail::kernelArguments(ctx, s, "chunk_states");
+  auto args =
+      gpu_detail::kernelArguments(ctx, s, runtime::KernelId::ChunkStates);
   int64_t r = s.effectiveRotaryDims();
   using gpu_detail::workgroupMemRef;
   gpu::GPUFuncOp fn =
-      createKernel(b, module, "chunk_states", args,
+      createKernel(b, module, runtime::KernelId::ChunkStates, args,
                    {workgroupMemRef({C * s.d}, f32),
                     workgroupMemRef({C * s.e}, f32), workgroupMemRef({C}, f32),
                     workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64)},
@@ -331,11 +334,12 @@ void buildOutput(OpBuilder &b, gpu::GPUModuleOp module,
   MLIRContext *ctx = b.getContext();
   Type elem = gpu_detail::elementType(ctx, s.dtype);
   Type f32 = b.getF32Type(), f64 = b.getF64Type();
-  auto args = gpu_detail::kernelArguments(ctx, s, "chunk_output");
+  auto args =
+      gpu_detail::kernelArguments(ctx, s, runtime::KernelId::ChunkOutput);
   int64_t r = s.effectiveRotaryDims();
   using gpu_detail::workgroupMemRef;
   gpu::GPUFuncOp fn =
-      createKernel(b, module, "chunk_output", args,
+      createKernel(b, module, runtime::KernelId::ChunkOutput, args,
                    {workgroupMemRef({C * s.d}, f32),
                     workgroupMemRef({C * s.d}, f32), workgroupMemRef({C}, f32),
                     workgroupMemRef({std::max<int64_t>(1, r / 2)}, f64)},
@@ -524,39 +528,40 @@ std::vector<std::string> buildChunkedKernels(OpBuilder &builder,
   OpBuilder::InsertionGuard guard(builder);
   int64_t dim = *symmetricPowerDim(spec.d, spec.p);
   std::vector<std::string> names;
-  auto emit = [&](StringRef name, auto build) {
+  auto emit = [&](runtime::KernelId kernel, auto build) {
     builder.setInsertionPointToEnd(module.getBody());
     build();
-    names.push_back(name.str());
+    names.push_back(runtime::kernelName(kernel));
   };
   if (spec.rotates())
-    emit("chunk_counts", [&] { buildCounts(builder, module, spec, chunk); });
+    emit(runtime::KernelId::ChunkCounts,
+         [&] { buildCounts(builder, module, spec, chunk); });
   bool mma = spec.dtype != ElementKind::F32;
   // The tile kernels are lowered here; they cannot fail on a verified spec.
   if (std::optional<ChunkStatePass> pass = chunkStatePass(
           dim, spec.d, spec.e, spec.dtype == ElementKind::F32 ? 4 : 2)) {
     if (spec.rotates())
-      emit("chunk_keys", [&] {
+      emit(runtime::KernelId::ChunkKeys, [&] {
         if (failed(buildKeys(builder, module, spec)))
           llvm::report_fatal_error("chunk_keys: the tile lowering failed");
       });
-    emit("chunk_state_pass", [&] {
+    emit(runtime::KernelId::ChunkStatePass, [&] {
       if (failed(buildStatePass(builder, module, spec, chunk, dim, *pass)))
         llvm::report_fatal_error("chunk_state_pass: the tile lowering failed");
     });
   } else {
-    emit("chunk_states", [&] {
+    emit(runtime::KernelId::ChunkStates, [&] {
       if (mma && statesUsesMma(spec, chunk))
         buildStatesMma(builder, module, spec, chunk, dim);
       else
         buildStates(builder, module, spec, chunk, dim);
     });
-    emit("chunk_scan", [&] {
+    emit(runtime::KernelId::ChunkScan, [&] {
       if (failed(buildScan(builder, module, spec, chunk, dim)))
         llvm::report_fatal_error("chunk_scan: the tile lowering failed");
     });
   }
-  emit("chunk_output", [&] {
+  emit(runtime::KernelId::ChunkOutput, [&] {
     if (mma && outputUsesMma(spec, chunk))
       buildOutputMma(builder, module, spec, chunk, dim);
     else

@@ -37,7 +37,8 @@ void buildStatesMma(OpBuilder &b, gpu::GPUModuleOp module,
   MLIRContext *ctx = b.getContext();
   Type elem = gpu_detail::elementType(ctx, s.dtype);
   Type f32 = b.getF32Type(), f64 = b.getF64Type(), bf16 = b.getBF16Type();
-  auto args = gpu_detail::kernelArguments(ctx, s, "chunk_states");
+  auto args =
+      gpu_detail::kernelArguments(ctx, s, runtime::KernelId::ChunkStates);
   int64_t r = s.effectiveRotaryDims();
   int64_t CP = paddedChunk(C), F = kGroupRows, W = kMmaThreads / 32;
   int64_t vs = valueStride(s), nTiles = s.e / 8 + 1;
@@ -52,8 +53,9 @@ void buildStatesMma(OpBuilder &b, gpu::GPUModuleOp module,
                           workgroupMemRef({CP, vs}, bf16)};
   if (splitV)
     wg.push_back(workgroupMemRef({CP, vs}, bf16));
-  gpu::GPUFuncOp fn = createKernel(b, module, "chunk_states", args, wg,
-                                   kMmaThreads, C, s.h, kMmaBlocksPerSM);
+  gpu::GPUFuncOp fn =
+      createKernel(b, module, runtime::KernelId::ChunkStates, args, wg,
+                   kMmaThreads, C, s.h, kMmaBlocksPerSM);
   Emitter E(b, module.getLoc());
   Chunked K{s, E, C, dim, s.hq / s.h, elem};
   K.threadCount = kMmaThreads;
@@ -248,7 +250,8 @@ void buildOutputMma(OpBuilder &b, gpu::GPUModuleOp module,
   Type elem = gpu_detail::elementType(ctx, s.dtype);
   Type f32 = b.getF32Type(), f64 = b.getF64Type(), bf16 = b.getBF16Type();
   Type i8 = b.getIntegerType(8);
-  auto args = gpu_detail::kernelArguments(ctx, s, "chunk_output");
+  auto args =
+      gpu_detail::kernelArguments(ctx, s, runtime::KernelId::ChunkOutput);
   int64_t r = s.effectiveRotaryDims();
   OutputMmaLayout L(s, C);
   int64_t CP = L.CP, F = kGroupRows, W = kMmaThreads / 32;
@@ -256,7 +259,7 @@ void buildOutputMma(OpBuilder &b, gpu::GPUModuleOp module,
   int64_t perWarp = outputTilesPerWarp(s, C);
   using gpu_detail::workgroupMemRef;
   gpu::GPUFuncOp fn = createKernel(
-      b, module, "chunk_output", args,
+      b, module, runtime::KernelId::ChunkOutput, args,
       {workgroupMemRef({CP * s.d}, f32), workgroupMemRef({L.arena}, i8),
        workgroupMemRef({CP}, f32), workgroupMemRef({CP}, f32),
        workgroupMemRef({CP}, f32), workgroupMemRef({CP}, f32),

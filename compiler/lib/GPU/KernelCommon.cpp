@@ -44,7 +44,7 @@ MemRefType workgroupMemRef(ArrayRef<int64_t> shape, Type element) {
 
 KernelArguments kernelArguments(MLIRContext *ctx,
                                 const AttentionKernelSpec &spec,
-                                StringRef kernel) {
+                                runtime::KernelId kernel) {
   // Only the inputs a variant has change the arguments.
   runtime::LayerVariant variant;
   variant.gate = toRuntime(spec.gate);
@@ -53,7 +53,7 @@ KernelArguments kernelArguments(MLIRContext *ctx,
   Type elem = elementType(ctx, spec.dtype);
   Type f32 = Float32Type::get(ctx), f64 = Float64Type::get(ctx);
   for (runtime::KernelArg kind :
-       runtime::layerKernelArguments(variant, kernel.str())) {
+       runtime::layerKernelArguments(variant, kernel)) {
     args.buffers.push_back(kind);
     Type element = f32;
     switch (kind) {

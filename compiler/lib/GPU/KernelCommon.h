@@ -57,7 +57,7 @@ struct KernelArguments {
 
 KernelArguments kernelArguments(mlir::MLIRContext *ctx,
                                 const AttentionKernelSpec &spec,
-                                llvm::StringRef kernel);
+                                runtime::KernelId kernel);
 
 /// Row lanes of the state kernels: threads form lanes of e columns, about
 /// 256 threads per block.

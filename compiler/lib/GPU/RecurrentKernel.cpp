@@ -44,8 +44,8 @@ llvm::Error verifyRecurrentKernelSpec(const AttentionKernelSpec &spec) {
                               "the recurrent kernel",
                               spec.p, spec.d));
   if (spec.e > 1024)
-    return fail(llvm::formatv("e = {0}: the recurrent kernels take e <= 1024",
-                              spec.e));
+    return fail(
+        llvm::formatv("e = {0}: the recurrent kernels take e <= 1024", spec.e));
   return llvm::Error::success();
 }
 
@@ -54,7 +54,8 @@ gpu::GPUFuncOp buildRecurrentKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   if (failed(recurrent::buildRecurrentState(builder, module, spec)) ||
       failed(recurrent::buildRecurrentOutput(builder, module, spec)))
     return {};
-  return module.lookupSymbol<gpu::GPUFuncOp>("recurrent_state");
+  return module.lookupSymbol<gpu::GPUFuncOp>(
+      runtime::kernelName(runtime::KernelId::RecurrentState));
 }
 
 } // namespace sympow

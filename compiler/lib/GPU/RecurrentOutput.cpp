@@ -34,7 +34,7 @@ LogicalResult buildRecurrentOutput(OpBuilder &b, gpu::GPUModuleOp module,
   Type elem = gpu_detail::elementType(ctx, s.dtype);
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = createTileKernel(
-      b, module, s, "recurrent_output", P,
+      b, module, s, runtime::KernelId::RecurrentOutput, P,
       {tile::KernelAttr::perTokens(1), s.hq, tile::KernelAttr::kBatch}, {},
       args);
   Emitter E(b, loc);

@@ -63,7 +63,7 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
                               workgroupMemRef({kWindow * s.e}, f32)};
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = createTileKernel(
-      b, module, s, "recurrent_state", P,
+      b, module, s, runtime::KernelId::RecurrentState, P,
       {split.programs, s.h, tile::KernelAttr::kBatch}, workgroup, args);
   Emitter E(b, loc);
   Tiles t{b, loc, E, P};

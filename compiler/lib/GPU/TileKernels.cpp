@@ -197,17 +197,18 @@ ProgramIds programIds(OpBuilder &b, Location loc) {
 }
 
 gpu::GPUFuncOp createTileKernel(OpBuilder &b, gpu::GPUModuleOp module,
-                                const AttentionKernelSpec &spec, StringRef name,
-                                int64_t threads, ArrayRef<int64_t> grid,
+                                const AttentionKernelSpec &spec,
+                                runtime::KernelId kernel, int64_t threads,
+                                ArrayRef<int64_t> grid,
                                 ArrayRef<Type> workgroup,
                                 gpu_detail::KernelArguments &args) {
   MLIRContext *ctx = b.getContext();
   ctx->getOrLoadDialect<tile::TileDialect>();
   b.setInsertionPointToEnd(module.getBody());
-  args = gpu_detail::kernelArguments(ctx, spec, name);
-  auto fn = gpu::GPUFuncOp::create(b, module.getLoc(), name,
-                                   b.getFunctionType(args.types, {}),
-                                   TypeRange(workgroup));
+  args = gpu_detail::kernelArguments(ctx, spec, kernel);
+  auto fn = gpu::GPUFuncOp::create(
+      b, module.getLoc(), runtime::kernelName(kernel),
+      b.getFunctionType(args.types, {}), TypeRange(workgroup));
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   fn->setAttr(tile::TileDialect::getKernelAttrName(),
               tile::KernelAttr::get(ctx, threads, grid));

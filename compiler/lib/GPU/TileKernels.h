@@ -88,12 +88,12 @@ struct ProgramIds {
 };
 ProgramIds programIds(mlir::OpBuilder &b, mlir::Location loc);
 
-/// A tile kernel `name` with the kernel ABI's arguments and the given
+/// The tile kernel `kernel` with the kernel ABI's arguments and the given
 /// workgroup arrays; the builder is left at the start of its body.
 mlir::gpu::GPUFuncOp createTileKernel(mlir::OpBuilder &b,
                                       mlir::gpu::GPUModuleOp module,
                                       const AttentionKernelSpec &spec,
-                                      llvm::StringRef name, int64_t threads,
+                                      runtime::KernelId kernel, int64_t threads,
                                       llvm::ArrayRef<int64_t> grid,
                                       llvm::ArrayRef<Type> workgroup,
                                       gpu_detail::KernelArguments &args);

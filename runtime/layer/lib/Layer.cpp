@@ -31,37 +31,42 @@ std::optional<ChunkStatePass> LayerVariant::chunkStatePass() const {
 
 namespace {
 
-/// Up to four kernel names, without allocating (launchLayer's hot path).
-struct KernelNames {
-  std::array<const char *, 4> names{};
+/// Up to four kernels, without allocating (launchLayer's hot path).
+struct Kernels {
+  std::array<KernelId, 4> ids{};
   size_t size = 0;
+  void add(KernelId id) { ids[size++] = id; }
+  const KernelId *begin() const { return ids.data(); }
+  const KernelId *end() const { return ids.data() + size; }
 };
 
-KernelNames kernelNamesOf(const LayerVariant &v) {
+Kernels kernelsOf(const LayerVariant &v) {
+  Kernels k;
   switch (v.formulation) {
   case Formulation::Attention:
-    return {{"attention"}, 1};
+    k.add(KernelId::Attention);
+    break;
   case Formulation::Recurrent:
-    return {{"recurrent_state", "recurrent_output"}, 2};
-  case Formulation::Chunked: {
-    KernelNames k;
+    k.add(KernelId::RecurrentState);
+    k.add(KernelId::RecurrentOutput);
+    break;
+  case Formulation::Chunked:
     if (v.rotates())
-      k.names[k.size++] = "chunk_counts";
+      k.add(KernelId::ChunkCounts);
     if (v.chunkStatePass()) {
       // The keys rotated once (f32) rather than in each of the pass's
       // programs of rows.
       if (v.rotates())
-        k.names[k.size++] = "chunk_keys";
-      k.names[k.size++] = "chunk_state_pass";
+        k.add(KernelId::ChunkKeys);
+      k.add(KernelId::ChunkStatePass);
     } else {
-      k.names[k.size++] = "chunk_states";
-      k.names[k.size++] = "chunk_scan";
+      k.add(KernelId::ChunkStates);
+      k.add(KernelId::ChunkScan);
     }
-    k.names[k.size++] = "chunk_output";
-    return k;
+    k.add(KernelId::ChunkOutput);
+    break;
   }
-  }
-  return {};
+  return k;
 }
 
 /// Up to twelve buffer arguments, without allocating.
@@ -76,7 +81,7 @@ struct KernelArgs {
   const KernelArg *end() const { return args.data() + size; }
 };
 
-KernelArgs kernelArgsOf(const LayerVariant &v, std::string_view kernel) {
+KernelArgs kernelArgsOf(const LayerVariant &v, KernelId kernel) {
   using A = KernelArg;
   KernelArgs args;
   auto gates = [&] {
@@ -89,44 +94,52 @@ KernelArgs kernelArgsOf(const LayerVariant &v, std::string_view kernel) {
     if (v.rotates())
       args.add({A::Counts});
   };
-  bool recurrentState = kernel == "recurrent_state",
-       recurrentOutput = kernel == "recurrent_output";
-  if (kernel == "attention" || recurrentState || recurrentOutput) {
+  switch (kernel) {
+  case KernelId::Attention:
+  case KernelId::RecurrentState:
+  case KernelId::RecurrentOutput:
     args.add({A::Q, A::K, A::V});
     gates();
     if (v.hasBeta())
       args.add({A::Beta});
-    if (recurrentState)
+    if (kernel == KernelId::RecurrentState)
       args.add({A::S, A::Z, A::C, A::PartialNum, A::PartialDen});
     else
       args.add({A::Y});
-    if (recurrentOutput)
+    if (kernel == KernelId::RecurrentOutput)
       args.add({A::C, A::PartialNum, A::PartialDen});
-  } else if (kernel == "chunk_counts") {
+    break;
+  case KernelId::ChunkCounts:
     if (v.hasBeta())
       args.add({A::Beta});
     args.add({A::Counts, A::C});
-  } else if (kernel == "chunk_states") {
+    break;
+  case KernelId::ChunkStates:
     args.add({A::K, A::V});
     gates();
     counts();
     args.add({A::ChunkS, A::ChunkZ, A::Decay});
-  } else if (kernel == "chunk_keys") {
+    break;
+  case KernelId::ChunkKeys:
     args.add({A::K, A::Counts, A::RotatedK});
-  } else if (kernel == "chunk_state_pass") {
+    break;
+  case KernelId::ChunkStatePass:
     args.add({v.rotates() ? A::RotatedK : A::K, A::V});
     gates();
     counts();
     args.add({A::S, A::Z, A::C, A::ChunkS, A::ChunkZ});
-  } else if (kernel == "chunk_scan") {
+    break;
+  case KernelId::ChunkScan:
     args.add({A::S, A::Z, A::C});
     counts();
     args.add({A::ChunkS, A::ChunkZ, A::Decay});
-  } else if (kernel == "chunk_output") {
+    break;
+  case KernelId::ChunkOutput:
     args.add({A::Q, A::K, A::V});
     gates();
     counts();
     args.add({A::ChunkS, A::ChunkZ, A::Y});
+    break;
   }
   return args;
 }
@@ -145,17 +158,63 @@ const char *sympow::runtime::formulationName(Formulation formulation) {
   return "?";
 }
 
+const char *sympow::runtime::kernelName(KernelId kernel) {
+  switch (kernel) {
+  case KernelId::Attention:
+    return "attention";
+  case KernelId::RecurrentState:
+    return "recurrent_state";
+  case KernelId::RecurrentOutput:
+    return "recurrent_output";
+  case KernelId::ChunkCounts:
+    return "chunk_counts";
+  case KernelId::ChunkKeys:
+    return "chunk_keys";
+  case KernelId::ChunkStatePass:
+    return "chunk_state_pass";
+  case KernelId::ChunkStates:
+    return "chunk_states";
+  case KernelId::ChunkScan:
+    return "chunk_scan";
+  case KernelId::ChunkOutput:
+    return "chunk_output";
+  }
+  return "?";
+}
+
+std::optional<KernelId> sympow::runtime::kernelIdNamed(std::string_view name) {
+  for (int i = 0; i <= int(KernelId::ChunkOutput); ++i)
+    if (name == kernelName(KernelId(i)))
+      return KernelId(i);
+  return std::nullopt;
+}
+
+std::vector<KernelId> sympow::runtime::layerKernels(const LayerVariant &v) {
+  Kernels k = kernelsOf(v);
+  return std::vector<KernelId>(k.begin(), k.end());
+}
+
 std::vector<std::string>
 sympow::runtime::layerKernelNames(const LayerVariant &v) {
-  KernelNames k = kernelNamesOf(v);
-  return std::vector<std::string>(k.names.begin(), k.names.begin() + k.size);
+  std::vector<std::string> names;
+  for (KernelId id : kernelsOf(v))
+    names.push_back(kernelName(id));
+  return names;
+}
+
+std::vector<KernelArg>
+sympow::runtime::layerKernelArguments(const LayerVariant &v, KernelId kernel) {
+  KernelArgs args = kernelArgsOf(v, kernel);
+  return std::vector<KernelArg>(args.begin(), args.end());
 }
 
 std::vector<KernelArg>
 sympow::runtime::layerKernelArguments(const LayerVariant &v,
-                                      const std::string &kernel) {
-  KernelArgs args = kernelArgsOf(v, kernel);
-  return std::vector<KernelArg>(args.begin(), args.end());
+                                      std::string_view kernel) {
+  std::optional<KernelId> id = kernelIdNamed(kernel);
+  if (!id)
+    return {};
+  return layerKernelArguments(v, *id);
 }
 
 const char *sympow::runtime::kernelArgName(KernelArg arg) {
@@ -332,18 +391,18 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
       bytesOf(sizeof(float), {B, v.h, v.stateDim(), v.e}) > INT64_MAX)
     return Status::error("a call with " + callShape(B, T) +
                          " has tensors larger than memory can address");
-  KernelNames names = kernelNamesOf(v);
-  if (library.size() != names.size)
+  Kernels kernels = kernelsOf(v);
+  if (library.size() != kernels.size)
     return Status::error("the kernel library holds " +
                          std::to_string(library.size()) + " kernels, the " +
-                         "formulation needs " + std::to_string(names.size));
-  for (size_t i = 0; i < names.size; ++i)
-    if (library.info(i).name != names.names[i])
+                         "formulation needs " + std::to_string(kernels.size));
+  for (size_t i = 0; i < kernels.size; ++i)
+    if (library.info(i).name != kernelName(kernels.ids[i]))
       return Status::error("kernel " + std::to_string(i) +
                            " of the library "
                            "is '" +
                            library.info(i).name + "', expected '" +
-                           names.names[i] + "'");
+                           kernelName(kernels.ids[i]) + "'");
 
   // Every buffer the variant reads or writes must be there.
   bool state = v.formulation != Formulation::Attention;
@@ -419,10 +478,10 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
     return {0, 0};
   };
 
-  for (size_t i = 0; i < names.size; ++i) {
-    const char *name = names.names[i];
+  for (size_t i = 0; i < kernels.size; ++i) {
+    const char *name = kernelName(kernels.ids[i]);
     Params p;
-    for (KernelArg arg : kernelArgsOf(v, name)) {
+    for (KernelArg arg : kernelArgsOf(v, kernels.ids[i])) {
       auto [ptr, elements] = locate(arg);
       p.buffer(ptr, elements);
     }

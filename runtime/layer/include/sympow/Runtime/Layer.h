@@ -18,6 +18,7 @@
 #include "sympow/Support/ChunkStatePass.h"
 
 #include <optional>
+#include <string_view>
 
 #include <vector>
 
@@ -61,7 +62,26 @@ struct LayerBuffers {
 /// "attention", "chunked" or "recurrent".
 const char *formulationName(Formulation formulation);
 
+/// The kernels a layer launches. Their names (kernelName) are the
+/// functions' names in the kernel library and its cubins.
+enum class KernelId {
+  Attention,
+  RecurrentState,
+  RecurrentOutput,
+  ChunkCounts,
+  ChunkKeys,
+  ChunkStatePass,
+  ChunkStates,
+  ChunkScan,
+  ChunkOutput
+};
+const char *kernelName(KernelId kernel);
+/// The kernel named `name`, or none.
+std::optional<KernelId> kernelIdNamed(std::string_view name);
+
 /// The kernels of the variant's formulation, in launch order.
+std::vector<KernelId> layerKernels(const LayerVariant &variant);
+/// Their names.
 std::vector<std::string> layerKernelNames(const LayerVariant &variant);
 
 /// A kernel's buffer arguments (docs/KernelABI.md): the layer's tensors,
@@ -86,9 +106,12 @@ enum class KernelArg {
   RotatedK
 };
 
-/// The buffers `kernel` of the variant takes, in order (then i64 B, T).
+/// The buffers `kernel` of the variant takes, in order (then i64 B, T);
+/// none for a name that is not a kernel of the layer.
 std::vector<KernelArg> layerKernelArguments(const LayerVariant &variant,
-                                            const std::string &kernel);
+                                            KernelId kernel);
+std::vector<KernelArg> layerKernelArguments(const LayerVariant &variant,
+                                            std::string_view kernel);
 const char *kernelArgName(KernelArg arg);
 
 /// Workspace bytes a call with B sequences of T tokens needs, or an error
