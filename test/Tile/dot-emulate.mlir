@@ -15,6 +15,21 @@
 // SPLIT: emulator: ok
 // 32 x (1 + 2^-8): the 2^-8 lives in the lo half (bf16(1 + 2^-8) = 1).
 // SPLIT: arg2 = [32.125, 32.125, 32.125,
+// The same with all 64 rows inside the bounds: every element read and
+// written, none past the buffers.
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel split --grid 1 --block 128 --arg f32:2048=1.00390625 --arg f32:1024=1 --arg f32:2048 --arg i64=64 --print | FileCheck %s --check-prefix=WHOLE
+// WHOLE: emulator: ok
+// WHOLE: arg2 = [{{(32.125, )*}}32.125]
+// The same product stored with `paired`: one 8-byte store per column pair
+// (aligned, inside the 50 rows; the emulator checks both).
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | FileCheck %s --check-prefix=PAIRED-IR
+// PAIRED-IR-LABEL: gpu.func @split_paired
+// PAIRED-IR: vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 8 : i64} : memref<?xf32>, vector<2xf32>
+// PAIRED-IR-NOT: memref.store
+// PAIRED-IR: gpu.return
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel split_paired --grid 1 --block 128 --arg f32:1600=1.00390625 --arg f32:1024=1 --arg f32:1600 --arg i64=50 --print | FileCheck %s --check-prefix=PAIRED
+// PAIRED: emulator: ok
+// PAIRED: arg2 = [{{(32.125, )*}}32.125]
 
 #b8 = #sympow_tile.blocked<threads = 128, per_thread = 8>
 #b16 = #sympow_tile.blocked<threads = 128, per_thread = 16>
@@ -140,6 +155,20 @@ module attributes {gpu.container_module} {
       %zero = arith.constant dense<0.0> : tensor<64x32xf32, #mma>
       %acc = sympow_tile.dot %ta, %tb, %zero precision = split_bf16 : tensor<64x32xf32, #A>, tensor<32x32xf32, #B> -> tensor<64x32xf32, #mma>
       sympow_tile.matrix_store %acc, %out[%c0] stride 32 bounds(%m, %c32) : tensor<64x32xf32, #mma>, memref<?xf32>
+      gpu.return
+    }
+
+    gpu.func @split_paired(%a: memref<?xf32>, %b: memref<?xf32>,
+                           %out: memref<?xf32>, %m64: i64)
+        kernel attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 128, grid = [1, 1, B]>} {
+      %c0 = arith.constant 0 : index
+      %c32 = arith.constant 32 : index
+      %m = arith.index_cast %m64 : i64 to index
+      %ta = sympow_tile.matrix_load %a[%c0] stride 32 bounds(%m, %c32) : memref<?xf32> -> tensor<64x32xf32, #A>
+      %tb = sympow_tile.matrix_load %b[%c0] stride 32 : memref<?xf32> -> tensor<32x32xf32, #B>
+      %zero = arith.constant dense<0.0> : tensor<64x32xf32, #mma>
+      %acc = sympow_tile.dot %ta, %tb, %zero precision = split_bf16 : tensor<64x32xf32, #A>, tensor<32x32xf32, #B> -> tensor<64x32xf32, #mma>
+      sympow_tile.matrix_store %acc, %out[%c0] stride 32 bounds(%m, %c32) paired : tensor<64x32xf32, #mma>, memref<?xf32>
       gpu.return
     }
   }

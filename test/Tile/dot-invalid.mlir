@@ -205,3 +205,13 @@ func.func @matrix_range_dim() {
   %i = sympow_tile.matrix_range 2 : tensor<16x8xindex, #mma>
   return
 }
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [1, 1]>
+func.func @paired_odd(%x: tensor<16x8xf32, #mma>, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{pairs columns of an accumulator stored row by row with an even stride}}
+  sympow_tile.matrix_store %x, %out[%c0] stride 9 paired : tensor<16x8xf32, #mma>, memref<?xf32>
+  return
+}

@@ -111,6 +111,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Value sRows = E.mul(E.add(E.mul(bh, E.idx(dim)), firstRow), E.idx(s.e));
   Value zRows = E.add(E.mul(bh, E.idx(dim)), firstRow);
   Value s0 = m.load(accS, S, sRows, s.e, rows, cols);
+  // S rows of even length start at even offsets in 16-byte aligned buffers
+  // (the workspace, the C API's states): column pairs as 8-byte stores.
+  bool paired = s.e % 2 == 0;
   Value z0 = m.load(accZ, Z, zRows, 1, rows, one);
   Value ones = tile::SplatOp::create(
       b, loc, m.operand(1, K, 8 * ChunkStatePass::warpsN, bf16),
@@ -134,7 +137,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         E.ifThen(E.cmpi(arith::CmpIPredicate::eq, inChunk, E.idx(0)), [&] {
           Value slot = E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
           Value at = E.add(E.mul(slot, E.idx(dim)), firstRow);
-          m.store(acc[0], chunkS, E.mul(at, E.idx(s.e)), s.e, rows, cols);
+          m.store(acc[0], chunkS, E.mul(at, E.idx(s.e)), s.e, rows, cols,
+                  paired);
           m.store(acc[1], chunkZ, at, 1, rows, one);
         });
 
@@ -259,7 +263,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         newZ = m.dot(aLo, ones, newZ);
         return SmallVector<Value>{newS, m.dot(aHi, ones, newZ)};
       });
-  m.store(state[0], S, sRows, s.e, rows, cols);
+  m.store(state[0], S, sRows, s.e, rows, cols, paired);
   m.store(state[1], Z, zRows, 1, rows, one);
 
   if (s.rotates()) {

@@ -116,9 +116,9 @@ Value MatrixTiles::load(RankedTensorType type, Value base, Value offset,
 }
 
 void MatrixTiles::store(Value x, Value base, Value offset, int64_t stride,
-                        Value rows, Value cols) {
+                        Value rows, Value cols, bool paired) {
   tile::MatrixStoreOp::create(b, loc, x, base, offset, stride,
-                              /*transposed=*/false, rows, cols);
+                              /*transposed=*/false, rows, cols, paired);
 }
 
 Value MatrixTiles::dot(Value a, Value bOperand, Value acc) {

@@ -64,9 +64,10 @@ struct MatrixTiles {
   /// j < cols are read (the rest 0).
   Value load(mlir::RankedTensorType type, Value base, Value offset,
              int64_t stride, Value rows = {}, Value cols = {});
-  /// The inverse of load.
+  /// The inverse of load; `paired`: an accumulator's adjacent columns as
+  /// one 8-byte store (offset, stride and cols even, the buffer aligned).
   void store(Value x, Value base, Value offset, int64_t stride, Value rows = {},
-             Value cols = {});
+             Value cols = {}, bool paired = false);
   /// acc + a b; split precision (hi + lo bf16 halves) when an operand is
   /// f32.
   Value dot(Value a, Value bOperand, Value acc);

@@ -143,6 +143,10 @@ LogicalResult MatrixLoadOp::verify() {
 }
 
 LogicalResult MatrixStoreOp::verify() {
+  if (getPaired() && (!isa<MmaAttr>(getValue().getType().getEncoding()) ||
+                      getTransposed() || getStride() % 2))
+    return emitOpError("pairs columns of an accumulator stored row by row "
+                       "with an even stride");
   return verifyMatrixAccess(*this, getBase().getType(), getValue().getType(),
                             getRows(), getCols());
 }

@@ -323,20 +323,46 @@ struct MatrixStoreLowering : OpConversionPattern<MatrixStoreOp> {
     Builder B{rewriter, op.getLoc()};
     Fragments f = *getFragments(op.getValue().getType());
     Access access = getAccess(B, op, f);
+    Location loc = op.getLoc();
     SmallVector<Value> elements =
-        unpackFragments(rewriter, op.getLoc(), adaptor.getValue());
+        unpackFragments(rewriter, loc, adaptor.getValue());
+    if (op.getPaired()) {
+      // Accumulator elements come as (c = 0, 1) pairs of adjacent columns
+      // (getCoordinates): one vector store each; with an even column bound
+      // the pair is inside exactly when its first element is.
+      auto pairType = VectorType::get({2}, elements.front().getType());
+      for (size_t s = 0; s < elements.size(); s += 2) {
+        auto store = [&](OpBuilder &b, Location l) {
+          Value pair = vector::FromElementsOp::create(
+              b, l, pairType, ValueRange{elements[s], elements[s + 1]});
+          vector::StoreOp::create(b, l, pair, op.getBase(),
+                                  ValueRange{access.indices[s]}, false,
+                                  llvm::MaybeAlign(8));
+        };
+        if (access.inside.empty()) {
+          store(rewriter, loc);
+          continue;
+        }
+        scf::IfOp::create(rewriter, loc, access.inside[s],
+                          [&](OpBuilder &b, Location l) {
+                            store(b, l);
+                            scf::YieldOp::create(b, l);
+                          });
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
     for (auto [s, index] : llvm::enumerate(access.indices)) {
       if (access.inside.empty()) {
-        memref::StoreOp::create(rewriter, op.getLoc(), elements[s],
-                                op.getBase(), index);
+        memref::StoreOp::create(rewriter, loc, elements[s], op.getBase(),
+                                index);
         continue;
       }
-      scf::IfOp::create(rewriter, op.getLoc(), access.inside[s],
-                        [&](OpBuilder &b, Location l) {
-                          memref::StoreOp::create(b, l, elements[s],
-                                                  op.getBase(), index);
-                          scf::YieldOp::create(b, l);
-                        });
+      scf::IfOp::create(
+          rewriter, loc, access.inside[s], [&](OpBuilder &b, Location l) {
+            memref::StoreOp::create(b, l, elements[s], op.getBase(), index);
+            scf::YieldOp::create(b, l);
+          });
     }
     rewriter.eraseOp(op);
     return success();

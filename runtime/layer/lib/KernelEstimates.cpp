@@ -250,14 +250,17 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   step.sfu = u(2 * P);
   // Staging runs of keys and values of equal length share their index
   // math (CSE); unequal ones do not.
-  double store = 101 * (NV + 16); // one chunk state's guarded stores
+  // One chunk state's guarded stores: S's column pairs as 8-byte stores
+  // where e is even, Z's column alone.
+  bool paired = std::fmod(z.e, 2) == 0;
+  double store = (paired ? 71 : 101) * NV + 101 * 16;
   step.intAlu = u(20352 + 6 * K * (z.d + NV) + (L == LV ? 0 : 9500) +
                   2 * R * K * (p - 2) - store / 2);
   step.barriers = u(4 + std::log2(K));
   OpCounts program = times(step, steps);
   program.globalLoads += u(R * E1);
   program.globalLoadBytes += u(4 * R * E1);
-  program.globalStores = u((N + 1) * R * E1);
+  program.globalStores = u((N + 1) * R * (paired ? z.e / 2 + 1 : E1));
   program.globalStoreBytes = u(4 * (N + 1) * R * E1);
   program.sfu += u(2 * P);
   program.intAlu += u(60000 + 360 * de + 32000 * (p - 2) + (N + 1) * store);

@@ -95,7 +95,10 @@ def Tile_MatrixStoreOp : Tile_Op<"matrix_store", [AttrSizedOperandSegments]> {
     (`base[offset + j * stride + i]` when `transposed`), only for i < rows
     and j < cols with `bounds(rows, cols)`. Elements that several threads
     hold (dot operands are replicated over warps) are written by each of
-    them with the same value.
+    them with the same value. `paired` (accumulators, not transposed) is the
+    kernel's promise that `offset`, `stride` and the column bound are even
+    and the buffer 8-byte aligned: each thread's two adjacent columns go as
+    one 8-byte store, behind one bounds test.
 
     ```mlir
     sympow_tile.matrix_store %c, %out[%at] stride 64
@@ -106,11 +109,11 @@ def Tile_MatrixStoreOp : Tile_Op<"matrix_store", [AttrSizedOperandSegments]> {
                        Arg<Tile_Buffer, "", [MemWrite]>:$base, Index:$offset,
                        ConfinedAttr<I64Attr, [IntPositive]>:$stride,
                        UnitAttr:$transposed, Optional<Index>:$rows,
-                       Optional<Index>:$cols);
+                       Optional<Index>:$cols, UnitAttr:$paired);
   let assemblyFormat = [{
     $value `,` $base `[` $offset `]` `stride` $stride
     (`transposed` $transposed^)? (`bounds` `(` $rows^ `,` $cols `)`)?
-    attr-dict `:` type($value) `,` type($base)
+    (`paired` $paired^)? attr-dict `:` type($value) `,` type($base)
   }];
   let hasVerifier = 1;
 }
