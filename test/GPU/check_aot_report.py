@@ -22,7 +22,8 @@ KERNELS = {
         "chunk_scan": (["S", "Z", "c"], ["decay", "B", "T"]),
         "chunk_state_pass": ([], ["dS", "dZ", "B", "T"]),
         "chunk_keys": (["k", "counts"], ["k_rotated", "B", "T"]),
-        "chunk_output": (["q", "k", "v"], ["y", "B", "T"]),
+        # The tile chunk_output reads the keys chunk_keys rotated.
+        "chunk_output": (["q"], ["y", "B", "T"]),
         "chunk_counts": ([], ["counts", "c", "B", "T"]),
     },
 }
@@ -55,6 +56,9 @@ def main():
         if k["launch"]["block"] != [k["threads_per_block"], 1, 1]:
             failures.append("%s: launch block disagrees" % k["name"])
         first, last = KERNELS[k["formulation"]][k["kernel"]]
+        if k["kernel"] == "chunk_output":
+            rotated = v["dtype"] != "f32" and v.get("rope", "none") != "none"
+            first = first + ["k_rotated" if rotated else "k", "v"]
         if k["args"][:len(first)] != first or k["args"][-len(last):] != last:
             failures.append("%s %s: unexpected argument list %s" % (
                 k["name"], k["kernel"], k["args"]))

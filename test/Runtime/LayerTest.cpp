@@ -269,7 +269,7 @@ namespace {
 
 TEST(Layer, KernelIdentitiesAndTheirNames) {
   // Every kernel's name maps back to it; names are the library's symbols.
-  for (int i = 0; i <= int(KernelId::ChunkOutput); ++i) {
+  for (int i = 0; i < kKernelIdCount; ++i) {
     auto id = KernelId(i);
     std::optional<KernelId> back = kernelIdNamed(kernelName(id));
     ASSERT_TRUE(back.has_value()) << kernelName(id);

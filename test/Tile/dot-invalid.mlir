@@ -215,3 +215,22 @@ func.func @paired_odd(%x: tensor<16x8xf32, #mma>, %out: memref<?xf32>) {
   sympow_tile.matrix_store %x, %out[%c0] stride 9 paired : tensor<16x8xf32, #mma>, memref<?xf32>
   return
 }
+
+// -----
+
+// repeat_columns moves values within a thread: one warp column only.
+#mma = #sympow_tile.mma<warps = [1, 2]>
+func.func @repeat_columns_warps(%x: tensor<16x16xf32, #mma>) {
+  // expected-error @+1 {{needs one warp column (mma<warps = [WM, 1]>) and the same layout on both sides}}
+  %y = sympow_tile.repeat_columns %x : tensor<16x16xf32, #mma> -> tensor<16x32xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [2, 1]>
+func.func @repeat_columns_rows(%x: tensor<32x16xf32, #mma>) {
+  // expected-error @+1 {{keeps the rows}}
+  %y = sympow_tile.repeat_columns %x : tensor<32x16xf32, #mma> -> tensor<64x16xf32, #mma>
+  return
+}

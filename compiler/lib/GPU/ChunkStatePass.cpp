@@ -22,8 +22,8 @@
 // native sympow_tile.dots whose operands ldmatrix reads; Z's column is a
 // dot with ones. Chunk states are written once (the old chunk_states +
 // chunk_scan wrote each chunk's own contribution, then read and rewrote
-// them all). The split (R,
-// K, threads, staging runs) is sympow/Support/ChunkStatePass.h.
+// them all). The split (R, K, threads, staging runs) is
+// sympow/Support/ChunkStatePass.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -174,12 +174,15 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           Value vx =
               t.convert(t.load(v, E.add(base, col), live, s.e % LV == 0), f32);
           Value at = E.add(E.mul(j, t.index(VS, LV)), col);
-          Value hi = t.convert(vx, bf16);
-          t.store(hi, valuesHi, at, inTile, LV > 1);
-          if (splitV)
-            t.store(t.convert(E.sub(vx, t.convert(hi, f32)), bf16), valuesLo,
-                    at, inTile, LV > 1);
+          if (splitV) {
+            auto [hi, lo] = tile::splitBf16(b, loc, vx);
+            t.store(hi, valuesHi, at, inTile, LV > 1);
+            t.store(lo, valuesLo, at, inTile, LV > 1);
+          } else {
+            t.store(t.convert(vx, bf16), valuesHi, at, inTile, LV > 1);
+          }
         }
+        int64_t in;
         {
           Value live = E.ult(thread, t.splat(valid));
           Value lg = gamma ? t.splat(gamma) : t.constant(f32, 0.0);
@@ -191,24 +194,11 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           // Saturated: exact, and sums stay finite (kLogGateFloor).
           lg = E.max(lg, t.constant(f32, gpu_detail::kLogGateFloor));
           lg = E.select(live, lg, t.constant(f32, 0.0));
-          t.store(lg, gates, thread, E.ult(thread, t.index(K)));
+          // G_j, the inclusive prefix of the step's gates.
+          in = gpu_detail::inclusiveScan(t, gates, K, lg);
         }
-        gpu::BarrierOp::create(b, loc);
-
-        // G_j, the inclusive prefix of the step's gates: a Hillis-Steele
-        // scan between the two halves of `gates` (log2 K rounds).
         Value j = thread;
         Value isToken = E.ult(thread, t.index(K));
-        int64_t in = 0;
-        for (int64_t r = 1; r < K; r *= 2, in = K - in) {
-          Value x = t.load(gates, E.add(j, t.index(in)), isToken);
-          Value back = t.logicalAnd(
-              isToken, E.cmpi(arith::CmpIPredicate::uge, j, t.index(r)));
-          Value y =
-              t.load(gates, E.sub(E.add(j, t.index(in)), t.index(r)), back);
-          t.store(E.add(x, y), gates, E.add(j, t.index(K - in)), isToken);
-          gpu::BarrierOp::create(b, loc);
-        }
         Value prefix = t.load(gates, E.add(j, t.index(in)), isToken);
         Value last = E.load(gates, {E.idx(in + K - 1)});
         Value w =
@@ -219,26 +209,25 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
 
         // Phi^T of this program's rows, every token of the step: RK tokens
         // per thread, one at a time (scalar index math, few registers).
-        E.forLoop(E.idx(0), E.idx(RK), E.idx(1), {},
-                  [&](Value slot, ValueRange) {
-                    Value token = E.add(firstToken, t.splat(slot));
-                    Value keyRow = E.mul(token, t.index(s.d));
-                    SmallVector<Value> at;
-                    for (Value i : multiset)
-                      at.push_back(E.add(keyRow, i));
-                    Value product =
-                        gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr);
-                    Value wt = t.load(weights, token, nullptr);
-                    // Split once here (hi + lo bf16, about 16 bits), so
-                    // that the dots read native operands with ldmatrix.
-                    Value x = E.mul(E.mul(product, rowScale), wt);
-                    Value hi = t.convert(x, bf16);
-                    Value lo = t.convert(E.sub(x, t.convert(hi, f32)), bf16);
-                    Value phiAt = E.add(phiRow, token);
-                    t.store(hi, phiHi, phiAt, nullptr);
-                    t.store(lo, phiLo, phiAt, nullptr);
-                    return SmallVector<Value>{};
-                  });
+        E.forLoop(
+            E.idx(0), E.idx(RK), E.idx(1), {}, [&](Value slot, ValueRange) {
+              Value token = E.add(firstToken, t.splat(slot));
+              Value keyRow = E.mul(token, t.index(s.d));
+              SmallVector<Value> at;
+              for (Value i : multiset)
+                at.push_back(E.add(keyRow, i));
+              Value product =
+                  gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr);
+              Value wt = t.load(weights, token, nullptr);
+              // Split once here, so that the dots read native
+              // operands with ldmatrix.
+              auto [hi, lo] =
+                  tile::splitBf16(b, loc, E.mul(E.mul(product, rowScale), wt));
+              Value phiAt = E.add(phiRow, token);
+              t.store(hi, phiHi, phiAt, nullptr);
+              t.store(lo, phiLo, phiAt, nullptr);
+              return SmallVector<Value>{};
+            });
         gpu::BarrierOp::create(b, loc);
 
         auto phiOf = [&](Value array) {
@@ -253,8 +242,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         Value newZ = E.mul(tile::SplatOp::create(b, loc, accZ, decay), acc[1]);
         // Phi^T (hi + lo) times the values (bf16: exact for bf16 inputs;
         // f16 ones as hi + lo, lo Phi times lo v dropped as split_bf16
-        // does), the small products first.
-        // (lo v first: its fragments die before hi v's are loaded.)
+        // does), the small products first; lo v's fragments die before hi
+        // v's are loaded.
         if (splitV)
           newS = m.dot(aHi, valuesOf(valuesLo), newS);
         Value vHi = valuesOf(valuesHi);

@@ -14,6 +14,7 @@
 #include "TileKernels.h"
 
 #include "sympow/Compiler/GPU/ChunkedKernels.h"
+#include "sympow/Support/ChunkOutputTile.h"
 #include "sympow/Support/ChunkStatePass.h"
 #include "sympow/Support/GpuLimits.h"
 
@@ -125,6 +126,13 @@ mlir::LogicalResult buildStatePass(mlir::OpBuilder &b,
 /// absolute counts into an f32 array, for chunk_state_pass.
 mlir::LogicalResult buildKeys(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
                               const AttentionKernelSpec &s);
+
+/// chunk_output, a tile kernel (ChunkOutput.cpp): query tiles of `split`,
+/// any chunk that they divide; 16-bit inputs with chunk_state_pass.
+mlir::LogicalResult buildOutputTile(mlir::OpBuilder &b,
+                                    mlir::gpu::GPUModuleOp module,
+                                    const AttentionKernelSpec &s, int64_t C,
+                                    int64_t dim, const ChunkOutputTile &split);
 
 /// The tensor-core kernels (bf16/f16) and whether they fit `chunk`.
 bool statesUsesMma(const AttentionKernelSpec &spec, int64_t chunk);

@@ -335,7 +335,7 @@ void buildOutput(OpBuilder &b, gpu::GPUModuleOp module,
   Type elem = gpu_detail::elementType(ctx, s.dtype);
   Type f32 = b.getF32Type(), f64 = b.getF64Type();
   auto args =
-      gpu_detail::kernelArguments(ctx, s, runtime::KernelId::ChunkOutput);
+      gpu_detail::kernelArguments(ctx, s, runtime::KernelId::ChunkOutput, C);
   int64_t r = s.effectiveRotaryDims();
   using gpu_detail::workgroupMemRef;
   gpu::GPUFuncOp fn =
@@ -538,8 +538,9 @@ std::vector<std::string> buildChunkedKernels(OpBuilder &builder,
          [&] { buildCounts(builder, module, spec, chunk); });
   bool mma = spec.dtype != ElementKind::F32;
   // The tile kernels are lowered here; they cannot fail on a verified spec.
-  if (std::optional<ChunkStatePass> pass = chunkStatePass(
-          dim, spec.d, spec.e, spec.dtype == ElementKind::F32 ? 4 : 2)) {
+  std::optional<ChunkStatePass> pass = chunkStatePass(
+      dim, spec.d, spec.e, spec.dtype == ElementKind::F32 ? 4 : 2);
+  if (pass) {
     if (spec.rotates())
       emit(runtime::KernelId::ChunkKeys, [&] {
         if (failed(buildKeys(builder, module, spec)))
@@ -561,8 +562,15 @@ std::vector<std::string> buildChunkedKernels(OpBuilder &builder,
         llvm::report_fatal_error("chunk_scan: the tile lowering failed");
     });
   }
+  std::optional<ChunkOutputTile> outputTile =
+      chunkOutputTile(chunk, spec.d, spec.e, spec.dtype == ElementKind::F16,
+                      spec.rotates(), pass.has_value());
   emit(runtime::KernelId::ChunkOutput, [&] {
-    if (mma && outputUsesMma(spec, chunk))
+    if (outputTile) {
+      if (failed(
+              buildOutputTile(builder, module, spec, chunk, dim, *outputTile)))
+        llvm::report_fatal_error("chunk_output: the tile lowering failed");
+    } else if (mma && outputUsesMma(spec, chunk))
       buildOutputMma(builder, module, spec, chunk, dim);
     else
       buildOutput(builder, module, spec, chunk, dim);

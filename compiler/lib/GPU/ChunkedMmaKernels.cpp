@@ -251,7 +251,7 @@ void buildOutputMma(OpBuilder &b, gpu::GPUModuleOp module,
   Type f32 = b.getF32Type(), f64 = b.getF64Type(), bf16 = b.getBF16Type();
   Type i8 = b.getIntegerType(8);
   auto args =
-      gpu_detail::kernelArguments(ctx, s, runtime::KernelId::ChunkOutput);
+      gpu_detail::kernelArguments(ctx, s, runtime::KernelId::ChunkOutput, C);
   int64_t r = s.effectiveRotaryDims();
   OutputMmaLayout L(s, C);
   int64_t CP = L.CP, F = kGroupRows, W = kMmaThreads / 32;

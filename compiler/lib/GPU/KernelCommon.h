@@ -55,9 +55,11 @@ struct KernelArguments {
   mlir::Value seqLen(mlir::OpBuilder &b, mlir::gpu::GPUFuncOp fn) const;
 };
 
+/// The arguments of `kernel` for `spec` (chunked kernels: with chunks of
+/// `chunk` tokens, which decide chunk_output's form).
 KernelArguments kernelArguments(mlir::MLIRContext *ctx,
                                 const AttentionKernelSpec &spec,
-                                runtime::KernelId kernel);
+                                runtime::KernelId kernel, int64_t chunk = 0);
 
 /// Row lanes of the state kernels: threads form lanes of e columns, about
 /// 256 threads per block.

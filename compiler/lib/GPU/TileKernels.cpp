@@ -115,6 +115,12 @@ Value MatrixTiles::load(RankedTensorType type, Value base, Value offset,
                                     /*transposed=*/false, rows, cols);
 }
 
+Value MatrixTiles::loadTransposed(RankedTensorType type, Value base,
+                                  Value offset, int64_t stride) {
+  return tile::MatrixLoadOp::create(b, loc, type, base, offset, stride,
+                                    /*transposed=*/true, Value(), Value());
+}
+
 void MatrixTiles::store(Value x, Value base, Value offset, int64_t stride,
                         Value rows, Value cols, bool paired) {
   tile::MatrixStoreOp::create(b, loc, x, base, offset, stride,
@@ -190,6 +196,24 @@ Value rotate(Tiles &t, const AttentionKernelSpec &spec, Value dim, Value x,
   return E.select(first, asFirst, asSecond);
 }
 
+int64_t inclusiveScan(Tiles &t, Value buffer, int64_t n, Value x) {
+  Emitter &E = t.E;
+  Value j = t.range();
+  Value live = E.ult(j, t.index(n));
+  t.store(x, buffer, j, live);
+  gpu::BarrierOp::create(t.b, t.loc);
+  int64_t in = 0;
+  for (int64_t r = 1; r < n; r *= 2, in = n - in) {
+    Value x = t.load(buffer, E.add(j, t.index(in)), live);
+    Value back =
+        t.logicalAnd(live, E.cmpi(arith::CmpIPredicate::uge, j, t.index(r)));
+    Value y = t.load(buffer, E.sub(E.add(j, t.index(in)), t.index(r)), back);
+    t.store(E.add(x, y), buffer, E.add(j, t.index(n - in)), live);
+    gpu::BarrierOp::create(t.b, t.loc);
+  }
+  return in;
+}
+
 ProgramIds programIds(OpBuilder &b, Location loc) {
   return {tile::ProgramIdOp::create(b, loc, 0),
           tile::ProgramIdOp::create(b, loc, 1),
@@ -201,11 +225,12 @@ gpu::GPUFuncOp createTileKernel(OpBuilder &b, gpu::GPUModuleOp module,
                                 runtime::KernelId kernel, int64_t threads,
                                 ArrayRef<int64_t> grid,
                                 ArrayRef<Type> workgroup,
-                                gpu_detail::KernelArguments &args) {
+                                gpu_detail::KernelArguments &args,
+                                int64_t chunk) {
   MLIRContext *ctx = b.getContext();
   ctx->getOrLoadDialect<tile::TileDialect>();
   b.setInsertionPointToEnd(module.getBody());
-  args = gpu_detail::kernelArguments(ctx, spec, kernel);
+  args = gpu_detail::kernelArguments(ctx, spec, kernel, chunk);
   auto fn = gpu::GPUFuncOp::create(
       b, module.getLoc(), runtime::kernelName(kernel),
       b.getFunctionType(args.types, {}), TypeRange(workgroup));

@@ -64,6 +64,10 @@ struct MatrixTiles {
   /// j < cols are read (the rest 0).
   Value load(mlir::RankedTensorType type, Value base, Value offset,
              int64_t stride, Value rows = {}, Value cols = {});
+  /// Element (i, j) = base[offset + j stride + i] (stride 0: per-row
+  /// values).
+  Value loadTransposed(mlir::RankedTensorType type, Value base, Value offset,
+                       int64_t stride);
   /// The inverse of load; `paired`: an accumulator's adjacent columns as
   /// one 8-byte store (offset, stride and cols even, the buffer aligned).
   void store(Value x, Value base, Value offset, int64_t stride, Value rows = {},
@@ -83,21 +87,27 @@ Value rotate(Tiles &t, const AttentionKernelSpec &spec, Value dim, Value x,
 /// Each dim's pair partner (itself where no rotation applies).
 Value partnerDim(Tiles &t, const AttentionKernelSpec &spec, Value dim);
 
+/// The inclusive prefix sums of x's elements 0 .. n - 1 (one per thread,
+/// n <= threads): x goes to `buffer` [2 n], then a Hillis-Steele scan
+/// between its two halves, log2 n rounds, each ending in a barrier. Returns
+/// the offset of the half that holds the sums (every thread may read it).
+int64_t inclusiveScan(Tiles &t, Value buffer, int64_t n, Value x);
+
 /// The program's ids along the grid's x, y and z.
 struct ProgramIds {
   Value x, y, z;
 };
 ProgramIds programIds(mlir::OpBuilder &b, mlir::Location loc);
 
-/// The tile kernel `kernel` with the kernel ABI's arguments and the given
-/// workgroup arrays; the builder is left at the start of its body.
-mlir::gpu::GPUFuncOp createTileKernel(mlir::OpBuilder &b,
-                                      mlir::gpu::GPUModuleOp module,
-                                      const AttentionKernelSpec &spec,
-                                      runtime::KernelId kernel, int64_t threads,
-                                      llvm::ArrayRef<int64_t> grid,
-                                      llvm::ArrayRef<Type> workgroup,
-                                      gpu_detail::KernelArguments &args);
+/// The tile kernel `kernel` with the kernel ABI's arguments (`chunk` as
+/// kernelArguments takes it) and the given workgroup arrays; the builder is
+/// left at the start of its body.
+mlir::gpu::GPUFuncOp
+createTileKernel(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
+                 const AttentionKernelSpec &spec, runtime::KernelId kernel,
+                 int64_t threads, llvm::ArrayRef<int64_t> grid,
+                 llvm::ArrayRef<Type> workgroup,
+                 gpu_detail::KernelArguments &args, int64_t chunk = 0);
 
 } // namespace sympow::gpu_detail
 

@@ -124,6 +124,17 @@ LogicalResult ToOperandOp::verify() {
   return success();
 }
 
+LogicalResult RepeatColumnsOp::verify() {
+  RankedTensorType from = getSource().getType(), to = getType();
+  auto mma = cast<MmaAttr>(from.getEncoding());
+  if (to.getEncoding() != mma || mma.getWarpsN() != 1)
+    return emitOpError("needs one warp column (mma<warps = [WM, 1]>) and the "
+                       "same layout on both sides");
+  if (from.getDimSize(0) != to.getDimSize(0))
+    return emitOpError("keeps the rows");
+  return success();
+}
+
 /// The buffer holds the tile's elements, bounds come as a pair.
 static LogicalResult verifyMatrixAccess(Operation *op, Type buffer, Type tile,
                                         Value rows, Value cols) {

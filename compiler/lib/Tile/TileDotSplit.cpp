@@ -31,19 +31,10 @@ struct SplitDot : OpRewritePattern<DotOp> {
     if (op.getPrecision() != DotPrecision::split_bf16)
       return failure();
     Location loc = op.getLoc();
-    auto split = [&](Value x) -> std::pair<Value, Value> {
-      auto type = cast<RankedTensorType>(x.getType());
-      Type half = type.clone(rewriter.getBF16Type());
-      Value hi = arith::TruncFOp::create(rewriter, loc, half, x);
-      Value rest = arith::SubFOp::create(
-          rewriter, loc, x, arith::ExtFOp::create(rewriter, loc, type, hi));
-      Value lo = arith::TruncFOp::create(rewriter, loc, half, rest);
-      return {hi, lo};
-    };
     auto splitIfF32 = [&](Value x) -> std::pair<Value, Value> {
       if (!getElementTypeOrSelf(x.getType()).isF32())
         return {x, Value()};
-      return split(x);
+      return splitBf16(rewriter, loc, x);
     };
     auto [aHi, aLo] = splitIfF32(op.getA());
     auto [bHi, bLo] = splitIfF32(op.getB());
@@ -58,6 +49,16 @@ struct SplitDot : OpRewritePattern<DotOp> {
 };
 
 } // namespace
+
+std::pair<Value, Value> splitBf16(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Type half = type.clone(b.getBF16Type());
+  Value hi = arith::TruncFOp::create(b, loc, half, x);
+  Value rest =
+      arith::SubFOp::create(b, loc, x, arith::ExtFOp::create(b, loc, type, hi));
+  Value lo = arith::TruncFOp::create(b, loc, half, rest);
+  return {hi, lo};
+}
 
 void expandSplitDots(gpu::GPUFuncOp fn) {
   RewritePatternSet patterns(fn.getContext());

@@ -541,6 +541,32 @@ struct ToOperandLowering : OpConversionPattern<ToOperandOp> {
   }
 };
 
+/// repeat_columns: result piece (i, j) is source piece (i, j mod RN) of the
+/// same thread (one warp column: a thread's columns are the same in every
+/// 8-column piece).
+struct RepeatColumnsLowering : OpConversionPattern<RepeatColumnsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RepeatColumnsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    Value source = adaptor.getSource();
+    int64_t sourcePieces = cast<VectorType>(source.getType()).getDimSize(1);
+    Value result =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(type));
+    for (int64_t i = 0; i < type.getDimSize(0); ++i)
+      for (int64_t j = 0; j < type.getDimSize(1); ++j) {
+        Value piece = vector::ExtractOp::create(
+            rewriter, loc, source, ArrayRef<int64_t>{i, j % sourcePieces});
+        result = vector::InsertOp::create(rewriter, loc, piece, result,
+                                          ArrayRef<int64_t>{i, j});
+      }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// A splat matrix tile constant: the same constant in every fragment.
 struct MatrixConstantLowering : OpConversionPattern<arith::ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -576,8 +602,8 @@ void populateMatrixTileLowering(const TypeConverter &converter,
                                 const ReductionBuffers &buffers) {
   target.addLegalDialect<nvgpu::NVGPUDialect>();
   patterns.add<DotLowering, MatrixLoadLowering, MatrixStoreLowering,
-               MatrixConstantLowering, MatrixRangeLowering, ToOperandLowering>(
-      converter, patterns.getContext());
+               MatrixConstantLowering, MatrixRangeLowering, ToOperandLowering,
+               RepeatColumnsLowering>(converter, patterns.getContext());
   patterns.add<RowReduceLowering>(converter, patterns.getContext(), buffers);
 }
 

@@ -52,9 +52,7 @@ Result<size_t> callWorkspaceBytes(const runtime::LayerVariant &v, int64_t B,
   if (scratchState)
     need = addBytes(need, stateBytes(v, B).total());
   if (need == kTooManyBytes)
-    return Status::error("a call with B = " + std::to_string(B) +
-                         ", T = " + std::to_string(T) +
-                         " needs more workspace than memory can address");
+    return runtime::unaddressableWorkspace(B, T);
   return need;
 }
 
@@ -343,10 +341,8 @@ sympow_status checkWorkspaceQuery(const char *function,
     return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
                 std::string(function) +
                     ": 'context' and 'bytes' must not be null");
-  if (B < 1 || T < 0)
-    return fail(SYMPOW_ERROR_INVALID_ARGUMENT,
-                "B must be >= 1 and T >= 0, got B = " + std::to_string(B) +
-                    ", T = " + std::to_string(T));
+  if (Status s = runtime::checkCallShape(B, T); s.isError())
+    return fail(SYMPOW_ERROR_INVALID_ARGUMENT, s.message());
   Result<sympow_layer_desc> normalizedDesc = normalized(desc);
   if (normalizedDesc.isError())
     return fail(SYMPOW_ERROR_INVALID_ARGUMENT, normalizedDesc.message());

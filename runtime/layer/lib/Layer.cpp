@@ -29,6 +29,11 @@ std::optional<ChunkStatePass> LayerVariant::chunkStatePass() const {
   return sympow::chunkStatePass(dim, d, e, dtype == DType::F32 ? 4 : 2);
 }
 
+std::optional<ChunkOutputTile> LayerVariant::chunkOutputTile() const {
+  return sympow::chunkOutputTile(chunk, d, e, dtype == DType::F16, rotates(),
+                                 chunkStatePass().has_value());
+}
+
 namespace {
 
 /// Up to four kernels, without allocating (launchLayer's hot path).
@@ -135,7 +140,9 @@ KernelArgs kernelArgsOf(const LayerVariant &v, KernelId kernel) {
     args.add({A::ChunkS, A::ChunkZ, A::Decay});
     break;
   case KernelId::ChunkOutput:
-    args.add({A::Q, A::K, A::V});
+    // The tile kernel reads the keys chunk_keys rotated (f32).
+    args.add(
+        {A::Q, v.rotates() && v.chunkOutputTile() ? A::RotatedK : A::K, A::V});
     gates();
     counts();
     args.add({A::ChunkS, A::ChunkZ, A::Y});
@@ -183,7 +190,7 @@ const char *sympow::runtime::kernelName(KernelId kernel) {
 }
 
 std::optional<KernelId> sympow::runtime::kernelIdNamed(std::string_view name) {
-  for (int i = 0; i <= int(KernelId::ChunkOutput); ++i)
+  for (int i = 0; i < kKernelIdCount; ++i)
     if (name == kernelName(KernelId(i)))
       return KernelId(i);
   return std::nullopt;
@@ -365,14 +372,24 @@ private:
 
 } // namespace
 
-Result<size_t> sympow::runtime::layerWorkspaceBytes(const LayerVariant &variant,
-                                                    int64_t B, int64_t T) {
+Status sympow::runtime::checkCallShape(int64_t B, int64_t T) {
   if (B < 1 || T < 0)
     return Status::error("B must be >= 1 and T >= 0, got " + callShape(B, T));
+  return Status::success();
+}
+
+Status sympow::runtime::unaddressableWorkspace(int64_t B, int64_t T) {
+  return Status::error("a call with " + callShape(B, T) +
+                       " needs more workspace than memory can address");
+}
+
+Result<size_t> sympow::runtime::layerWorkspaceBytes(const LayerVariant &variant,
+                                                    int64_t B, int64_t T) {
+  if (Status s = checkCallShape(B, T); s.isError())
+    return s;
   size_t total = layerWorkspace(variant, B, T).total;
   if (total == kTooManyBytes)
-    return Status::error("a call with " + callShape(B, T) +
-                         " needs more workspace than memory can address");
+    return unaddressableWorkspace(B, T);
   return total;
 }
 
@@ -383,8 +400,8 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
                                     size_t workspaceBytes, void *stream) {
   if (Status s = checkVariant(v); s.isError())
     return s;
-  if (B < 1 || T < 0)
-    return Status::error("B must be >= 1 and T >= 0, got " + callShape(B, T));
+  if (Status s = checkCallShape(B, T); s.isError())
+    return s;
   // Every element count below must fit int64; the workspace's are bounded
   // by its checked total.
   if (bytesOf(sizeof(double), {B, T, v.hq, std::max(v.d, v.e)}) > INT64_MAX ||
@@ -426,8 +443,7 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
                            "' is null; the variant needs it");
   Workspace w = layerWorkspace(v, B, T);
   if (w.total == kTooManyBytes)
-    return Status::error("a call with " + callShape(B, T) +
-                         " needs more workspace than memory can address");
+    return unaddressableWorkspace(B, T);
   if (w.total && (!workspace || workspaceBytes < w.total))
     return Status::error("the workspace has " + std::to_string(workspaceBytes) +
                          " bytes; this call needs " + std::to_string(w.total) +

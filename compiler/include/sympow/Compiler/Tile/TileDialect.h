@@ -16,6 +16,8 @@
 #include "mlir/IR/TensorEncoding.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <utility>
+
 #include "sympow/Compiler/Tile/TileDialect.h.inc"
 
 #include "sympow/Compiler/Tile/TileEnums.h.inc"
@@ -46,6 +48,12 @@ namespace sympow::tile {
 /// docs/KernelABI.md). The pass `--sympow-convert-tile-to-gpu` runs it on
 /// every tile kernel.
 mlir::LogicalResult lowerTileKernel(mlir::gpu::GPUFuncOp fn);
+
+/// An f32 tile `x` as bf16 halves hi = bf16(x), lo = bf16(x - hi), about 16
+/// significant bits together: the split of `dot precision = split_bf16`,
+/// for kernels that split an operand where they build it.
+std::pair<mlir::Value, mlir::Value>
+splitBf16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 
 } // namespace sympow::tile
 

@@ -186,4 +186,27 @@ def Tile_ToOperandOp : Tile_Op<"to_operand", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_RepeatColumnsOp : Tile_Op<"repeat_columns", [Pure]> {
+  let summary = "An accumulator's columns cycled to another width";
+  let description = [{
+    Element (i, j) of the result is element (i, j mod N) of `source`, N its
+    column count: its first columns when the result is narrower, its columns
+    repeated when wider. Per-row values (what `row_reduce` yields) move so
+    between tiles of different widths: a running maximum kept 8 columns
+    wide scales a 64-column accumulator and shifts 32-column scores. With
+    one warp column (`mma<warps = [WM, 1]>`, required) each thread already
+    holds the elements it needs: register moves, no data between threads.
+    Both tiles have the same rows and layout.
+
+    ```mlir
+    %m8 = sympow_tile.repeat_columns %m : tensor<64x32xf32, #mma> -> tensor<64x8xf32, #mma>
+    %m72 = sympow_tile.repeat_columns %m8 : tensor<64x8xf32, #mma> -> tensor<64x72xf32, #mma>
+    ```
+  }];
+  let arguments = (ins Tile_AccumulatorTile:$source);
+  let results = (outs Tile_AccumulatorTile:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // SYMPOW_COMPILER_TILE_TILEDOTOPS_TD

@@ -15,6 +15,7 @@
 #define SYMPOW_RUNTIME_LAYER_H
 
 #include "sympow/Runtime/KernelLibrary.h"
+#include "sympow/Support/ChunkOutputTile.h"
 #include "sympow/Support/ChunkStatePass.h"
 
 #include <optional>
@@ -48,6 +49,9 @@ struct LayerVariant {
   /// formulation runs chunk_states + chunk_scan instead
   /// (sympow/Support/ChunkStatePass.h).
   std::optional<ChunkStatePass> chunkStatePass() const;
+  /// How the tile chunk_output splits a chunk, or none where it keeps its
+  /// whole-chunk kernels (sympow/Support/ChunkOutputTile.h).
+  std::optional<ChunkOutputTile> chunkOutputTile() const;
 };
 
 /// Device buffers of one call (docs/KernelABI.md shapes); the inputs the
@@ -75,6 +79,7 @@ enum class KernelId {
   ChunkScan,
   ChunkOutput
 };
+constexpr int kKernelIdCount = int(KernelId::ChunkOutput) + 1;
 const char *kernelName(KernelId kernel);
 /// The kernel named `name`, or none.
 std::optional<KernelId> kernelIdNamed(std::string_view name);
@@ -113,6 +118,11 @@ std::vector<KernelArg> layerKernelArguments(const LayerVariant &variant,
 std::vector<KernelArg> layerKernelArguments(const LayerVariant &variant,
                                             std::string_view kernel);
 const char *kernelArgName(KernelArg arg);
+
+/// An error unless B >= 1 and T >= 0.
+Status checkCallShape(int64_t B, int64_t T);
+/// The error of a call with B, T whose workspace memory cannot address.
+Status unaddressableWorkspace(int64_t B, int64_t T);
 
 /// Workspace bytes a call with B sequences of T tokens needs, or an error
 /// when B or T is out of range or the workspace could not be addressed.

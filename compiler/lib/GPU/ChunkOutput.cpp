@@ -1,0 +1,444 @@
+//===- ChunkOutput.cpp - chunk_output as a tile kernel --------------------===//
+//
+// y of the chunked formulation for 16-bit inputs (docs/TileIR.md,
+// "chunk_output"; the split in runtime/support's ChunkOutputTile.h).
+// Program (x, query head, sequence) owns query rows [t0, t0 + R), all in
+// chunk n, in mma<warps = [R / 16, 1]> accumulators of [num | den] (the
+// value columns, then the denominator at column e):
+//  1. phi(Q) [S_n | Z_n], the state before the chunk, F rows per step:
+//     phi(Q) built in workgroup memory as bf16 hi + lo, the state rows
+//     staged as hi + lo, three native dots per k step;
+//  2. the causal part as FlashAttention-2 over the chunk's keys up to the
+//     diagonal, K per step: log weights p log|q.k| + G_i - G_j, a running
+//     row maximum m, P = exp(lw - m) in bf16 through `to_operand` into
+//     P [V | 1]. The state's part starts the running maximum at
+//     G_i + log|den_S| (the accumulator divided by |den_S|), which is the
+//     combination at M = max(m, G_i + log|den_S|) of the whole-chunk
+//     kernel done online;
+//  3. y = num / den.
+// The scale of q is folded out of the dots (p log|scale| on the log
+// weights, scale^p on phi), so unrotated bf16 q and k are exact operands.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ChunkedCommon.h"
+#include "SymmetricPowerTiles.h"
+#include "TileKernels.h"
+
+#include "sympow/Compiler/Tile/TileDialect.h"
+#include "sympow/Support/ChunkOutputTile.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+
+namespace sympow::chunked {
+
+namespace {
+
+/// The largest run of 8, 4, 2 or 1 adjacent elements that divides `width`.
+int64_t runOf(int64_t width) {
+  int64_t L = 8;
+  while (L > 1 && width % L != 0)
+    L /= 2;
+  return L;
+}
+
+} // namespace
+
+LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
+                              const AttentionKernelSpec &s, int64_t C,
+                              int64_t dim, const ChunkOutputTile &split) {
+  OpBuilder::InsertionGuard guard(b);
+  Location loc = module.getLoc();
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type(), bf16 = b.getBF16Type();
+  Type elem = gpu_detail::elementType(ctx, s.dtype);
+  int64_t R = split.rowsPerProgram, K = split.keysPerStep,
+          F = split.stateRowsPerStep, P = split.threads();
+  int64_t DK = ChunkOutputTile::keyColumns(s.d),
+          QS = ChunkOutputTile::keyStride(s.d);
+  int64_t NV = ChunkOutputTile::valueColumns(s.e),
+          VS = ChunkOutputTile::valueStride(s.e), PS = split.phiStride();
+  bool splitQK = split.splitScores, splitV = split.splitValues;
+  using gpu_detail::workgroupMemRef;
+  int64_t operands = split.operandElements(s.d),
+          rowArrays = split.rowElements(s.e);
+  // q's halves; phi(Q) or a step's keys (hi, lo); a step's state rows or
+  // values (hi, lo); G of the query rows; the query and key gate scans.
+  SmallVector<Type> workgroup = {
+      workgroupMemRef({R * QS}, bf16),    workgroupMemRef({operands}, bf16),
+      workgroupMemRef({operands}, bf16),  workgroupMemRef({rowArrays}, bf16),
+      workgroupMemRef({rowArrays}, bf16), workgroupMemRef({R}, f32),
+      workgroupMemRef({2 * R}, f32),      workgroupMemRef({2 * K}, f32)};
+  if (splitQK)
+    workgroup.push_back(workgroupMemRef({R * QS}, bf16));
+  gpu_detail::KernelArguments args;
+  gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
+      b, module, s, runtime::KernelId::ChunkOutput, P,
+      {tile::KernelAttr::perTokens(R), s.hq, tile::KernelAttr::kBatch},
+      workgroup, args, C);
+  Emitter E(b, loc);
+  gpu_detail::Tiles t{b, loc, E, P};
+  gpu_detail::MatrixTiles m{b, loc, split.warps(), 1};
+  using runtime::KernelArg;
+  // Rotating schedules read the keys chunk_keys rotated (f32).
+  Value q = args.get(fn, KernelArg::Q),
+        k = args.get(fn, s.rotates() ? KernelArg::RotatedK : KernelArg::K),
+        v = args.get(fn, KernelArg::V);
+  Value logG = args.get(fn, KernelArg::LogG),
+        logGamma = args.get(fn, KernelArg::LogGamma);
+  Value counts = args.get(fn, KernelArg::Counts);
+  Value chunkS = args.get(fn, KernelArg::ChunkS),
+        chunkZ = args.get(fn, KernelArg::ChunkZ),
+        y = args.get(fn, KernelArg::Y);
+  auto wg = fn.getWorkgroupAttributions();
+  Value qHi = wg[0], operandHi = wg[1], operandLo = wg[2], rowsHi = wg[3],
+        rowsLo = wg[4], queryGates = wg[5], queryScan = wg[6], keyScan = wg[7];
+  Value qLo = splitQK ? Value(wg[8]) : Value();
+
+  gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
+  Value x = ids.x, hq = ids.y, batch = ids.z;
+  Value T = args.seqLen(b, fn);
+  Value h = E.div(hq, E.idx(s.hq / s.h));
+  Value t0 = E.mul(x, E.idx(R));
+  Value n = E.div(t0, E.idx(C));
+  Value chunkStart = E.mul(n, E.idx(C));
+  Value N = E.div(E.add(T, E.idx(C - 1)), E.idx(C));
+  Value rows = E.min(E.idx(R), E.sub(T, t0));
+  Value thread = t.range();
+  auto tokenBase = [&](Value first, int64_t heads, Value head, int64_t width) {
+    return gpu_detail::tokenOffset(E, batch, T, first, heads, head, width);
+  };
+  double scale = std::abs(s.effectiveScale());
+  double p = double(s.p);
+
+  // The log gate of token first + j for j < count (floored, as everywhere:
+  // exact, and sums stay finite), 0 elsewhere; j is the thread.
+  Value gamma = logGamma ? E.load(logGamma, {h}) : Value();
+  auto gatesOf = [&](Value first, Value count) {
+    Value live = E.ult(thread, t.splat(count));
+    Value lg = gamma ? t.splat(gamma) : t.constant(f32, 0.0);
+    if (logG) {
+      Value at = E.add(t.splat(tokenBase(first, s.h, h, 1)),
+                       E.mul(thread, t.index(s.h)));
+      lg = E.add(lg, t.load(logG, at, live));
+    }
+    lg = E.max(lg, t.constant(f32, gpu_detail::kLogGateFloor));
+    return E.select(live, lg, t.constant(f32, 0.0));
+  };
+
+  // G_i of the query rows from the chunk's start: the gates before t0 as
+  // block sums, then the rows' own prefix.
+  Value before = E.sub(t0, chunkStart);
+  Value start =
+      E.forLoop(E.idx(0), before, E.idx(P), {t.constant(f32, 0.0)},
+                [&](Value i, ValueRange acc) {
+                  Value g = gatesOf(E.add(chunkStart, i), E.sub(before, i));
+                  return SmallVector<Value>{E.add(acc[0], t.columnSum(g, 1))};
+                })[0];
+  int64_t queryHalf =
+      gpu_detail::inclusiveScan(t, queryScan, R, gatesOf(t0, rows));
+  {
+    Value isRow = E.ult(thread, t.index(R));
+    Value prefix = t.load(queryScan, E.add(thread, t.index(queryHalf)), isRow);
+    t.store(E.add(start, prefix), queryGates, thread, isRow);
+  }
+
+  // body(item) for the runs of L elements that cover 0 .. total - 1, P L
+  // per pass: a loop, so that no pass's per-element index math is
+  // loop-invariant (hoisted, it would hold registers across the kernel).
+  auto forRuns = [&](int64_t total, int64_t L,
+                     llvm::function_ref<void(Value item)> body) {
+    E.forLoop(E.idx(0), E.idx(total), E.idx(P * L), {},
+              [&](Value from, ValueRange) {
+                body(E.add(t.range(L), t.splat(from, L)));
+                return SmallVector<Value>{};
+              });
+  };
+
+  // Stages rows first .. first + count - 1 of a [B, T, heads, d] tensor as
+  // bf16 halves [row][QS] (hi, and lo where `lo`), zero past count and d;
+  // `rotateBy`: each row rotated by its count first.
+  auto stageKeys = [&](Value src, int64_t heads, Value head, Value first,
+                       Value count, int64_t tileRows, Value hi, Value lo,
+                       bool rotateBy) {
+    int64_t L = runOf(s.d);
+    forRuns(tileRows * DK, L, [&](Value item) {
+      Value j = E.div(item, t.index(DK, L)), dd = E.rem(item, t.index(DK, L));
+      Value inTile = E.ult(item, t.index(tileRows * DK, L));
+      Value live =
+          t.logicalAnd(t.logicalAnd(inTile, E.ult(j, t.splat(count, L))),
+                       E.ult(dd, t.index(s.d, L)));
+      Value row = E.add(t.splat(tokenBase(first, heads, head, s.d), L),
+                        E.mul(j, t.index(heads * s.d, L)));
+      Value kx = t.convert(t.load(src, E.add(row, dd), live, L > 1), f32);
+      if (rotateBy) {
+        Value partner = gpu_detail::partnerDim(t, s, dd);
+        Value kp = t.convert(t.load(src, E.add(row, partner), live), f32);
+        Value count = t.load(counts,
+                             E.add(t.splat(tokenBase(first, s.h, h, 1), L),
+                                   E.mul(j, t.index(s.h, L))),
+                             live);
+        kx = gpu_detail::rotate(t, s, dd, kx, kp, count);
+      }
+      Value at = E.add(E.mul(j, t.index(QS, L)), dd);
+      if (lo) {
+        auto [xHi, xLo] = tile::splitBf16(b, loc, kx);
+        t.store(xHi, hi, at, inTile, L > 1);
+        t.store(xLo, lo, at, inTile, L > 1);
+      } else {
+        t.store(t.convert(kx, bf16), hi, at, inTile, L > 1);
+      }
+    });
+  };
+  stageKeys(q, s.hq, hq, t0, rows, R, qHi, qLo, s.rotates());
+
+  // Stages `tileRows` rows of [X | extra | 0] (NV columns) as bf16 halves
+  // [row][VS]: element (j, c) is value(j, c) for c < e, extra(j) at c = e.
+  auto stageRows =
+      [&](int64_t tileRows, Value hi, Value lo,
+          llvm::function_ref<Value(Value j, Value c, Value live, int64_t L)>
+              value,
+          llvm::function_ref<Value(Value j, Value live)> extra) {
+        int64_t L = runOf(NV);
+        forRuns(tileRows * NV, L, [&](Value item) {
+          Value j = E.div(item, t.index(NV, L)),
+                c = E.rem(item, t.index(NV, L));
+          Value inTile = E.ult(item, t.index(tileRows * NV, L));
+          Value xv =
+              value(j, c, t.logicalAnd(inTile, E.ult(c, t.index(s.e, L))), L);
+          Value atExtra = t.logicalAnd(inTile, t.eq(c, t.index(s.e, L)));
+          Value xe = extra(j, atExtra);
+          Value x = E.add(xv, xe);
+          Value at = E.add(E.mul(j, t.index(VS, L)), c);
+          if (lo) {
+            auto [xHi, xLo] = tile::splitBf16(b, loc, x);
+            t.store(xHi, hi, at, inTile, L > 1);
+            t.store(xLo, lo, at, inTile, L > 1);
+          } else {
+            t.store(t.convert(x, bf16), hi, at, inTile, L > 1);
+          }
+        });
+      };
+
+  RankedTensorType accType = m.accumulator(R, NV),
+                   rowType = m.accumulator(R, 8);
+  auto repeat = [&](Value x, RankedTensorType type) -> Value {
+    if (x.getType() == type)
+      return x;
+    return tile::RepeatColumnsOp::create(b, loc, type, x);
+  };
+  auto splatTo = [&](RankedTensorType type, double value) -> Value {
+    return tile::SplatOp::create(b, loc, type, E.f32(value));
+  };
+  auto isColumn = [&](RankedTensorType type, int64_t c) -> Value {
+    Value cols = tile::MatrixRangeOp::create(
+        b, loc,
+        RankedTensorType::get(type.getShape(), b.getIndexType(),
+                              type.getEncoding()),
+        1);
+    Value at = tile::SplatOp::create(b, loc, cols.getType(), E.idx(c));
+    return E.cmpi(arith::CmpIPredicate::eq, cols, at);
+  };
+  // Every element gets its row's denominator (column e).
+  auto denominators = [&](Value acc) -> Value {
+    Value den = E.select(isColumn(accType, s.e), acc, splatTo(accType, 0.0));
+    return repeat(
+        tile::RowReduceOp::create(b, loc, accType, tile::ReduceKind::sum, den),
+        rowType);
+  };
+
+  // 1. phi(Q) [S_n | Z_n]: F state rows per step.
+  Value slot = E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
+  Value stateRow0 = E.mul(slot, E.idx(dim));
+  // This thread's feature column of phi(Q) and its first query row.
+  Value fc = E.rem(thread, t.index(F));
+  Value firstRow = E.div(thread, t.index(F));
+  int64_t rowsPerThread = R * F / P, rowStep = P / F;
+  double phiScale = std::pow(scale, p);
+  int64_t steps = (dim + F - 1) / F;
+  Value acc = E.forLoop(
+      E.idx(0), E.idx(steps), E.idx(1), {splatTo(accType, 0.0)},
+      [&](Value step, ValueRange in) {
+        Value f0 = E.mul(step, E.idx(F));
+        gpu::BarrierOp::create(b, loc); // the previous step's readers
+        Value stateRows = E.min(E.idx(F), E.sub(E.idx(dim), f0));
+        stageRows(
+            F, rowsHi, rowsLo,
+            [&](Value j, Value c, Value live, int64_t L) {
+              live = t.logicalAnd(live, E.ult(j, t.splat(stateRows, L)));
+              Value row = E.add(t.splat(E.add(stateRow0, f0), L), j);
+              return t.load(chunkS, E.add(E.mul(row, t.index(s.e, L)), c), live,
+                            L > 1 && s.e % L == 0);
+            },
+            [&](Value j, Value live) {
+              int64_t L = gpu_detail::Tiles::perThread(j);
+              live = t.logicalAnd(live, E.ult(j, t.splat(stateRows, L)));
+              Value row = E.add(t.splat(E.add(stateRow0, f0), L), j);
+              return t.load(chunkZ, row, live);
+            });
+        // phi of feature f0 + fc for rows firstRow + rowStep r: q as hi +
+        // lo, times the row's scale and scale^p.
+        Value feature = E.add(t.splat(f0), fc);
+        Value inside = E.ult(feature, t.index(dim));
+        SmallVector<Value> multiset = gpu_detail::unrankRows(
+            t, s.p, s.d, E.min(feature, t.index(dim - 1)));
+        Value coef = E.select(inside,
+                              E.mul(gpu_detail::rowScales(t, f32, multiset),
+                                    t.constant(f32, phiScale)),
+                              t.constant(f32, 0.0));
+        E.forLoop(E.idx(0), E.idx(rowsPerThread), E.idx(1), {},
+                  [&](Value r, ValueRange) {
+                    Value i =
+                        E.add(firstRow, t.splat(E.mul(r, E.idx(rowStep))));
+                    Value qRow = E.mul(i, t.index(QS));
+                    Value product = coef;
+                    for (Value dd : multiset) {
+                      Value at = E.add(qRow, dd);
+                      Value qx = t.convert(t.load(qHi, at, nullptr), f32);
+                      if (qLo)
+                        qx =
+                            E.add(qx, t.convert(t.load(qLo, at, nullptr), f32));
+                      product = E.mul(product, qx);
+                    }
+                    auto [hi, lo] = tile::splitBf16(b, loc, product);
+                    Value at = E.add(E.mul(i, t.index(PS)), fc);
+                    t.store(hi, operandHi, at, nullptr);
+                    t.store(lo, operandLo, at, nullptr);
+                    return SmallVector<Value>{};
+                  });
+        gpu::BarrierOp::create(b, loc);
+        Value out = in[0];
+        for (int64_t k0 = 0; k0 < F; k0 += 16) {
+          auto phiOf = [&](Value array) {
+            return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0), PS);
+          };
+          auto stateOf = [&](Value array) {
+            return m.load(m.operand(1, 16, NV, bf16), array, E.idx(k0 * VS),
+                          VS);
+          };
+          Value aHi = phiOf(operandHi), bHi = stateOf(rowsHi);
+          out = m.dot(phiOf(operandLo), bHi, out);
+          out = m.dot(aHi, stateOf(rowsLo), out);
+          out = m.dot(aHi, bHi, out);
+        }
+        return SmallVector<Value>{out};
+      })[0];
+
+  // The state's part as the running maximum's start: log weight
+  // G_i + log|den_S|, the accumulator divided by |den_S| (none: -inf, 0).
+  Value negInf = splatTo(rowType, -std::numeric_limits<float>::infinity());
+  Value zero8 = splatTo(rowType, 0.0);
+  Value gi = m.loadTransposed(rowType, queryGates, E.idx(0), 0);
+  Value denS = denominators(acc);
+  Value hasState = E.cmpf(arith::CmpFPredicate::ONE, denS, zero8);
+  Value absDen = E.select(hasState, E.abs(denS), splatTo(rowType, 1.0));
+  Value m0 = E.select(hasState, E.add(gi, E.log(absDen)), negInf);
+  Value inv0 = E.select(hasState, E.div(splatTo(rowType, 1.0), absDen), zero8);
+  acc = E.mul(acc, repeat(inv0, accType));
+
+  // 2. The chunk's keys up to the diagonal, K per step.
+  RankedTensorType scoreType = m.accumulator(R, K);
+  RankedTensorType indexType = RankedTensorType::get(
+      scoreType.getShape(), b.getIndexType(), scoreType.getEncoding());
+  Value end = E.add(t0, rows);
+  Value keySteps = E.div(E.add(E.sub(end, chunkStart), E.idx(K - 1)), E.idx(K));
+  Value rowIndex = E.add(tile::MatrixRangeOp::create(b, loc, indexType, 0),
+                         tile::SplatOp::create(b, loc, indexType, t0));
+  Value colIndex = tile::MatrixRangeOp::create(b, loc, indexType, 1);
+  Value logScale = splatTo(scoreType, p * std::log(scale));
+  Value power = splatTo(scoreType, p);
+  Value scoreNegInf =
+      splatTo(scoreType, -std::numeric_limits<float>::infinity());
+  auto loop = E.forLoop(
+      E.idx(0), keySteps, E.idx(1), {acc, m0, E.f32(0.0)},
+      [&](Value step, ValueRange in) {
+        Value kt = E.add(chunkStart, E.mul(step, E.idx(K)));
+        Value count = E.min(E.idx(K), E.sub(end, kt));
+        gpu::BarrierOp::create(b, loc); // the previous step's readers
+        stageKeys(k, s.h, h, kt, count, K, operandHi,
+                  splitQK ? operandLo : Value(), false);
+        stageRows(
+            K, rowsHi, splitV ? rowsLo : Value(),
+            [&](Value j, Value c, Value live, int64_t L) {
+              live = t.logicalAnd(live, E.ult(j, t.splat(count, L)));
+              Value row = E.add(t.splat(tokenBase(kt, s.h, h, s.e), L),
+                                E.mul(j, t.index(s.h * s.e, L)));
+              return t.convert(
+                  t.load(v, E.add(row, c), live, L > 1 && s.e % L == 0), f32);
+            },
+            [&](Value j, Value live) {
+              int64_t L = gpu_detail::Tiles::perThread(j);
+              live = t.logicalAnd(live, E.ult(j, t.splat(count, L)));
+              return E.select(live, t.constant(f32, 1.0, L),
+                              t.constant(f32, 0.0, L));
+            });
+        // G_j from the chunk's start: the carried sum plus the step's
+        // prefix (the scan's barriers also publish the staged arrays).
+        int64_t keyHalf =
+            gpu_detail::inclusiveScan(t, keyScan, K, gatesOf(kt, count));
+        Value carry = in[2];
+        Value stepTotal = E.load(keyScan, {E.idx(keyHalf + K - 1)});
+
+        // Scores q.k (split: the small products first).
+        Value scores = splatTo(scoreType, 0.0);
+        for (int64_t k0 = 0; k0 < DK; k0 += 16) {
+          auto qOf = [&](Value array) {
+            return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0), QS);
+          };
+          auto kOf = [&](Value array) {
+            return m.loadTransposed(m.operand(1, 16, K, bf16), array, E.idx(k0),
+                                    QS);
+          };
+          Value aHi = qOf(qHi), bHi = kOf(operandHi);
+          if (splitQK) {
+            scores = m.dot(qOf(qLo), bHi, scores);
+            scores = m.dot(aHi, kOf(operandLo), scores);
+          }
+          scores = m.dot(aHi, bHi, scores);
+        }
+        Value gj = E.add(m.load(scoreType, keyScan, E.idx(keyHalf), 0),
+                         tile::SplatOp::create(b, loc, scoreType, carry));
+        Value key =
+            E.add(colIndex, tile::SplatOp::create(b, loc, indexType, kt));
+        Value inside =
+            t.logicalAnd(E.cmpi(arith::CmpIPredicate::ule, key, rowIndex),
+                         E.cmpi(arith::CmpIPredicate::ult, key,
+                                tile::SplatOp::create(b, loc, indexType, end)));
+        Value lw = E.add(E.add(E.mul(power, E.log(E.abs(scores))), logScale),
+                         E.sub(repeat(gi, scoreType), gj));
+        lw = E.select(inside, lw, scoreNegInf);
+        // The running maximum; -inf rows (nothing yet) shift by 0.
+        Value rowMax = repeat(tile::RowReduceOp::create(
+                                  b, loc, scoreType, tile::ReduceKind::max, lw),
+                              rowType);
+        Value mNew = E.max(in[1], rowMax);
+        Value shift = E.select(E.cmpf(arith::CmpFPredicate::ONE, mNew, negInf),
+                               mNew, zero8);
+        Value alpha = E.exp(E.sub(in[1], shift));
+        Value weights = E.exp(E.sub(lw, repeat(shift, scoreType)));
+        Value out = E.mul(in[0], repeat(alpha, accType));
+        Value pA = tile::ToOperandOp::create(b, loc, m.operand(0, R, K, bf16),
+                                             t.convert(weights, bf16));
+        auto valuesOf = [&](Value array) {
+          return m.load(m.operand(1, K, NV, bf16), array, E.idx(0), VS);
+        };
+        if (splitV)
+          out = m.dot(pA, valuesOf(rowsLo), out);
+        out = m.dot(pA, valuesOf(rowsHi), out);
+        return SmallVector<Value>{out, mNew, E.add(carry, stepTotal)};
+      });
+
+  // 3. y = num / den.
+  Value den = denominators(loop[0]);
+  Value nonzero = E.cmpf(arith::CmpFPredicate::ONE, den, zero8);
+  Value inv = E.select(nonzero, E.div(splatTo(rowType, 1.0), den), zero8);
+  Value out = t.convert(E.mul(loop[0], repeat(inv, accType)), elem);
+  m.store(out, y, tokenBase(t0, s.hq, hq, s.e), s.hq * s.e, rows, E.idx(s.e));
+  gpu::ReturnOp::create(b, loc);
+  return tile::lowerTileKernel(fn);
+}
+
+} // namespace sympow::chunked

@@ -1,0 +1,98 @@
+//===- ChunkOutputTile.h - How the tile chunk_output splits a chunk -*- C++
+//-*-===//
+//
+// chunk_output as a tile kernel (compiler/lib/GPU/ChunkOutput.cpp): program
+// (x, query head, sequence) takes query rows [x R, x R + R), which lie in one
+// chunk (R divides the chunk). It first multiplies phi(Q) with the state
+// before the chunk, F state rows per step, then walks the chunk's keys up to
+// its diagonal K at a time as FlashAttention-2 does, with the state's
+// contribution as the starting point of the running maximum. Its workgroup
+// arrays do not grow with the chunk, so chunks can be long. The generator,
+// the runtime's kernel arguments and the GPU model's estimates all decide
+// here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMPOW_SUPPORT_CHUNKOUTPUTTILE_H
+#define SYMPOW_SUPPORT_CHUNKOUTPUTTILE_H
+
+#include "sympow/Support/GpuLimits.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+
+namespace sympow {
+
+struct ChunkOutputTile {
+  /// Query rows per program: 16 per warp, one warp column (mma<warps =
+  /// [R / 16, 1]>), so that P feeds P [V | 1] in registers.
+  int64_t rowsPerProgram = 64;
+  /// Keys per step of the causal part and state rows per step of phi(Q) S.
+  int64_t keysPerStep = 32, stateRowsPerStep = 32;
+  /// Whether q and k go to the tensor cores as bf16 hi + lo halves: they
+  /// are f32 after a rotation, and f16 is not exact in bf16. Unrotated
+  /// bf16 inputs are exact as they are (one product instead of three).
+  bool splitScores = true;
+  /// f16 values as bf16 hi + lo; bf16 ones are exact.
+  bool splitValues = false;
+
+  int64_t warps() const { return rowsPerProgram / 16; }
+  int64_t threads() const { return 32 * warps(); }
+  /// Head dims as the dots see them: d rounded up to a k step.
+  static int64_t keyColumns(int64_t d) { return (d + 15) / 16 * 16; }
+  /// Row stride of the staged q and k halves: 16 bytes of padding keep
+  /// ldmatrix's eight rows in distinct banks.
+  static int64_t keyStride(int64_t d) { return keyColumns(d) + 8; }
+  /// [V | 1] and [S | Z] as the dot sees them: e columns, the ones (or Z)
+  /// column at e, whole 8-column pieces.
+  static int64_t valueColumns(int64_t e) { return (e + 8) / 8 * 8; }
+  static int64_t valueStride(int64_t e) { return valueColumns(e) + 8; }
+  int64_t phiStride() const { return stateRowsPerStep + 8; }
+  /// Elements of the two arrays that hold phi(Q) or a step's keys, and of
+  /// the two that hold a step's state rows or values (bf16 halves each).
+  int64_t operandElements(int64_t d) const {
+    return std::max(rowsPerProgram * phiStride(), keysPerStep * keyStride(d));
+  }
+  int64_t rowElements(int64_t e) const {
+    return std::max(stateRowsPerStep, keysPerStep) * valueStride(e);
+  }
+  /// Workgroup bytes: q's halves, the two pairs of operand arrays, the
+  /// query rows' gate prefix, the two gate scans' buffers and the block
+  /// sum's (one float per thread).
+  int64_t sharedBytes(int64_t d, int64_t e) const {
+    int64_t queries = rowsPerProgram * keyStride(d) * (splitScores ? 2 : 1);
+    return 2 * (queries + 2 * operandElements(d) + 2 * rowElements(e)) +
+           4 * (3 * rowsPerProgram + 2 * keysPerStep + threads());
+  }
+};
+
+/// The split for chunks of `chunk` tokens, or none where chunk_output keeps
+/// its whole-chunk kernels: f32 inputs (as chunk_state_pass, whose chunk
+/// states and rotated keys it reads: `statePass`), chunks that no 16-row
+/// tile divides, arrays beyond the static workgroup memory.
+inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t d,
+                                                      int64_t e, bool f16,
+                                                      bool rotates,
+                                                      bool statePass) {
+  if (!statePass || chunk < 16 || chunk % 16 != 0)
+    return std::nullopt;
+  ChunkOutputTile s;
+  s.splitScores = f16 || rotates;
+  s.splitValues = f16;
+  for (int64_t rows : {64, 32, 16}) {
+    if (chunk % rows != 0)
+      continue;
+    s.rowsPerProgram = rows;
+    for (int64_t step : {32, 16}) {
+      s.keysPerStep = s.stateRowsPerStep = step;
+      if (s.sharedBytes(d, e) <= kStaticSharedBytes)
+        return s;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace sympow
+
+#endif // SYMPOW_SUPPORT_CHUNKOUTPUTTILE_H
