@@ -133,7 +133,15 @@ INSTANTIATE_TEST_SUITE_P(
         ChunkedCase{{"p4_f16_head_none", 4, 16, 16, 2, 1, ElementKind::F16,
                      GateKind::Head, ScheduleKind::None,
                      RotaryLayout::Interleaved, 0, 1},
-                    5}),
+                    5},
+        // Chunks longer than 64: the tile chunk_output (query tiles of 64
+        // rows; of 32 where 64 does not divide the chunk).
+        ChunkedCase{{"p2_bf16_data_learned_c128", 2, 16, 32, 2, 1,
+                     ElementKind::BF16, GateKind::Data, ScheduleKind::Learned},
+                    128},
+        ChunkedCase{{"p2_f16_both_none_c96", 2, 32, 16, 2, 2, ElementKind::F16,
+                     GateKind::Both, ScheduleKind::None},
+                    96}),
     [](const ::testing::TestParamInfo<ChunkedCase> &info) {
       return std::string(info.param.layer.name);
     });
@@ -198,8 +206,8 @@ class GateSaturation : public ::testing::TestWithParam<SaturationCase> {};
 
 TEST_P(GateSaturation, TinyGatesGiveTheValues) {
   const SaturationCase &c = GetParam();
-  Case layerCase{c.name, 2, 16, 16, 1, 1, c.dtype, GateKind::Data,
-                 ScheduleKind::None};
+  Case layerCase{
+      c.name, 2, 16, 16, 1, 1, c.dtype, GateKind::Data, ScheduleKind::None};
   layerCase.path = c.path;
   AttentionKernelSpec spec = specOf(layerCase);
   bool state = c.formulation != runtime::Formulation::Attention;

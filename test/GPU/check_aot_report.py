@@ -57,7 +57,9 @@ def main():
             failures.append("%s: launch block disagrees" % k["name"])
         first, last = KERNELS[k["formulation"]][k["kernel"]]
         if k["kernel"] == "chunk_output":
-            rotated = v["dtype"] != "f32" and v.get("rope", "none") != "none"
+            # (chunks longer than 64: the tile kernel)
+            rotated = (v["dtype"] != "f32" and v["rope"] != "none"
+                       and v["chunk"] > 64)
             first = first + ["k_rotated" if rotated else "k", "v"]
         if k["args"][:len(first)] != first or k["args"][-len(last):] != last:
             failures.append("%s %s: unexpected argument list %s" % (

@@ -121,6 +121,11 @@ INSTANTIATE_TEST_SUITE_P(
              2, 128, false},
         Case{"p=4,d=16,e=16,hq=2,h=1,dtype=f16,formulation=chunked,chunk=32", 1,
              128, false},
+        Case{"p=2,d=32,e=32,hq=2,h=1,dtype=bf16,gate=data,rope=learned,"
+             "formulation=chunked,chunk=128",
+             1, 320, false},
+        Case{"p=2,d=16,e=32,hq=2,h=2,dtype=f16,formulation=chunked,chunk=96", 1,
+             200, false},
         Case{"p=2,d=32,e=32,hq=4,h=2,dtype=bf16,gate=data,"
              "formulation=attention",
              1, 512, false},

@@ -500,18 +500,28 @@ llvm::Error verifyChunkedKernelSpec(const AttentionKernelSpec &spec,
     return fail(llvm::formatv("schedule '{0}' has no chunked form: only the "
                               "attention kernel computes it",
                               stringifyScheduleKind(spec.schedule)));
-  if (chunk < 1 || chunk > 256)
-    return fail(llvm::formatv("chunk size {0} is not supported: it must be in "
-                              "[1, 256]",
-                              chunk));
   std::optional<int64_t> dim = symmetricPowerDim(spec.d, spec.p);
   // At most 2^32 f32 values (16 GiB) per state of one head.
   if (!dim || *dim > (int64_t(1) << 32) / spec.e)
     return fail(llvm::formatv("phi^{0} of d = {1} is too large a state for "
                               "the chunked kernels",
                               spec.p, spec.d));
+  // chunk_state_pass and the tile chunk_output keep no whole chunk in
+  // workgroup memory: long chunks (multiples of 16) need only them.
+  bool tiles =
+      chunk >= 1 && chunk <= kLongestChunk &&
+      chunkOutputTile(chunk, spec.d, spec.e, spec.dtype == ElementKind::F16,
+                      spec.rotates(),
+                      chunkStatePass(*dim, spec.d, spec.e,
+                                     spec.dtype == ElementKind::F32 ? 4 : 2)
+                          .has_value());
+  if (!tiles && (chunk < 1 || chunk > 256))
+    return fail(llvm::formatv(
+        "chunk size {0} is not supported: it must be in [1, 256], or a "
+        "multiple of 16 up to {1} for 16-bit inputs",
+        chunk, kLongestChunk));
   int64_t shared = chunkedSharedBytes(spec, chunk);
-  if (shared > kStaticSharedBytes)
+  if (!tiles && shared > kStaticSharedBytes)
     return fail(llvm::formatv(
         "chunks of {0} tokens need {1} bytes of workgroup memory at d = {2}, "
         "e = {3}, more than 48 KiB; use chunks of at most {4}",

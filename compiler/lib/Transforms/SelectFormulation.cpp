@@ -61,6 +61,7 @@ struct SelectFormulationPass
     sizes.valueDim = v[3];
     sizes.power = layer.getPower();
     sizes.elementBytes = layer.getQ().getType().getElementTypeBitWidth() / 8;
+    sizes.f16 = layer.getQ().getType().getElementType().isF16();
     sizes.hasInitialState = layer.hasInitialState();
     sizes.learnedSchedule =
         schedule && schedule.getKind() == ScheduleKind::Learned;

@@ -49,6 +49,7 @@ LayerSizes sympow::layerSizes(const runtime::LayerVariant &v, int64_t B,
   s.valueDim = v.e;
   s.power = v.p;
   s.elementBytes = v.dtype == runtime::DType::F32 ? 4 : 2;
+  s.f16 = v.dtype == runtime::DType::F16;
   s.hasInitialState = initialState;
   s.learnedSchedule = v.hasBeta();
   s.rotatingSchedule = v.rotates();

@@ -11,6 +11,7 @@
 
 #include "sympow/Runtime/KernelEstimates.h"
 
+#include "sympow/Support/ChunkOutputTile.h"
 #include "sympow/Support/ChunkScanSplit.h"
 #include "sympow/Support/ChunkStatePass.h"
 #include "sympow/Support/RecurrentSplit.h"
@@ -336,6 +337,97 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
   return k;
 }
 
+/// chunk_output as a tile kernel (ChunkOutputTile.h): program (query tile,
+/// query head, sequence) multiplies phi(Q) with the chunk's state in steps
+/// of F rows, then walks the chunk's keys up to its diagonal in steps of
+/// K. Tensor-core and ldmatrix counts follow the kernel's loops exactly;
+/// the other figures are per step and unit of work (a state step's
+/// R F (p + 1) + 2 F NV elements, a key step's K (DK + NV) + R K) from the
+/// emulator at p = 2, d = e = 64, bf16, data gate, chunks of 64 .. 1024.
+KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
+                               const ChunkOutputTile &split) {
+  double R = double(split.rowsPerProgram), K = double(split.keysPerStep),
+         F = double(split.stateRowsPerStep), P = double(split.threads());
+  double W = R / 16, DK = double(ChunkOutputTile::keyColumns(cols(z.d))),
+         NV = double(ChunkOutputTile::valueColumns(cols(z.e)));
+  double qk = split.splitScores ? 3 : 1, halves = split.splitScores ? 2 : 1,
+         pv = split.splitValues ? 2 : 1, rot = z.rotates ? 1 : 0;
+  double stateSteps = std::ceil(z.D / F);
+  double stateUnits = R * F * (z.p + 1) + 2 * F * NV,
+         keyUnits = K * (DK + NV) + R * K;
+  OpCounts state, key, base;
+  state.mma[int(MmaShape::M16N8K16F16)] = u(W * F / 16 * NV / 8 * 3);
+  state.ldmatrix = u(W * F / 16 * (2 + 2 * NV / 8));
+  state.globalLoads = u(0.0275 * stateUnits);
+  state.fp32Alu = u(3.01 * stateUnits);
+  state.intAlu = u(9.06 * stateUnits);
+  state.sharedLoads = u(0.382 * stateUnits);
+  state.sharedLoadBytes = u(4.96 * stateUnits);
+  state.sharedStores = u(0.436 * stateUnits);
+  state.sharedStoreBytes = u(1.63 * stateUnits);
+  state.barriers = 2;
+  key.mma[int(MmaShape::M16N8K16F16)] =
+      u(W * (DK / 16 * K / 8 * qk + K / 16 * NV / 8 * pv));
+  key.ldmatrix = u(W * (DK / 16 * halves * (1 + K / 8) + K / 16 * NV / 8 * pv));
+  key.globalLoads = u(0.09 * keyUnits);
+  key.globalLoadBytes = u(K * (z.d * (rot ? 4 : z.s) + z.e * z.s + 4));
+  key.fp32Alu = u(5.54 * keyUnits);
+  key.intAlu = u(15.8 * keyUnits);
+  key.sfu = u(2 * R * K + 4 * P);
+  key.sharedLoads = u(0.245 * keyUnits);
+  key.sharedLoadBytes = u(7.70 * keyUnits);
+  key.sharedStores = u(0.115 * keyUnits);
+  key.sharedStoreBytes = u(1.48 * keyUnits);
+  key.shuffles = u(4 * W);
+  key.barriers = u(2 + std::log2(K));
+  // q staged (and rotated), y stored element by element.
+  base.globalLoads = u(R * z.d * (1 + rot) / 4);
+  base.globalLoadBytes = u(R * z.d * z.s * (1 + rot) + 8 * R * rot);
+  base.globalStores = u(R * z.e);
+  base.globalStoreBytes = u(R * z.e * z.s);
+  base.fp64 = u(9 * R * z.d * rot);
+  base.sfu = u(2 * R * z.d * rot + 4 * P);
+  base.barriers = u(4 + std::log2(R));
+
+  // Programs of one chunk of `tokens` tokens: key steps up to each tile's
+  // last row; the gates before the tile in block sums of P.
+  auto programOf = [&](double l, double tokens, double &keySteps) {
+    double rows = std::min(R, tokens - l * R);
+    keySteps = std::ceil((l * R + rows) / K);
+    OpCounts c = times(state, stateSteps);
+    c += times(key, keySteps);
+    c += base;
+    c.globalLoadBytes += u(4 * z.D * (z.e + 1) + 4 * l * R);
+    c.barriers += u(2 * std::ceil(l * R / P));
+    return c;
+  };
+  OpCounts total, heaviest;
+  double most = -1;
+  auto addChunk = [&](double tokens, double copies) {
+    for (double l = 0; l * R < tokens; ++l) {
+      double keySteps = 0;
+      OpCounts c = programOf(l, tokens, keySteps);
+      if (keySteps > most) {
+        most = keySteps;
+        heaviest = c;
+      }
+      total += times(c, copies);
+    }
+  };
+  double C = double(chunk), full = std::floor(z.T / C), rest = z.T - full * C;
+  double heads = z.Hq * z.B;
+  if (full > 0)
+    addChunk(C, full * heads);
+  if (rest > 0)
+    addChunk(rest, heads);
+  double N = std::ceil(z.T / C);
+  return {"chunk_output",
+          launch({g(std::ceil(z.T / R)), g(z.Hq), g(z.B)}, g(P), total,
+                 heaviest, inputBytes(z) + N * z.H * z.B * 4 * z.D * (z.e + 1),
+                 outputBytes(z)),
+          {192, split.sharedBytes(cols(z.d), cols(z.e))}};
+}
+
 /// recurrent_state (a tile kernel): programs of whole state rows
 /// (RecurrentSplit.h), each thread R columns of one row per tile and
 /// `steps` tiles per program, every token: S and Z read and written once,
@@ -422,8 +514,9 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
     std::vector<KernelEstimate> out;
     if (z.rotates)
       out.push_back(chunkCounts(z));
-    if (std::optional<ChunkStatePass> pass =
-            chunkStatePass(rows(z.D), cols(z.d), cols(z.e), cols(z.s))) {
+    std::optional<ChunkStatePass> pass =
+        chunkStatePass(rows(z.D), cols(z.d), cols(z.e), cols(z.s));
+    if (pass) {
       if (z.rotates)
         out.push_back(chunkKeys(z));
       out.push_back(chunkStatePass(z, C, *pass));
@@ -431,7 +524,9 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
       out.push_back(chunkStates(z, C));
       out.push_back(chunkScan(z, C));
     }
-    out.push_back(chunkOutput(z, C));
+    std::optional<ChunkOutputTile> tile = chunkOutputTile(
+        chunk, cols(z.d), cols(z.e), sizes.f16, z.rotates, pass.has_value());
+    out.push_back(tile ? chunkOutputTile(z, chunk, *tile) : chunkOutput(z, C));
     return out;
   }
   }

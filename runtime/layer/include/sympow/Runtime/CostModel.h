@@ -27,6 +27,7 @@ struct LayerSizes {
   int64_t valueDim = 64;    // e
   int64_t power = 2;        // p
   int64_t elementBytes = 2; // bytes of one q/k/v element
+  bool f16 = false;         // 16-bit elements are f16 rather than bf16
   bool hasInitialState = false;
   bool learnedSchedule = false; // the learned rotary schedule (beta read)
   bool rotatingSchedule =

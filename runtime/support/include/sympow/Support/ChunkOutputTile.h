@@ -24,6 +24,10 @@
 
 namespace sympow {
 
+/// The longest chunk the chunked kernels take (tile chunk_output and
+/// chunk_state_pass; the whole-chunk kernels stop at 256).
+constexpr int64_t kLongestChunk = 4096;
+
 struct ChunkOutputTile {
   /// Query rows per program: 16 per warp, one warp column (mma<warps =
   /// [R / 16, 1]>), so that P feeds P [V | 1] in registers.
@@ -68,14 +72,17 @@ struct ChunkOutputTile {
 };
 
 /// The split for chunks of `chunk` tokens, or none where chunk_output keeps
-/// its whole-chunk kernels: f32 inputs (as chunk_state_pass, whose chunk
-/// states and rotated keys it reads: `statePass`), chunks that no 16-row
-/// tile divides, arrays beyond the static workgroup memory.
+/// its whole-chunk kernels: chunks of at most 64 (there they are faster
+/// today, predicted for sm_90a: this kernel's 128-thread programs hold
+/// about 190 registers, two per SM, and are latency-bound; docs/TileIR.md),
+/// f32 inputs (as chunk_state_pass, whose chunk states and rotated keys it
+/// reads: `statePass`), chunks that no 16-row tile divides, arrays beyond
+/// the static workgroup memory.
 inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t d,
                                                       int64_t e, bool f16,
                                                       bool rotates,
                                                       bool statePass) {
-  if (!statePass || chunk < 16 || chunk % 16 != 0)
+  if (!statePass || chunk <= 64 || chunk % 16 != 0)
     return std::nullopt;
   ChunkOutputTile s;
   s.splitScores = f16 || rotates;
