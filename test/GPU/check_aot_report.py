@@ -30,6 +30,7 @@ KERNELS = {
 
 import json
 import os
+import re
 import sys
 
 
@@ -58,8 +59,9 @@ def main():
         first, last = KERNELS[k["formulation"]][k["kernel"]]
         if k["kernel"] == "chunk_output":
             # (chunks longer than 64: the tile kernel)
+            chunk = re.search(r"chunked(\d+)$", k["name"])
             rotated = (v["dtype"] != "f32" and v["rope"] != "none"
-                       and v["chunk"] > 64)
+                       and chunk is not None and int(chunk.group(1)) > 64)
             first = first + ["k_rotated" if rotated else "k", "v"]
         if k["args"][:len(first)] != first or k["args"][-len(last):] != last:
             failures.append("%s %s: unexpected argument list %s" % (
@@ -95,6 +97,8 @@ def main():
         by_variant.setdefault(key, set()).add(k["formulation"])
     for key, forms in by_variant.items():
         v = json.loads(key)
+        if "formulation=" in v["string"]:
+            continue  # one formulation asked for
         want = {"attention"} if v["rope"] in ("warped", "blend") else {
             "attention", "chunked", "recurrent"}
         if v["p"] > 4 and v["d"] >= 64:
