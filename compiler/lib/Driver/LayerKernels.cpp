@@ -139,19 +139,7 @@ llvm::Expected<LayerVariantRequest> parseLayerVariant(llvm::StringRef text) {
 }
 
 runtime::LayerVariant layerVariant(const LayerKernelRequest &r) {
-  const AttentionKernelSpec &s = r.spec;
-  runtime::LayerVariant v;
-  v.p = s.p;
-  v.d = s.d;
-  v.e = s.e;
-  v.hq = s.hq;
-  v.h = s.h;
-  v.dtype = toRuntime(s.dtype);
-  v.gate = toRuntime(s.gate);
-  v.schedule = toRuntime(s.schedule);
-  v.formulation = r.formulation;
-  v.chunk = r.chunk;
-  return v;
+  return toRuntime(r.spec, r.formulation, r.chunk);
 }
 
 llvm::Error verifyLayerKernels(const LayerKernelRequest &r) {
@@ -227,11 +215,11 @@ kernelResources(const LayerKernelRequest &request, llvm::StringRef arch) {
   FailureOr<std::map<std::string, std::string>> lowered =
       compileToPtx(*module, options);
   if (failed(lowered) || !lowered->count("kernels"))
-    return llvm::createStringError("lowering the kernels to PTX for " +
-                                   arch + " failed");
+    return llvm::createStringError("lowering the kernels to PTX for " + arch +
+                                   " failed");
   llvm::SmallString<128> temp;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "sympow-kernels", "cubin", temp))
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("sympow-kernels", "cubin", temp))
     return llvm::createStringError("cannot create a temporary file: " +
                                    ec.message());
   auto usage = runPtxas(lowered->at("kernels"), arch, temp);

@@ -183,14 +183,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                              live);
         kx = gpu_detail::rotate(t, s, dd, kx, kp, count);
       }
-      Value at = E.add(E.mul(j, t.index(QS, L)), dd);
-      if (lo) {
-        auto [xHi, xLo] = tile::splitBf16(b, loc, kx);
-        t.store(xHi, hi, at, inTile, L > 1);
-        t.store(xLo, lo, at, inTile, L > 1);
-      } else {
-        t.store(t.convert(kx, bf16), hi, at, inTile, L > 1);
-      }
+      t.storeBf16(kx, hi, lo, E.add(E.mul(j, t.index(QS, L)), dd), inTile,
+                  L > 1);
     });
   };
   stageKeys(q, s.hq, hq, t0, rows, R, qHi, qLo, s.rotates());
@@ -212,14 +206,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           Value atExtra = t.logicalAnd(inTile, t.eq(c, t.index(s.e, L)));
           Value xe = extra(j, atExtra);
           Value x = E.add(xv, xe);
-          Value at = E.add(E.mul(j, t.index(VS, L)), c);
-          if (lo) {
-            auto [xHi, xLo] = tile::splitBf16(b, loc, x);
-            t.store(xHi, hi, at, inTile, L > 1);
-            t.store(xLo, lo, at, inTile, L > 1);
-          } else {
-            t.store(t.convert(x, bf16), hi, at, inTile, L > 1);
-          }
+          t.storeBf16(x, hi, lo, E.add(E.mul(j, t.index(VS, L)), c), inTile,
+                      L > 1);
         });
       };
 
@@ -303,10 +291,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                             E.add(qx, t.convert(t.load(qLo, at, nullptr), f32));
                       product = E.mul(product, qx);
                     }
-                    auto [hi, lo] = tile::splitBf16(b, loc, product);
-                    Value at = E.add(E.mul(i, t.index(PS)), fc);
-                    t.store(hi, operandHi, at, nullptr);
-                    t.store(lo, operandLo, at, nullptr);
+                    t.storeBf16(product, operandHi, operandLo,
+                                E.add(E.mul(i, t.index(PS)), fc), nullptr);
                     return SmallVector<Value>{};
                   });
         gpu::BarrierOp::create(b, loc);

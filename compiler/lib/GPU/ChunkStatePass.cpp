@@ -173,14 +173,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
                              E.mul(j, t.index(s.h * s.e, LV)));
           Value vx =
               t.convert(t.load(v, E.add(base, col), live, s.e % LV == 0), f32);
-          Value at = E.add(E.mul(j, t.index(VS, LV)), col);
-          if (splitV) {
-            auto [hi, lo] = tile::splitBf16(b, loc, vx);
-            t.store(hi, valuesHi, at, inTile, LV > 1);
-            t.store(lo, valuesLo, at, inTile, LV > 1);
-          } else {
-            t.store(t.convert(vx, bf16), valuesHi, at, inTile, LV > 1);
-          }
+          t.storeBf16(vx, valuesHi, valuesLo,
+                      E.add(E.mul(j, t.index(VS, LV)), col), inTile, LV > 1);
         }
         int64_t in;
         {
@@ -209,25 +203,22 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
 
         // Phi^T of this program's rows, every token of the step: RK tokens
         // per thread, one at a time (scalar index math, few registers).
-        E.forLoop(
-            E.idx(0), E.idx(RK), E.idx(1), {}, [&](Value slot, ValueRange) {
-              Value token = E.add(firstToken, t.splat(slot));
-              Value keyRow = E.mul(token, t.index(s.d));
-              SmallVector<Value> at;
-              for (Value i : multiset)
-                at.push_back(E.add(keyRow, i));
-              Value product =
-                  gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr);
-              Value wt = t.load(weights, token, nullptr);
-              // Split once here, so that the dots read native
-              // operands with ldmatrix.
-              auto [hi, lo] =
-                  tile::splitBf16(b, loc, E.mul(E.mul(product, rowScale), wt));
-              Value phiAt = E.add(phiRow, token);
-              t.store(hi, phiHi, phiAt, nullptr);
-              t.store(lo, phiLo, phiAt, nullptr);
-              return SmallVector<Value>{};
-            });
+        E.forLoop(E.idx(0), E.idx(RK), E.idx(1), {},
+                  [&](Value slot, ValueRange) {
+                    Value token = E.add(firstToken, t.splat(slot));
+                    Value keyRow = E.mul(token, t.index(s.d));
+                    SmallVector<Value> at;
+                    for (Value i : multiset)
+                      at.push_back(E.add(keyRow, i));
+                    Value product =
+                        gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr);
+                    Value wt = t.load(weights, token, nullptr);
+                    // Split once here, so that the dots read native
+                    // operands with ldmatrix.
+                    t.storeBf16(E.mul(E.mul(product, rowScale), wt), phiHi,
+                                phiLo, E.add(phiRow, token), nullptr);
+                    return SmallVector<Value>{};
+                  });
         gpu::BarrierOp::create(b, loc);
 
         auto phiOf = [&](Value array) {

@@ -45,17 +45,8 @@ MemRefType workgroupMemRef(ArrayRef<int64_t> shape, Type element) {
 KernelArguments kernelArguments(MLIRContext *ctx,
                                 const AttentionKernelSpec &spec,
                                 runtime::KernelId kernel, int64_t chunk) {
-  runtime::LayerVariant variant;
-  variant.p = spec.p;
-  variant.d = spec.d;
-  variant.e = spec.e;
-  variant.hq = spec.hq;
-  variant.h = spec.h;
-  variant.dtype = toRuntime(spec.dtype);
-  variant.gate = toRuntime(spec.gate);
-  variant.schedule = toRuntime(spec.schedule);
-  variant.formulation = runtime::Formulation::Chunked;
-  variant.chunk = chunk;
+  runtime::LayerVariant variant =
+      toRuntime(spec, runtime::Formulation::Chunked, chunk);
   KernelArguments args;
   Type elem = elementType(ctx, spec.dtype);
   Type f32 = Float32Type::get(ctx), f64 = Float64Type::get(ctx);

@@ -57,6 +57,17 @@ void Tiles::store(Value x, Value base, Value at, Value mask, bool contiguous) {
     op.setContiguous(true);
 }
 
+void Tiles::storeBf16(Value x, Value hi, Value lo, Value at, Value mask,
+                      bool contiguous) {
+  if (!lo) {
+    store(convert(x, b.getBF16Type()), hi, at, mask, contiguous);
+    return;
+  }
+  auto [xHi, xLo] = tile::splitBf16(b, loc, x);
+  store(xHi, hi, at, mask, contiguous);
+  store(xLo, lo, at, mask, contiguous);
+}
+
 Value Tiles::expand(Value x, int64_t perThread) {
   if (perThread == 1)
     return x;

@@ -38,6 +38,10 @@ struct Tiles {
   Value load(Value base, Value at, Value mask, bool contiguous = false);
   void store(Value x, Value base, Value at, Value mask,
              bool contiguous = false);
+  /// An f32 tile as bf16 into `hi`, or as hi + lo halves (splitBf16) into
+  /// `hi` and `lo` where `lo` is given.
+  void storeBf16(Value x, Value hi, Value lo, Value at, Value mask,
+                 bool contiguous = false);
   Value expand(Value x, int64_t perThread);
   /// R of a blocked tile x.
   static int64_t perThread(Value x);

@@ -11,6 +11,7 @@
 #ifndef SYMPOW_COMPILER_GPU_RUNTIMEKINDS_H
 #define SYMPOW_COMPILER_GPU_RUNTIMEKINDS_H
 
+#include "sympow/Compiler/GPU/AttentionKernel.h"
 #include "sympow/Dialect/SympowAttrs.h"
 #include "sympow/Runtime/Layer.h"
 
@@ -52,6 +53,25 @@ constexpr runtime::Schedule toRuntime(ScheduleKind k) {
 }
 constexpr runtime::Formulation toRuntime(FormulationKind k) {
   return static_cast<runtime::Formulation>(k);
+}
+/// The runtime's variant of `spec` in `formulation`, chunks of `chunk`
+/// (chunked only): what the runtime's kernel lists and argument tables
+/// decide from.
+inline runtime::LayerVariant toRuntime(const AttentionKernelSpec &spec,
+                                       runtime::Formulation formulation,
+                                       int64_t chunk) {
+  runtime::LayerVariant v;
+  v.p = spec.p;
+  v.d = spec.d;
+  v.e = spec.e;
+  v.hq = spec.hq;
+  v.h = spec.h;
+  v.dtype = toRuntime(spec.dtype);
+  v.gate = toRuntime(spec.gate);
+  v.schedule = toRuntime(spec.schedule);
+  v.formulation = formulation;
+  v.chunk = chunk;
+  return v;
 }
 constexpr FormulationKind toDialect(runtime::Formulation f) {
   return static_cast<FormulationKind>(f);
