@@ -511,6 +511,27 @@ struct MatrixRangeLowering : OpConversionPattern<MatrixRangeOp> {
   }
 };
 
+/// A thread's fragments of `type` built from its own fragments `source`:
+/// the piece at each index of `type`'s first `rank` dims is the piece of
+/// `source` at `from(index)` (to_operand, repeat_columns: no data moves
+/// between threads).
+Value gatherPieces(
+    OpBuilder &b, Location loc, Value source, VectorType type, int64_t rank,
+    llvm::function_ref<SmallVector<int64_t>(ArrayRef<int64_t>)> from) {
+  Value result = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  SmallVector<int64_t> at(rank, 0);
+  ArrayRef<int64_t> shape = type.getShape().take_front(rank);
+  while (true) {
+    Value piece = vector::ExtractOp::create(b, loc, source, from(at));
+    result = vector::InsertOp::create(b, loc, piece, result, at);
+    int64_t d = rank - 1;
+    while (d >= 0 && ++at[d] == shape[d])
+      at[d--] = 0;
+    if (d < 0)
+      return result;
+  }
+}
+
 /// to_operand: A fragment (i, k) of a thread is its accumulator pieces (i,
 /// 2k) and (i, 2k + 1): a0 a1 = rows g, columns 2t, 2t + 1 of the first,
 /// a2 a3 the same at row g + 8, a4 .. a7 those of the second (PTX ISA,
@@ -520,23 +541,15 @@ struct ToOperandLowering : OpConversionPattern<ToOperandOp> {
   LogicalResult
   matchAndRewrite(ToOperandOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
-    Value source = adaptor.getSource();
-    Value result =
-        arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(type));
     // A is [i][k][q][e] (q: row half q % 2, k half q / 2); the accumulator
     // [i][j][r][c].
-    for (int64_t i = 0; i < type.getDimSize(0); ++i)
-      for (int64_t k = 0; k < type.getDimSize(1); ++k)
-        for (int64_t q = 0; q < 4; ++q) {
-          Value pair = vector::ExtractOp::create(
-              rewriter, loc, source,
-              ArrayRef<int64_t>{i, 2 * k + q / 2, q % 2});
-          result = vector::InsertOp::create(rewriter, loc, pair, result,
-                                            ArrayRef<int64_t>{i, k, q});
-        }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(
+        op, gatherPieces(rewriter, op.getLoc(), adaptor.getSource(), type, 3,
+                         [](ArrayRef<int64_t> at) {
+                           return SmallVector<int64_t>{
+                               at[0], 2 * at[1] + at[2] / 2, at[2] % 2};
+                         }));
     return success();
   }
 };
@@ -549,20 +562,14 @@ struct RepeatColumnsLowering : OpConversionPattern<RepeatColumnsOp> {
   LogicalResult
   matchAndRewrite(RepeatColumnsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
     Value source = adaptor.getSource();
-    int64_t sourcePieces = cast<VectorType>(source.getType()).getDimSize(1);
-    Value result =
-        arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(type));
-    for (int64_t i = 0; i < type.getDimSize(0); ++i)
-      for (int64_t j = 0; j < type.getDimSize(1); ++j) {
-        Value piece = vector::ExtractOp::create(
-            rewriter, loc, source, ArrayRef<int64_t>{i, j % sourcePieces});
-        result = vector::InsertOp::create(rewriter, loc, piece, result,
-                                          ArrayRef<int64_t>{i, j});
-      }
-    rewriter.replaceOp(op, result);
+    int64_t pieces = cast<VectorType>(source.getType()).getDimSize(1);
+    rewriter.replaceOp(
+        op, gatherPieces(rewriter, op.getLoc(), source, type, 2,
+                         [&](ArrayRef<int64_t> at) {
+                           return SmallVector<int64_t>{at[0], at[1] % pieces};
+                         }));
     return success();
   }
 };
