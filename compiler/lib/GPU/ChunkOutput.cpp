@@ -114,19 +114,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   double scale = std::abs(s.effectiveScale());
   double p = double(s.p);
 
-  // The log gate of token first + j for j < count (floored, as everywhere:
-  // exact, and sums stay finite), 0 elsewhere; j is the thread.
   Value gamma = logGamma ? E.load(logGamma, {h}) : Value();
   auto gatesOf = [&](Value first, Value count) {
-    Value live = E.ult(thread, t.splat(count));
-    Value lg = gamma ? t.splat(gamma) : t.constant(f32, 0.0);
-    if (logG) {
-      Value at = E.add(t.splat(tokenBase(first, s.h, h, 1)),
-                       E.mul(thread, t.index(s.h)));
-      lg = E.add(lg, t.load(logG, at, live));
-    }
-    lg = E.max(lg, t.constant(f32, gpu_detail::kLogGateFloor));
-    return E.select(live, lg, t.constant(f32, 0.0));
+    return tokenGates(t, s, logG, gamma, batch, T, h, first, count);
   };
 
   // G_i of the query rows from the chunk's start: the gates before t0 as
@@ -177,11 +167,11 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
       if (rotateBy) {
         Value partner = gpu_detail::partnerDim(t, s, dd);
         Value kp = t.convert(t.load(src, E.add(row, partner), live), f32);
-        Value count = t.load(counts,
+        Value turns = t.load(counts,
                              E.add(t.splat(tokenBase(first, s.h, h, 1), L),
                                    E.mul(j, t.index(s.h, L))),
                              live);
-        kx = gpu_detail::rotate(t, s, dd, kx, kp, count);
+        kx = gpu_detail::rotate(t, s, dd, kx, kp, turns);
       }
       t.storeBf16(kx, hi, lo, E.add(E.mul(j, t.index(QS, L)), dd), inTile,
                   L > 1);
@@ -221,18 +211,16 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   auto splatTo = [&](RankedTensorType type, double value) -> Value {
     return tile::SplatOp::create(b, loc, type, E.f32(value));
   };
-  auto isColumn = [&](RankedTensorType type, int64_t c) -> Value {
-    Value cols = tile::MatrixRangeOp::create(
-        b, loc,
-        RankedTensorType::get(type.getShape(), b.getIndexType(),
-                              type.getEncoding()),
-        1);
-    Value at = tile::SplatOp::create(b, loc, cols.getType(), E.idx(c));
-    return E.cmpi(arith::CmpIPredicate::eq, cols, at);
-  };
   // Every element gets its row's denominator (column e).
+  Value denColumn = [&] {
+    auto type = RankedTensorType::get(accType.getShape(), b.getIndexType(),
+                                      accType.getEncoding());
+    Value cols = tile::MatrixRangeOp::create(b, loc, type, 1);
+    return E.cmpi(arith::CmpIPredicate::eq, cols,
+                  tile::SplatOp::create(b, loc, type, E.idx(s.e)));
+  }();
   auto denominators = [&](Value acc) -> Value {
-    Value den = E.select(isColumn(accType, s.e), acc, splatTo(accType, 0.0));
+    Value den = E.select(denColumn, acc, splatTo(accType, 0.0));
     return repeat(
         tile::RowReduceOp::create(b, loc, accType, tile::ReduceKind::sum, den),
         rowType);

@@ -176,21 +176,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           t.storeBf16(vx, valuesHi, valuesLo,
                       E.add(E.mul(j, t.index(VS, LV)), col), inTile, LV > 1);
         }
-        int64_t in;
-        {
-          Value live = E.ult(thread, t.splat(valid));
-          Value lg = gamma ? t.splat(gamma) : t.constant(f32, 0.0);
-          if (logG) {
-            Value at =
-                E.add(t.splat(tokenBase(1)), E.mul(thread, t.index(s.h)));
-            lg = E.add(lg, t.load(logG, at, live));
-          }
-          // Saturated: exact, and sums stay finite (kLogGateFloor).
-          lg = E.max(lg, t.constant(f32, gpu_detail::kLogGateFloor));
-          lg = E.select(live, lg, t.constant(f32, 0.0));
-          // G_j, the inclusive prefix of the step's gates.
-          in = gpu_detail::inclusiveScan(t, gates, K, lg);
-        }
+        // G_j, the inclusive prefix of the step's gates.
+        int64_t in = gpu_detail::inclusiveScan(
+            t, gates, K, tokenGates(t, s, logG, gamma, batch, T, h, t0, valid));
         Value j = thread;
         Value isToken = E.ult(thread, t.index(K));
         Value prefix = t.load(gates, E.add(j, t.index(in)), isToken);

@@ -101,6 +101,19 @@ void emitLoadRotatedTile(Chunked &K, Value src, int64_t heads, Value head,
                          double factor, Value tile,
                          StoreElement store = nullptr);
 
+/// In a tile kernel, the log gate of token first + j of head h, j the
+/// thread: log_g + log_gamma (where the variant has them; `gamma` is
+/// log_gamma[h]) saturated at kLogGateFloor (exact, and sums stay finite),
+/// 0 for j >= count.
+Value tokenGates(gpu_detail::Tiles &t, const AttentionKernelSpec &s, Value logG,
+                 Value gamma, Value batch, Value T, Value h, Value first,
+                 Value count);
+
+/// The split of the tile chunk_output for `spec` at chunks of `chunk`
+/// (ChunkOutputTile.h), or none; `dim` is the state's rows.
+std::optional<ChunkOutputTile> outputTileOf(const AttentionKernelSpec &spec,
+                                            int64_t chunk, int64_t dim);
+
 /// c[b, h] = counts[b, T - 1, h] when T > 0 (the count after the layer), in
 /// a tile kernel: stored by the elements where `once` holds (one per
 /// (b, h) in the grid).

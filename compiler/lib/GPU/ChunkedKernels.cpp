@@ -113,6 +113,33 @@ void emitChunkWeights(Chunked &K, Value weights, int64_t size, Value t0,
   });
 }
 
+Value tokenGates(gpu_detail::Tiles &t, const AttentionKernelSpec &s, Value logG,
+                 Value gamma, Value batch, Value T, Value h, Value first,
+                 Value count) {
+  Emitter &E = t.E;
+  Type f32 = t.b.getF32Type();
+  Value j = t.range();
+  Value live = E.ult(j, t.splat(count));
+  Value lg = gamma ? t.splat(gamma) : t.constant(f32, 0.0);
+  if (logG) {
+    Value at =
+        E.add(t.splat(gpu_detail::tokenOffset(E, batch, T, first, s.h, h, 1)),
+              E.mul(j, t.index(s.h)));
+    lg = E.add(lg, t.load(logG, at, live));
+  }
+  lg = E.max(lg, t.constant(f32, gpu_detail::kLogGateFloor));
+  return E.select(live, lg, t.constant(f32, 0.0));
+}
+
+std::optional<ChunkOutputTile> outputTileOf(const AttentionKernelSpec &spec,
+                                            int64_t chunk, int64_t dim) {
+  bool statePass = chunkStatePass(dim, spec.d, spec.e,
+                                  spec.dtype == ElementKind::F32 ? 4 : 2)
+                       .has_value();
+  return chunkOutputTile(chunk, spec.d, spec.e, spec.dtype == ElementKind::F16,
+                         spec.rotates(), statePass);
+}
+
 void emitFinalCount(gpu_detail::Tiles &t, const AttentionKernelSpec &s,
                     Value counts, Value c, Value batch, Value T, Value h,
                     Value once) {
@@ -509,12 +536,7 @@ llvm::Error verifyChunkedKernelSpec(const AttentionKernelSpec &spec,
   // chunk_state_pass and the tile chunk_output keep no whole chunk in
   // workgroup memory: long chunks (multiples of 16) need only them.
   bool tiles =
-      chunk >= 1 && chunk <= kLongestChunk &&
-      chunkOutputTile(chunk, spec.d, spec.e, spec.dtype == ElementKind::F16,
-                      spec.rotates(),
-                      chunkStatePass(*dim, spec.d, spec.e,
-                                     spec.dtype == ElementKind::F32 ? 4 : 2)
-                          .has_value());
+      chunk >= 1 && chunk <= kLongestChunk && outputTileOf(spec, chunk, *dim);
   if (!tiles && (chunk < 1 || chunk > 256))
     return fail(llvm::formatv(
         "chunk size {0} is not supported: it must be in [1, 256], or a "
@@ -572,9 +594,7 @@ std::vector<std::string> buildChunkedKernels(OpBuilder &builder,
         llvm::report_fatal_error("chunk_scan: the tile lowering failed");
     });
   }
-  std::optional<ChunkOutputTile> outputTile =
-      chunkOutputTile(chunk, spec.d, spec.e, spec.dtype == ElementKind::F16,
-                      spec.rotates(), pass.has_value());
+  std::optional<ChunkOutputTile> outputTile = outputTileOf(spec, chunk, dim);
   emit(runtime::KernelId::ChunkOutput, [&] {
     if (outputTile) {
       if (failed(
