@@ -1,9 +1,10 @@
 //===- CalibrationTest.cpp - The GPU model against the H100
 //-----------------===//
 //
-// For every row of perf/h100-baseline.json (kernels measured on an H100 SXM)
-// the model predicts each kernel's time within 2x either way and the layer's
-// within 1.5x, from the counts and resources recorded in
+// For every row of perf/h100-baseline.json (the project's baseline) and
+// perf/h100-measured.json (today's kernels, measured by sympow-bench on an
+// H100 SXM) the model predicts each kernel's time within 2x either way and
+// the layer's within 1.5x, from the counts and resources recorded in
 // perf/h100-calibration.json (the kernels that ran there, counted on the
 // emulator at small T and extrapolated with CountsScaling; the fixture keeps
 // the test running after those kernels are replaced). Prints the
@@ -131,6 +132,36 @@ bool countsAt(const FixtureKernel &k, int64_t T, LaunchCounts &out,
 
 const std::string kPerf = std::string(SYMPOW_SOURCE_DIR) + "/perf/";
 
+/// The measured rows of both files, in order: the baseline's, then ours.
+/// The JSON values stay alive with the returned pointers.
+std::vector<const llvm::json::Object *>
+measuredRows(std::vector<llvm::json::Value> &files) {
+  files.push_back(readJson(kPerf + "h100-baseline.json"));
+  files.push_back(readJson(kPerf + "h100-measured.json"));
+  std::vector<const llvm::json::Object *> rows;
+  for (const llvm::json::Value &file : files) {
+    const llvm::json::Object *obj = file.getAsObject();
+    const llvm::json::Array *array = obj ? obj->getArray("rows") : nullptr;
+    if (!array) {
+      ADD_FAILURE() << "a perf file has no \"rows\" array";
+      continue;
+    }
+    for (const llvm::json::Value &row : *array)
+      rows.push_back(row.getAsObject());
+  }
+  return rows;
+}
+
+/// Why the model is not held to a kernel of `row` (the row's
+/// "not_calibrated" object), or empty.
+std::string notCalibrated(const llvm::json::Object &row,
+                          llvm::StringRef kernel) {
+  const llvm::json::Object *why = row.getObject("not_calibrated");
+  std::optional<llvm::StringRef> text =
+      why ? why->getString(kernel) : std::nullopt;
+  return text ? text->str() : std::string();
+}
+
 } // namespace
 
 // The fixture's fourth sample (8 T0) follows from the first three: the
@@ -165,22 +196,23 @@ TEST(Calibration, FixtureCountsFollowTheirScalingLaw) {
 }
 
 TEST(Calibration, H100KernelsWithin2xLayersWithin1_5x) {
-  llvm::json::Value baseline = readJson(kPerf + "h100-baseline.json");
+  std::vector<llvm::json::Value> files;
+  std::vector<const llvm::json::Object *> rows = measuredRows(files);
   Fixture fixture = readFixture(readJson(kPerf + "h100-calibration.json"));
   const GpuSpec &gpu = GpuSpec::h100();
-  const llvm::json::Array *rows = baseline.getAsObject()->getArray("rows");
-  ASSERT_TRUE(rows);
+  std::string excluded;
   std::printf("| case | T | B | kernel | measured ms | predicted ms | "
               "ratio | bound |\n|---|---|---|---|---|---|---|---|\n");
   std::string units = "\nPer unit (ms): kernel T B: tensor fp32 fp64 sfu int "
                       "issue shared dram latency heaviest-block\n";
   int kernelsChecked = 0;
-  for (const llvm::json::Value &rowValue : *rows) {
-    const llvm::json::Object &row = *rowValue.getAsObject();
+  for (const llvm::json::Object *rowPointer : rows) {
+    const llvm::json::Object &row = *rowPointer;
     std::string name = row.getString("case")->str();
     int64_t T = row.getInteger("T").value_or(0);
     int64_t B = row.getInteger("B").value_or(1);
     double layerPredicted = 0;
+    bool layerHeld = true; // every kernel of the layer is held to 2x
     for (const auto &[kernel, ms] : *row.getObject("kernels_ms")) {
       double measured = ms.getAsNumber().value_or(0) * 1e-3;
       auto it = fixture.find({name, kernel.str(), B});
@@ -200,11 +232,17 @@ TEST(Calibration, H100KernelsWithin2xLayersWithin1_5x) {
                   name.c_str(), (long long)T, (long long)B,
                   kernel.str().c_str(), measured * 1e3, p.seconds * 1e3, ratio,
                   boundName(p.bound));
-      EXPECT_GE(ratio, 0.5)
-          << name << " T=" << T << " " << kernel.str() << ": " << p.explanation;
-      EXPECT_LE(ratio, 2.0)
-          << name << " T=" << T << " " << kernel.str() << ": " << p.explanation;
-      ++kernelsChecked;
+      if (std::string why = notCalibrated(row, kernel); !why.empty()) {
+        excluded += name + " T=" + std::to_string(T) + " " + kernel.str() +
+                    ": " + why + "\n";
+        layerHeld = false;
+      } else {
+        EXPECT_GE(ratio, 0.5) << name << " T=" << T << " " << kernel.str()
+                              << ": " << p.explanation;
+        EXPECT_LE(ratio, 2.0) << name << " T=" << T << " " << kernel.str()
+                              << ": " << p.explanation;
+        ++kernelsChecked;
+      }
       char line[400];
       std::snprintf(line, sizeof line,
                     "%s %lld %lld: %.3g %.3g %.3g %.3g %.3g %.3g %.3g %.3g "
@@ -220,11 +258,16 @@ TEST(Calibration, H100KernelsWithin2xLayersWithin1_5x) {
     std::printf("| %s | %lld | %lld | **layer** | %.4g | %.4g | %.2f | |\n",
                 name.c_str(), (long long)T, (long long)B, layerMeasured * 1e3,
                 layerPredicted * 1e3, ratio);
+    if (!layerHeld)
+      continue;
     EXPECT_GE(ratio, 1 / 1.5) << name << " T=" << T;
     EXPECT_LE(ratio, 1.5) << name << " T=" << T;
   }
   std::printf("%s", units.c_str());
-  EXPECT_GE(kernelsChecked, 15);
+  if (!excluded.empty())
+    std::printf("\nNot held to 2x (the row's not_calibrated):\n%s",
+                excluded.c_str());
+  EXPECT_GE(kernelsChecked, 35);
 }
 
 // Kernels replaced since perf/h100-baseline.json was measured: the fixture
@@ -257,12 +300,11 @@ static bool replacedSinceMeasured(const std::string &kernel) {
 // fixture's counts at the measured sizes (up to 64K tokens, far beyond
 // what EstimatesTest runs on the emulator), for the kernels measured.
 TEST(Calibration, EstimatesAgreeWithTheFixtureAtMeasuredSizes) {
-  llvm::json::Value baseline = readJson(kPerf + "h100-baseline.json");
+  std::vector<llvm::json::Value> files;
   Fixture fixture = readFixture(readJson(kPerf + "h100-calibration.json"));
   const GpuSpec &gpu = GpuSpec::h100();
-  for (const llvm::json::Value &rowValue :
-       *baseline.getAsObject()->getArray("rows")) {
-    const llvm::json::Object &row = *rowValue.getAsObject();
+  for (const llvm::json::Object *rowPointer : measuredRows(files)) {
+    const llvm::json::Object &row = *rowPointer;
     std::string name = row.getString("case")->str();
     LayerSizes sizes;
     sizes.batch = row.getInteger("B").value_or(1);
@@ -273,6 +315,7 @@ TEST(Calibration, EstimatesAgreeWithTheFixtureAtMeasuredSizes) {
     sizes.valueDim = row.getInteger("e").value_or(1);
     sizes.power = row.getInteger("p").value_or(2);
     sizes.elementBytes = row.getString("dtype") == "float32" ? 4 : 2;
+    sizes.f16 = row.getString("dtype") == "float16";
     sizes.learnedSchedule = row.getString("schedule") == "learned";
     sizes.rotatingSchedule =
         sizes.learnedSchedule || row.getString("schedule") == "uniform";
@@ -283,8 +326,12 @@ TEST(Calibration, EstimatesAgreeWithTheFixtureAtMeasuredSizes) {
         : formulation == "recurrent" ? runtime::Formulation::Recurrent
                                      : runtime::Formulation::Attention;
     double fromCounts = 0, fromEstimates = 0;
-    for (const KernelEstimate &k : estimateKernels(sizes, f, 64)) {
-      if (replacedSinceMeasured(k.kernel))
+    // The baseline's rows ran older kernels; ours name their commit.
+    bool todays = row.getString("commit").has_value();
+    int64_t chunk = row.getInteger("chunk").value_or(0);
+    for (const KernelEstimate &k :
+         estimateKernels(sizes, f, chunk > 0 ? chunk : 64)) {
+      if (!todays && replacedSinceMeasured(k.kernel))
         continue;
       auto it = fixture.find({name, k.kernel, sizes.batch});
       ASSERT_NE(it, fixture.end()) << name << " " << k.kernel;

@@ -53,9 +53,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   // Each thread builds one row's run of RK tokens of Phi^T.
   int64_t RK = R * K / P;
   using gpu_detail::workgroupMemRef;
-  int64_t PS = split.phiStride();
+  int64_t PS = split.phiStride(), KS = ChunkStatePass::keyStride(s.d);
   SmallVector<Type> workgroup = {
-      workgroupMemRef({K * s.d}, f32), workgroupMemRef({R * PS}, bf16),
+      workgroupMemRef({K * KS}, f32),  workgroupMemRef({R * PS}, bf16),
       workgroupMemRef({R * PS}, bf16), workgroupMemRef({2 * K}, f32),
       workgroupMemRef({K}, f32),       workgroupMemRef({K * VS}, bf16)};
   if (splitV)
@@ -102,8 +102,10 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       gpu_detail::unrankRows(t, s.p, s.d, E.min(row, t.index(dim - 1)));
   Value scale = gpu_detail::rowScales(t, f32, multiset);
   Value rowScale = E.select(inside, scale, t.constant(f32, 0.0));
-  // Its first token, and its row's place in Phi^T.
-  Value firstToken = E.mul(E.rem(thread, t.index(K / RK)), t.index(RK));
+  // Its first token (the K / RK threads of a row take adjacent tokens,
+  // whose Phi^T entries share words and whose key rows start on different
+  // banks), and its row's place in Phi^T.
+  Value firstToken = E.rem(thread, t.index(K / RK));
   Value phiRow = E.mul(E.div(thread, t.index(K / RK)), t.index(PS));
 
   RankedTensorType accS = m.accumulator(R, NV),
@@ -157,7 +159,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           Value base = E.add(t.splat(tokenBase(s.d), L),
                              E.mul(j, t.index(s.h * s.d, L)));
           Value kx = t.convert(t.load(k, E.add(base, dd), live, L > 1), f32);
-          t.store(kx, keys, item, inTile, L > 1);
+          t.store(kx, keys, E.add(E.mul(j, t.index(KS, L)), dd), inTile, L > 1);
         }
         // Values: runs of LV columns likewise.
         int64_t LV = split.runLength(NV);
@@ -193,8 +195,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         // per thread, one at a time (scalar index math, few registers).
         E.forLoop(E.idx(0), E.idx(RK), E.idx(1), {},
                   [&](Value slot, ValueRange) {
-                    Value token = E.add(firstToken, t.splat(slot));
-                    Value keyRow = E.mul(token, t.index(s.d));
+                    Value token =
+                        E.add(firstToken, t.splat(E.mul(slot, E.idx(K / RK))));
+                    Value keyRow = E.mul(token, t.index(KS));
                     SmallVector<Value> at;
                     for (Value i : multiset)
                       at.push_back(E.add(keyRow, i));

@@ -40,6 +40,8 @@ const GpuSpec &GpuSpec::h100() {
     g.sharedBytesPerClk = 128;
     g.dramBytesPerSecond = 3.35e12;
     g.memoryLatencySeconds = 600e-9;
+    // Measured (scripts/gpu-constants.cu, perf/h100-measured.json).
+    g.launchSeconds = 3.1e-6;
     g.registersPerSM = 65536;
     g.maxThreadsPerSM = 2048;
     g.maxBlocksPerSM = 32;
@@ -290,8 +292,10 @@ KernelPrediction sympow::predictKernel(const LaunchCounts &c,
   Term memory{p.latency > p.dram ? Bound::Latency : Bound::DRAM,
               p.dram + p.latency};
   const Term &top = memory.seconds > busiest->seconds ? memory : *busiest;
+  // Every launch also pays its start and end, which an empty kernel shows.
   p.seconds = std::max(memory.seconds, busiest->seconds) +
-              g.exposedShare * std::min(memory.seconds, busiest->seconds);
+              g.exposedShare * std::min(memory.seconds, busiest->seconds) +
+              g.launchSeconds;
   p.bound = top.bound;
 
   // One sentence on what limits it.

@@ -24,10 +24,10 @@ namespace sympow {
 
 /// One GPU: data-sheet figures and the model's global efficiencies.
 struct GpuSpec {
-  const char *name;     // "H100 SXM"
-  const char *arch;     // "sm_90a"
-  int sms;              // streaming multiprocessors
-  double clockHz;       // sustained SM clock
+  const char *name; // "H100 SXM"
+  const char *arch; // "sm_90a"
+  int sms;          // streaming multiprocessors
+  double clockHz;   // sustained SM clock
   // Per SM and clock, thread-level (lanes) or multiply-adds (tensor).
   double tensorF16MacsPerClk;  // dense f16/bf16 multiply-adds, mma.sync
   double tensorTF32MacsPerClk; // dense tf32 multiply-adds, mma.sync
@@ -39,18 +39,19 @@ struct GpuSpec {
   double sharedBytesPerClk;    // shared-memory bandwidth per SM
   double dramBytesPerSecond;   // HBM peak
   double memoryLatencySeconds; // a DRAM load's round trip, unloaded
+  double launchSeconds;        // an empty kernel between CUDA events, as timed
   // Resources per SM.
   int registersPerSM;
   int maxThreadsPerSM;
   int maxBlocksPerSM;
   int sharedBytesPerSM; // usable by blocks
   // Fitted once on the H100 measurements (docs/Performance.md).
-  double dramEfficiency;   // share of dramBytesPerSecond kernels reach
-  double tensorEfficiency; // share of the tensor peak mma.sync reaches
-  double loadsInFlight;    // independent global loads a thread keeps pending
+  double dramEfficiency;     // share of dramBytesPerSecond kernels reach
+  double tensorEfficiency;   // share of the tensor peak mma.sync reaches
+  double loadsInFlight;      // independent global loads a thread keeps pending
   double warpsToHideLatency; // warps per scheduler for a full issue rate
-  double exposedShare; // share of the shorter of compute and memory time
-                       // that the other does not hide
+  double exposedShare;       // share of the shorter of compute and memory time
+                             // that the other does not hide
 
   static const GpuSpec &h100();
   static const GpuSpec &a100();
@@ -93,7 +94,7 @@ struct KernelPrediction {
   // Time on each unit if it were the only limit, seconds.
   double tensor = 0, fp32 = 0, fp64 = 0, sfu = 0, intAlu = 0, issue = 0,
          shared = 0, dram = 0;
-  double latency = 0; // the heaviest block's memory chain (Little's law)
+  double latency = 0;       // the heaviest block's memory chain (Little's law)
   double heaviestBlock = 0; // the heaviest block's work at its SM share
   /// One sentence: what limits the kernel and why, with the figures.
   std::string explanation;
