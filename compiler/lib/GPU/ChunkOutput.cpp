@@ -148,6 +148,25 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
               });
   };
 
+  // body(start) for the runs of L elements that cover 0 .. total - 1, P L
+  // per pass, with each thread's run start as one element: index math on
+  // it is done once per run. spread() gives a run's slots one value,
+  // runOffsets() its L adjacent offsets from the start.
+  auto forRunStarts = [&](int64_t total, int64_t L,
+                          llvm::function_ref<void(Value start)> body) {
+    E.forLoop(E.idx(0), E.idx(total), E.idx(P * L), {},
+              [&](Value from, ValueRange) {
+                body(E.add(E.mul(thread, t.index(L)), t.splat(from)));
+                return SmallVector<Value>{};
+              });
+  };
+  auto spread = [&](Value x, int64_t L) { return L == 1 ? x : t.expand(x, L); };
+  auto runOffsets = [&](Value start, int64_t L) {
+    if (L == 1)
+      return start;
+    return E.add(spread(start, L), E.rem(t.range(L), t.index(L, L)));
+  };
+
   // Stages rows first .. first + count - 1 of a [B, T, heads, d] tensor as
   // bf16 halves [row][QS] (hi, and lo where `lo`), zero past count and d;
   // `rotateBy`: each row rotated by its count first.
@@ -229,6 +248,41 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   // 1. phi(Q) [S_n | Z_n]: F state rows per step.
   Value slot = E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
   Value stateRow0 = E.mul(slot, E.idx(dim));
+  // Stages state rows f0 .. f0 + F - 1 as bf16 halves [row][VS]: S first,
+  // in runs of adjacent columns inside a row (the F rows are one contiguous
+  // block of chunkS), then each row's tail [Z | 0 ...] (columns e .. NV -
+  // 1). Each thread's run index math is done once per run, not per element.
+  auto stageState = [&](Value f0, Value stateRows) {
+    Value rowsStart = E.add(stateRow0, f0);
+    int64_t L = runOf(s.e);
+    Value first = E.mul(rowsStart, E.idx(s.e));
+    forRunStarts(F * s.e, L, [&](Value start) {
+      Value j = E.div(start, t.index(s.e)), c = E.rem(start, t.index(s.e));
+      Value inTile = E.ult(start, t.index(F * s.e));
+      Value live = t.logicalAnd(inTile, E.ult(j, t.splat(stateRows)));
+      Value x = t.load(chunkS, runOffsets(E.add(t.splat(first), start), L),
+                       spread(live, L), L > 1);
+      t.storeBf16(x, rowsHi, rowsLo,
+                  runOffsets(E.add(E.mul(j, t.index(VS)), c), L),
+                  spread(inTile, L), L > 1);
+    });
+    int64_t W = NV - s.e, LW = runOf(W);
+    forRunStarts(F * W, LW, [&](Value start) {
+      Value j = E.div(start, t.index(W)), c = E.rem(start, t.index(W));
+      Value inTile = E.ult(start, t.index(F * W));
+      Value hasZ =
+          t.logicalAnd(t.logicalAnd(inTile, E.ult(j, t.splat(stateRows))),
+                       t.eq(c, t.index(0)));
+      Value z = t.load(chunkZ, E.add(t.splat(rowsStart), j), hasZ);
+      // [Z | 0 ...] over the run: Z in its first slot.
+      Value tail = E.select(t.eq(runOffsets(t.index(0), LW), t.index(0, LW)),
+                            spread(z, LW), t.constant(f32, 0.0, LW));
+      t.storeBf16(
+          tail, rowsHi, rowsLo,
+          runOffsets(E.add(E.mul(j, t.index(VS)), E.add(c, t.index(s.e))), LW),
+          spread(inTile, LW), LW > 1);
+    });
+  };
   // This thread's feature column of phi(Q) and its first query row.
   Value fc = E.rem(thread, t.index(F));
   Value firstRow = E.div(thread, t.index(F));
@@ -241,20 +295,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         Value f0 = E.mul(step, E.idx(F));
         gpu::BarrierOp::create(b, loc); // the previous step's readers
         Value stateRows = E.min(E.idx(F), E.sub(E.idx(dim), f0));
-        stageRows(
-            F, rowsHi, rowsLo,
-            [&](Value j, Value c, Value live, int64_t L) {
-              live = t.logicalAnd(live, E.ult(j, t.splat(stateRows, L)));
-              Value row = E.add(t.splat(E.add(stateRow0, f0), L), j);
-              return t.load(chunkS, E.add(E.mul(row, t.index(s.e, L)), c), live,
-                            L > 1 && s.e % L == 0);
-            },
-            [&](Value j, Value live) {
-              int64_t L = gpu_detail::Tiles::perThread(j);
-              live = t.logicalAnd(live, E.ult(j, t.splat(stateRows, L)));
-              Value row = E.add(t.splat(E.add(stateRow0, f0), L), j);
-              return t.load(chunkZ, row, live);
-            });
+        stageState(f0, stateRows);
         // phi of feature f0 + fc for rows firstRow + rowStep r: q as hi +
         // lo, times the row's scale and scale^p.
         Value feature = E.add(t.splat(f0), fc);
