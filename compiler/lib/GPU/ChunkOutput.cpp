@@ -166,6 +166,35 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
       return start;
     return E.add(spread(start, L), E.rem(t.range(L), t.index(L, L)));
   };
+  // Stages `tileRows` rows as bf16 halves [row][stride]: columns [0, width)
+  // from body(j, c, inTile, L) in runs of adjacent columns, then columns
+  // [width, padded) from tail(j, c, inTile, L). j, c and inTile are one
+  // element per thread (its run's row, first column and whether the run
+  // is inside the tile); both return the run's L values as f32.
+  using RunValues =
+      llvm::function_ref<Value(Value j, Value c, Value inTile, int64_t L)>;
+  auto stageRowRuns = [&](int64_t tileRows, int64_t width, int64_t padded,
+                          int64_t stride, Value hi, Value lo, RunValues body,
+                          RunValues tail) {
+    auto part = [&](int64_t from, int64_t W, RunValues values) {
+      int64_t L = runOf(W);
+      forRunStarts(tileRows * W, L, [&](Value start) {
+        Value j = E.div(start, t.index(W));
+        Value c = E.add(E.rem(start, t.index(W)), t.index(from));
+        Value inTile = E.ult(start, t.index(tileRows * W));
+        t.storeBf16(values(j, c, inTile, L), hi, lo,
+                    runOffsets(E.add(E.mul(j, t.index(stride)), c), L),
+                    spread(inTile, L), L > 1);
+      });
+    };
+    part(0, width, body);
+    if (padded > width)
+      part(width, padded - width, tail);
+  };
+  // A run's L zeros.
+  auto zeros = [&](Value, Value, Value, int64_t L) {
+    return t.constant(f32, 0.0, L);
+  };
 
   // Stages rows first .. first + count - 1 of a [B, T, heads, d] tensor as
   // bf16 halves [row][QS] (hi, and lo where `lo`), zero past count and d;
@@ -173,6 +202,20 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   auto stageKeys = [&](Value src, int64_t heads, Value head, Value first,
                        Value count, int64_t tileRows, Value hi, Value lo,
                        bool rotateBy) {
+    if (!rotateBy) {
+      Value rowsStart = tokenBase(first, heads, head, s.d);
+      stageRowRuns(
+          tileRows, s.d, DK, QS, hi, lo,
+          [&](Value j, Value c, Value inTile, int64_t L) {
+            Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
+            Value at = E.add(
+                E.add(t.splat(rowsStart), E.mul(j, t.index(heads * s.d))), c);
+            return t.convert(
+                t.load(src, runOffsets(at, L), spread(live, L), L > 1), f32);
+          },
+          zeros);
+      return;
+    }
     int64_t L = runOf(s.d);
     forRuns(tileRows * DK, L, [&](Value item) {
       Value j = E.div(item, t.index(DK, L)), dd = E.rem(item, t.index(DK, L));
@@ -197,28 +240,6 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     });
   };
   stageKeys(q, s.hq, hq, t0, rows, R, qHi, qLo, s.rotates());
-
-  // Stages `tileRows` rows of [X | extra | 0] (NV columns) as bf16 halves
-  // [row][VS]: element (j, c) is value(j, c) for c < e, extra(j) at c = e.
-  auto stageRows =
-      [&](int64_t tileRows, Value hi, Value lo,
-          llvm::function_ref<Value(Value j, Value c, Value live, int64_t L)>
-              value,
-          llvm::function_ref<Value(Value j, Value live)> extra) {
-        int64_t L = runOf(NV);
-        forRuns(tileRows * NV, L, [&](Value item) {
-          Value j = E.div(item, t.index(NV, L)),
-                c = E.rem(item, t.index(NV, L));
-          Value inTile = E.ult(item, t.index(tileRows * NV, L));
-          Value xv =
-              value(j, c, t.logicalAnd(inTile, E.ult(c, t.index(s.e, L))), L);
-          Value atExtra = t.logicalAnd(inTile, t.eq(c, t.index(s.e, L)));
-          Value xe = extra(j, atExtra);
-          Value x = E.add(xv, xe);
-          t.storeBf16(x, hi, lo, E.add(E.mul(j, t.index(VS, L)), c), inTile,
-                      L > 1);
-        });
-      };
 
   RankedTensorType accType = m.accumulator(R, NV),
                    rowType = m.accumulator(R, 8);
@@ -254,35 +275,24 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   // 1). Each thread's run index math is done once per run, not per element.
   auto stageState = [&](Value f0, Value stateRows) {
     Value rowsStart = E.add(stateRow0, f0);
-    int64_t L = runOf(s.e);
     Value first = E.mul(rowsStart, E.idx(s.e));
-    forRunStarts(F * s.e, L, [&](Value start) {
-      Value j = E.div(start, t.index(s.e)), c = E.rem(start, t.index(s.e));
-      Value inTile = E.ult(start, t.index(F * s.e));
-      Value live = t.logicalAnd(inTile, E.ult(j, t.splat(stateRows)));
-      Value x = t.load(chunkS, runOffsets(E.add(t.splat(first), start), L),
-                       spread(live, L), L > 1);
-      t.storeBf16(x, rowsHi, rowsLo,
-                  runOffsets(E.add(E.mul(j, t.index(VS)), c), L),
-                  spread(inTile, L), L > 1);
-    });
-    int64_t W = NV - s.e, LW = runOf(W);
-    forRunStarts(F * W, LW, [&](Value start) {
-      Value j = E.div(start, t.index(W)), c = E.rem(start, t.index(W));
-      Value inTile = E.ult(start, t.index(F * W));
-      Value hasZ =
-          t.logicalAnd(t.logicalAnd(inTile, E.ult(j, t.splat(stateRows))),
-                       t.eq(c, t.index(0)));
-      Value z = t.load(chunkZ, E.add(t.splat(rowsStart), j), hasZ);
-      // [Z | 0 ...] over the run: Z in its first slot.
-      Value tail = E.select(t.eq(runOffsets(t.index(0), LW), t.index(0, LW)),
-                            spread(z, LW), t.constant(f32, 0.0, LW));
-      t.storeBf16(
-          tail, rowsHi, rowsLo,
-          runOffsets(E.add(E.mul(j, t.index(VS)), E.add(c, t.index(s.e))), LW),
-          spread(inTile, LW), LW > 1);
-    });
+    stageRowRuns(
+        F, s.e, NV, VS, rowsHi, rowsLo,
+        [&](Value j, Value c, Value inTile, int64_t L) {
+          Value live = t.logicalAnd(inTile, E.ult(j, t.splat(stateRows)));
+          Value at = E.add(E.add(t.splat(first), E.mul(j, t.index(s.e))), c);
+          return t.load(chunkS, runOffsets(at, L), spread(live, L), L > 1);
+        },
+        [&](Value j, Value c, Value inTile, int64_t L) {
+          // [Z | 0 ...]: Z in column e.
+          Value live = t.logicalAnd(inTile, E.ult(j, t.splat(stateRows)));
+          Value z = t.load(chunkZ, E.add(t.splat(rowsStart), j),
+                           t.logicalAnd(live, t.eq(c, t.index(s.e))));
+          return E.select(t.eq(runOffsets(c, L), t.index(s.e, L)), spread(z, L),
+                          t.constant(f32, 0.0, L));
+        });
   };
+
   // This thread's feature column of phi(Q) and its first query row.
   Value fc = E.rem(thread, t.index(F));
   Value firstRow = E.div(thread, t.index(F));
@@ -375,21 +385,25 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         gpu::BarrierOp::create(b, loc); // the previous step's readers
         stageKeys(k, s.h, h, kt, count, K, operandHi,
                   splitQK ? operandLo : Value(), false);
-        stageRows(
-            K, rowsHi, splitV ? rowsLo : Value(),
-            [&](Value j, Value c, Value live, int64_t L) {
-              live = t.logicalAnd(live, E.ult(j, t.splat(count, L)));
-              Value row = E.add(t.splat(tokenBase(kt, s.h, h, s.e), L),
-                                E.mul(j, t.index(s.h * s.e, L)));
+        // [V | 1 | 0 ...]: the ones column at e for the step's keys.
+        Value valueRows = tokenBase(kt, s.h, h, s.e);
+        stageRowRuns(
+            K, s.e, NV, VS, rowsHi, splitV ? rowsLo : Value(),
+            [&](Value j, Value c, Value inTile, int64_t L) {
+              Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
+              Value at = E.add(
+                  E.add(t.splat(valueRows), E.mul(j, t.index(s.h * s.e))), c);
               return t.convert(
-                  t.load(v, E.add(row, c), live, L > 1 && s.e % L == 0), f32);
+                  t.load(v, runOffsets(at, L), spread(live, L), L > 1), f32);
             },
-            [&](Value j, Value live) {
-              int64_t L = gpu_detail::Tiles::perThread(j);
-              live = t.logicalAnd(live, E.ult(j, t.splat(count, L)));
-              return E.select(live, t.constant(f32, 1.0, L),
-                              t.constant(f32, 0.0, L));
+            [&](Value j, Value c, Value inTile, int64_t L) {
+              Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
+              return E.select(
+                  t.logicalAnd(spread(live, L),
+                               t.eq(runOffsets(c, L), t.index(s.e, L))),
+                  t.constant(f32, 1.0, L), t.constant(f32, 0.0, L));
             });
+
         // G_j from the chunk's start: the carried sum plus the step's
         // prefix (the scan's barriers also publish the staged arrays).
         int64_t keyHalf =

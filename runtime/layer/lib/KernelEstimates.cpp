@@ -358,9 +358,9 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   OpCounts state, key, base;
   state.mma[int(MmaShape::M16N8K16F16)] = u(W * F / 16 * NV / 8 * 3);
   state.ldmatrix = u(W * F / 16 * (2 + 2 * NV / 8));
-  state.globalLoads = u(0.0275 * stateUnits);
-  state.fp32Alu = u(3.01 * stateUnits);
-  state.intAlu = u(9.06 * stateUnits);
+  state.globalLoads = u(0.0261 * stateUnits);
+  state.fp32Alu = u(2.73 * stateUnits);
+  state.intAlu = u(5.56 * stateUnits);
   state.sharedLoads = u(0.382 * stateUnits);
   state.sharedLoadBytes = u(4.96 * stateUnits);
   state.sharedStores = u(0.436 * stateUnits);
@@ -371,8 +371,8 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   key.ldmatrix = u(W * (DK / 16 * halves * (1 + K / 8) + K / 16 * NV / 8 * pv));
   key.globalLoads = u(0.09 * keyUnits);
   key.globalLoadBytes = u(K * (z.d * (rot ? 4 : z.s) + z.e * z.s + 4));
-  key.fp32Alu = u(5.54 * keyUnits);
-  key.intAlu = u(15.8 * keyUnits);
+  key.fp32Alu = u(4.27 * keyUnits);
+  key.intAlu = u(6.46 * keyUnits);
   key.sfu = u(2 * R * K + 4 * P);
   key.sharedLoads = u(0.245 * keyUnits);
   key.sharedLoadBytes = u(7.70 * keyUnits);
@@ -425,7 +425,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
           launch({g(std::ceil(z.T / R)), g(z.Hq), g(z.B)}, g(P), total,
                  heaviest, inputBytes(z) + N * z.H * z.B * 4 * z.D * (z.e + 1),
                  outputBytes(z)),
-          {192, split.sharedBytes(cols(z.d), cols(z.e))}};
+          {166, split.sharedBytes(cols(z.d), cols(z.e))}};
 }
 
 /// recurrent_state (a tile kernel): programs of whole state rows
