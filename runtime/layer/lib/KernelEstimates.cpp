@@ -343,7 +343,9 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
 /// K. Tensor-core and ldmatrix counts follow the kernel's loops exactly;
 /// the other figures are per step and unit of work (a state step's
 /// R F (p + 1) + 2 F NV elements, a key step's K (DK + NV) + R K) from the
-/// emulator at p = 2, d = e = 64, bf16, data gate, chunks of 64 .. 1024.
+/// emulator at p = 2, d = e = 64, bf16, data gate (refitted at chunk 256,
+/// T = 256, after the run staging: heaviest and average program solved for
+/// the per-step figures).
 KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
                                const ChunkOutputTile &split) {
   double R = double(split.rowsPerProgram), K = double(split.keysPerStep),

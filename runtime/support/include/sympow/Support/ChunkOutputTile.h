@@ -72,9 +72,10 @@ struct ChunkOutputTile {
 };
 
 /// The split for chunks of `chunk` tokens, or none where chunk_output keeps
-/// its whole-chunk kernels: chunks of at most 64 (there they are faster
-/// today, predicted for sm_90a: this kernel's 128-thread programs hold
-/// about 190 registers, two per SM, and are latency-bound; docs/TileIR.md),
+/// its whole-chunk kernels: chunks of at most 64 (the default chunk; the
+/// model predicts the whole-chunk kernel faster there, while the H100
+/// measured this one at chunks of 256 faster: docs/Performance.md, "Long
+/// chunks"),
 /// f32 inputs (as chunk_state_pass, whose chunk states and rotated keys it
 /// reads: `statePass`), chunks that no 16-row tile divides, arrays beyond
 /// the static workgroup memory.
