@@ -5,7 +5,7 @@ Each run (formulation, T, B) of each bench JSON becomes one row of the
 measured file, in perf/h100-baseline.json's shape (case, T, B, the layer's
 median kernel_ms_total, each kernel's median in kernels_ms) plus what the
 model predicted then, the variant, the chunk, the commit and the date. Rows
-of the same case, T and B are replaced.
+of the same case, formulation, T and B are replaced.
 
   scripts/gpu-check.sh gpu-check          # on the GPU machine
   scripts/record-measured.py --case "p2d64 chunked data c64" \\
@@ -49,7 +49,10 @@ def main():
             measured = json.load(f)
     else:
         measured = {"about": "", "rows": []}
-    rows = {(r["case"], r["T"], r["B"]): r for r in measured["rows"]}
+    def key(r):
+        return (r["case"], r["formulation"], r["T"], r["B"])
+
+    rows = {key(r): r for r in measured["rows"]}
 
     for path in args.bench:
         with open(path) as f:
@@ -71,10 +74,11 @@ def main():
                 "device": args.device, "device_arch": bench["device_arch"],
                 "commit": args.commit, "date": args.date,
             }
-            rows[(args.case, run["T"], run["B"])] = row
+            rows[key(row)] = row
 
     measured["rows"] = sorted(rows.values(),
-                              key=lambda r: (r["case"], r["B"], r["T"]))
+                              key=lambda r: (r["case"], r["formulation"],
+                                             r["B"], r["T"]))
     with open(args.out, "w") as f:
         json.dump(measured, f, indent=1)
         f.write("\n")

@@ -117,6 +117,52 @@ for e in events:
         fail("kernel %s launched with inputs uploaded after the flush" % e[1])
         break
 
+# scripts/record-measured.py turns the runs into perf rows: one per run,
+# the layer's and each kernel's median in ms, the sizes from the variant;
+# the same case again replaces its rows; an emulator JSON is refused.
+RECORD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                      "scripts", "record-measured.py")
+MEASURED = os.path.join(WORK, "measured.json")
+if os.path.exists(MEASURED):
+    os.remove(MEASURED)
+record = [sys.executable, RECORD, "--case", "fake", "--commit", "0000000",
+          "--date", "2026-01-01", "--device", "fake", "--out", MEASURED, OUT]
+for _ in range(2):
+    proc = subprocess.run(record, capture_output=True, text=True)
+    if proc.returncode != 0:
+        fail("record-measured.py exited %d: %s" % (proc.returncode, proc.stderr))
+if os.path.exists(MEASURED):
+    with open(MEASURED) as f:
+        rows = json.load(f)["rows"]
+    if len(rows) != len(doc["runs"]):
+        fail("record-measured.py: %d rows for %d runs" % (len(rows), len(doc["runs"])))
+    for run in doc["runs"]:
+        row = [r for r in rows if r["T"] == run["T"] and r["B"] == run["B"]
+               and r["formulation"] == run["formulation"]]
+        if len(row) != 1:
+            fail("record-measured.py: no single row for %s T=%d"
+                 % (run["formulation"], run["T"]))
+            continue
+        row = row[0]
+        if not close(row["kernel_ms_total"],
+                     run["layer"]["measured_seconds"] * 1e3):
+            fail("record-measured.py: layer %r" % row["kernel_ms_total"])
+        want = {k["name"]: k["measured"]["median_seconds"] * 1e3
+                for k in run["kernels"]}
+        if sorted(row["kernels_ms"]) != sorted(want) or not all(
+                close(row["kernels_ms"][k], want[k]) for k in want):
+            fail("record-measured.py: kernels %r" % row["kernels_ms"])
+        if (row["p"], row["d"], row["e"], row["hq"], row["h"], row["dtype"]) != \
+                (2, 16, 16, 2, 1, "bfloat16"):
+            fail("record-measured.py: sizes %r" % row)
+emulator = os.path.join(WORK, "emulator.json")
+with open(emulator, "w") as f:
+    json.dump(dict(doc, backend="emulator"), f)
+proc = subprocess.run(record[:-1] + [emulator], capture_output=True, text=True)
+if proc.returncode != 2 or "not a --backend cuda run" not in proc.stderr:
+    fail("record-measured.py took an emulator run: %d %s"
+         % (proc.returncode, proc.stderr))
+
 if failures:
     print("%d failure(s)" % len(failures))
     sys.exit(1)
