@@ -137,8 +137,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   }
 
   // body(item) for the runs of L elements that cover 0 .. total - 1, P L
-  // per pass: a loop, so that no pass's per-element index math is
-  // loop-invariant (hoisted, it would hold registers across the kernel).
+  // per pass, index math per element: only q's staging, whose rotation
+  // needs each element's partner dim. A loop, so that no pass's index math
+  // is loop-invariant (hoisted, it would hold registers across the kernel).
   auto forRuns = [&](int64_t total, int64_t L,
                      llvm::function_ref<void(Value item)> body) {
     E.forLoop(E.idx(0), E.idx(total), E.idx(P * L), {},
