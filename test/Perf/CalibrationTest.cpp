@@ -152,13 +152,13 @@ measuredRows(std::vector<llvm::json::Value> &files) {
   return rows;
 }
 
-/// Why the model is not held to a kernel of `row` (the row's
-/// "not_calibrated" object), or empty.
-std::string notCalibrated(const llvm::json::Object &row,
-                          llvm::StringRef kernel) {
-  const llvm::json::Object *why = row.getObject("not_calibrated");
+/// What a row says of one of its kernels in the object `field` (kernel ->
+/// reason: "not_calibrated", "replaced_since"), or empty.
+std::string kernelNote(const llvm::json::Object &row, llvm::StringRef field,
+                       llvm::StringRef kernel) {
+  const llvm::json::Object *notes = row.getObject(field);
   std::optional<llvm::StringRef> text =
-      why ? why->getString(kernel) : std::nullopt;
+      notes ? notes->getString(kernel) : std::nullopt;
   return text ? text->str() : std::string();
 }
 
@@ -232,7 +232,8 @@ TEST(Calibration, H100KernelsWithin2xLayersWithin1_5x) {
                   name.c_str(), (long long)T, (long long)B,
                   kernel.str().c_str(), measured * 1e3, p.seconds * 1e3, ratio,
                   boundName(p.bound));
-      if (std::string why = notCalibrated(row, kernel); !why.empty()) {
+      if (std::string why = kernelNote(row, "not_calibrated", kernel);
+          !why.empty()) {
         excluded += name + " T=" + std::to_string(T) + " " + kernel.str() +
                     ": " + why + "\n";
         layerHeld = false;
@@ -329,11 +330,10 @@ TEST(Calibration, EstimatesAgreeWithTheFixtureAtMeasuredSizes) {
     // The baseline's rows ran older kernels; ours name their commit, and
     // the kernels rewritten since in "replaced_since".
     bool todays = row.getString("commit").has_value();
-    const llvm::json::Object *replaced = row.getObject("replaced_since");
     int64_t chunk = row.getInteger("chunk").value_or(0);
     for (const KernelEstimate &k :
          estimateKernels(sizes, f, chunk > 0 ? chunk : 64)) {
-      if (todays ? replaced && replaced->get(k.kernel)
+      if (todays ? !kernelNote(row, "replaced_since", k.kernel).empty()
                  : replacedSinceMeasured(k.kernel))
         continue;
       auto it = fixture.find({name, k.kernel, sizes.batch});

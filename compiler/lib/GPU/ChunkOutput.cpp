@@ -192,6 +192,11 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     if (padded > width)
       part(width, padded - width, tail);
   };
+  // The slots of a run that fall on column e (the [S | Z] and [V | 1]
+  // extra column); c is the run's first column.
+  auto atColumnE = [&](Value c, int64_t L) {
+    return t.eq(runOffsets(c, L), t.index(s.e, L));
+  };
   // A run's L zeros.
   auto zeros = [&](Value, Value, Value, int64_t L) {
     return t.constant(f32, 0.0, L);
@@ -289,7 +294,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           Value live = t.logicalAnd(inTile, E.ult(j, t.splat(stateRows)));
           Value z = t.load(chunkZ, E.add(t.splat(rowsStart), j),
                            t.logicalAnd(live, t.eq(c, t.index(s.e))));
-          return E.select(t.eq(runOffsets(c, L), t.index(s.e, L)), spread(z, L),
+          return E.select(atColumnE(c, L), spread(z, L),
                           t.constant(f32, 0.0, L));
         });
   };
@@ -399,10 +404,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
             },
             [&](Value j, Value c, Value inTile, int64_t L) {
               Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
-              return E.select(
-                  t.logicalAnd(spread(live, L),
-                               t.eq(runOffsets(c, L), t.index(s.e, L))),
-                  t.constant(f32, 1.0, L), t.constant(f32, 0.0, L));
+              return E.select(t.logicalAnd(spread(live, L), atColumnE(c, L)),
+                              t.constant(f32, 1.0, L), t.constant(f32, 0.0, L));
             });
 
         // G_j from the chunk's start: the carried sum plus the step's
