@@ -12,7 +12,8 @@
 //   of the step's log gates, saturated as everywhere):
 //     [S | Z] = exp(G_last) [S | Z] + Phi^T [V | 1],
 //     Phi[t, f] = w_t phi_f(k_t),  w_t = exp(G_last - G_t)
-//   (k_t rotated by chunk_keys for rotating schedules, ChunkKeys.cpp)
+//   (k_t rotated by chunk_keys for rotating schedules, ChunkKeys.cpp;
+//   G_last - G_t summed directly, the gates after t)
 //   finally [S | Z] (the layer's state) <- [S | Z]; c <- counts[T - 1].
 //
 // Phi^T (R x K) is built element-wise in workgroup memory, each thread one
@@ -22,7 +23,10 @@
 // native sympow_tile.dots whose operands ldmatrix reads; Z's column is a
 // dot with ones. Chunk states are written once (the old chunk_states +
 // chunk_scan wrote each chunk's own contribution, then read and rewrote
-// them all). The split (R, K, threads, staging runs) is
+// them all). The pass is latency-bound (one step's work is small): each
+// step's global loads are issued during the step before, into registers
+// the loop carries, and a step waits at four barriers. The split (R, K,
+// threads, staging runs) is
 // sympow/Support/ChunkStatePass.h.
 //
 //===----------------------------------------------------------------------===//
@@ -57,7 +61,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   SmallVector<Type> workgroup = {
       workgroupMemRef({K * KS}, f32),  workgroupMemRef({R * PS}, bf16),
       workgroupMemRef({R * PS}, bf16), workgroupMemRef({2 * K}, f32),
-      workgroupMemRef({K}, f32),       workgroupMemRef({K * VS}, bf16)};
+      workgroupMemRef({K + 1}, f32),   workgroupMemRef({K * VS}, bf16)};
   if (splitV)
     workgroup.push_back(workgroupMemRef({K * VS}, bf16));
   gpu_detail::KernelArguments args;
@@ -122,73 +126,121 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       E.fconst(bf16, 1.0));
   Value gamma = logGamma ? E.load(logGamma, {h}) : Value();
 
-  Value steps = E.mul(N, E.idx(stepsPerChunk));
-  auto state = E.forLoop(
-      E.idx(0), steps, E.idx(1), {s0, z0}, [&](Value i, ValueRange acc) {
-        Value n = E.div(i, E.idx(stepsPerChunk));
-        Value inChunk = E.mul(E.rem(i, E.idx(stepsPerChunk)), E.idx(K));
-        Value t0 = E.add(E.mul(n, E.idx(C)), inChunk);
-        // Tokens of this step: inside the chunk and before T.
-        Value left = E.min(E.sub(E.idx(C), inChunk), E.sub(E.max(T, t0), t0));
-        Value valid = E.min(E.idx(K), left);
-        auto tokenBase = [&](int64_t width) {
-          return gpu_detail::tokenOffset(E, batch, T, t0, s.h, h, width);
-        };
+  // Where step i lies: its chunk n, its offset in the chunk, its first
+  // token t0 and how many of its tokens are inside the chunk and before T
+  // (none from the last step on).
+  struct Step {
+    Value n, inChunk, t0, valid;
+  };
+  auto stepAt = [&](Value i) {
+    Step st;
+    st.n = E.div(i, E.idx(stepsPerChunk));
+    st.inChunk = E.mul(E.rem(i, E.idx(stepsPerChunk)), E.idx(K));
+    st.t0 = E.add(E.mul(st.n, E.idx(C)), st.inChunk);
+    Value left =
+        E.min(E.sub(E.idx(C), st.inChunk), E.sub(E.max(T, st.t0), st.t0));
+    st.valid = E.min(E.idx(K), left);
+    return st;
+  };
+  // Each thread's runs of the step's keys (L adjacent dims of one token)
+  // and values (LV adjacent columns): item, token j, column, in the tile.
+  struct Run {
+    Value item, j, col, inTile;
+  };
+  int64_t L = split.runLength(s.d), LV = split.runLength(NV);
+  auto runAt = [&](int64_t from, int64_t width, int64_t runLength) {
+    Run r;
+    r.item = E.add(t.range(runLength), t.index(from, runLength));
+    r.j = E.div(r.item, t.index(width, runLength));
+    r.col = E.rem(r.item, t.index(width, runLength));
+    r.inTile = E.ult(r.item, t.index(K * width, runLength));
+    return r;
+  };
+  // The step's keys, values and log gates (0 past valid) as loaded, into
+  // registers: issued a step ahead, so that their latency overlaps the
+  // step before (the pass is latency-bound, docs/Performance.md).
+  auto fetch = [&](const Step &st) {
+    SmallVector<Value> loaded;
+    auto tokenBase = [&](int64_t width) {
+      return gpu_detail::tokenOffset(E, batch, T, st.t0, s.h, h, width);
+    };
+    for (int64_t from = 0; from < K * s.d; from += P * L) {
+      Run r = runAt(from, s.d, L);
+      Value live = t.logicalAnd(r.inTile, E.ult(r.j, t.splat(st.valid, L)));
+      // [b, t0 + j, h, dd] of a [B, T, H, d] tensor.
+      Value base =
+          E.add(t.splat(tokenBase(s.d), L), E.mul(r.j, t.index(s.h * s.d, L)));
+      loaded.push_back(t.load(k, E.add(base, r.col), live, L > 1));
+    }
+    for (int64_t from = 0; from < K * NV; from += P * LV) {
+      Run r = runAt(from, NV, LV);
+      Value live = t.logicalAnd(
+          t.logicalAnd(r.inTile, E.ult(r.j, t.splat(st.valid, LV))),
+          E.ult(r.col, t.index(s.e, LV)));
+      Value base = E.add(t.splat(tokenBase(s.e), LV),
+                         E.mul(r.j, t.index(s.h * s.e, LV)));
+      loaded.push_back(t.load(v, E.add(base, r.col), live, s.e % LV == 0));
+    }
+    loaded.push_back(
+        tokenGates(t, s, logG, gamma, batch, T, h, st.t0, st.valid));
+    return loaded;
+  };
+  // ... and from there into workgroup memory: keys as f32, values as bf16
+  // (hi + lo for f16), gates into the first half of `gates`.
+  Value isToken = E.ult(thread, t.index(K));
+  auto stage = [&](ValueRange loaded) {
+    auto next = loaded.begin();
+    for (int64_t from = 0; from < K * s.d; from += P * L) {
+      Run r = runAt(from, s.d, L);
+      t.store(t.convert(*next++, f32), keys,
+              E.add(E.mul(r.j, t.index(KS, L)), r.col), r.inTile, L > 1);
+    }
+    for (int64_t from = 0; from < K * NV; from += P * LV) {
+      Run r = runAt(from, NV, LV);
+      t.storeBf16(t.convert(*next++, f32), valuesHi, valuesLo,
+                  E.add(E.mul(r.j, t.index(VS, LV)), r.col), r.inTile, LV > 1);
+    }
+    t.store(*next, gates, thread, isToken);
+  };
+  // The second half of `gates` stays 0: the suffix sums below read past
+  // the step's K gates without masks.
+  t.store(t.constant(f32, 0.0), gates, E.add(thread, t.index(K)), isToken);
 
+  Value steps = E.mul(N, E.idx(stepsPerChunk));
+  SmallVector<Value> init = {s0, z0};
+  llvm::append_range(init, fetch(stepAt(E.idx(0))));
+  auto state =
+      E.forLoop(E.idx(0), steps, E.idx(1), init, [&](Value i, ValueRange acc) {
+        Step st = stepAt(i);
         // The state before the chunk, at its first step.
-        E.ifThen(E.cmpi(arith::CmpIPredicate::eq, inChunk, E.idx(0)), [&] {
-          Value slot = E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
+        E.ifThen(E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.idx(0)), [&] {
+          Value slot =
+              E.add(E.mul(E.add(E.mul(batch, N), st.n), E.idx(s.h)), h);
           Value at = E.add(E.mul(slot, E.idx(dim)), firstRow);
           m.store(acc[0], chunkS, E.mul(at, E.idx(s.e)), s.e, rows, cols,
                   paired);
           m.store(acc[1], chunkZ, at, 1, rows, one);
         });
 
-        // Stage the step: rotated keys, values, log gates (0 past valid).
         gpu::BarrierOp::create(b, loc); // the previous step's readers
-        // Keys: runs of L adjacent dims of one token per thread (one
-        // load each).
-        int64_t L = split.runLength(s.d);
-        for (int64_t from = 0; from < K * s.d; from += P * L) {
-          Value item = E.add(t.range(L), t.index(from, L));
-          Value j = E.div(item, t.index(s.d, L)),
-                dd = E.rem(item, t.index(s.d, L));
-          Value inTile = E.ult(item, t.index(K * s.d, L));
-          Value live = t.logicalAnd(inTile, E.ult(j, t.splat(valid, L)));
-          // [b, t0 + j, h, dd] of a [B, T, H, d] tensor.
-          Value base = E.add(t.splat(tokenBase(s.d), L),
-                             E.mul(j, t.index(s.h * s.d, L)));
-          Value kx = t.convert(t.load(k, E.add(base, dd), live, L > 1), f32);
-          t.store(kx, keys, E.add(E.mul(j, t.index(KS, L)), dd), inTile, L > 1);
-        }
-        // Values: runs of LV columns likewise.
-        int64_t LV = split.runLength(NV);
-        for (int64_t from = 0; from < K * NV; from += P * LV) {
-          Value item = E.add(t.range(LV), t.index(from, LV));
-          Value j = E.div(item, t.index(NV, LV)),
-                col = E.rem(item, t.index(NV, LV));
-          Value inTile = E.ult(item, t.index(K * NV, LV));
-          Value live =
-              t.logicalAnd(t.logicalAnd(inTile, E.ult(j, t.splat(valid, LV))),
-                           E.ult(col, t.index(s.e, LV)));
-          Value base = E.add(t.splat(tokenBase(s.e), LV),
-                             E.mul(j, t.index(s.h * s.e, LV)));
-          Value vx =
-              t.convert(t.load(v, E.add(base, col), live, s.e % LV == 0), f32);
-          t.storeBf16(vx, valuesHi, valuesLo,
-                      E.add(E.mul(j, t.index(VS, LV)), col), inTile, LV > 1);
-        }
-        // G_j, the inclusive prefix of the step's gates.
-        int64_t in = gpu_detail::inclusiveScan(
-            t, gates, K, tokenGates(t, s, logG, gamma, batch, T, h, t0, valid));
-        Value j = thread;
-        Value isToken = E.ult(thread, t.index(K));
-        Value prefix = t.load(gates, E.add(j, t.index(in)), isToken);
-        Value last = E.load(gates, {E.idx(in + K - 1)});
-        Value w =
-            E.select(E.ult(j, t.splat(valid)),
-                     E.exp(E.sub(t.splat(last), prefix)), t.constant(f32, 0.0));
-        t.store(w, weights, j, isToken);
+        stage(acc.drop_front(2));
+        // The next step's loads, in flight while this one computes.
+        SmallVector<Value> ahead = fetch(stepAt(E.add(i, E.idx(1))));
+        gpu::BarrierOp::create(b, loc);
+
+        // w_j = exp(G_last - G_j), the sum of the step's later gates, and
+        // the step's decay exp(G_last): every warp sums the K - 1 gates
+        // after its lane's token (no masks, no barriers; the later ones
+        // are 0), the first K threads store.
+        Value lane = E.rem(thread, t.index(K));
+        Value later = t.constant(f32, 0.0);
+        for (int64_t r = 1; r < K; ++r)
+          later = E.add(later, t.load(gates, E.add(lane, t.index(r)), nullptr));
+        Value w = E.select(E.ult(thread, t.splat(st.valid)), E.exp(later),
+                           t.constant(f32, 0.0));
+        t.store(w, weights, thread, isToken);
+        Value all = E.add(later, acc.back());
+        t.store(E.exp(all), weights, t.index(K), E.ult(thread, t.index(1)));
         gpu::BarrierOp::create(b, loc);
 
         // Phi^T of this program's rows, every token of the step: RK tokens
@@ -219,7 +271,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         auto valuesOf = [&](Value array) {
           return m.load(m.operand(1, K, NV, bf16), array, E.idx(0), VS);
         };
-        Value decay = E.exp(last);
+        Value decay = E.load(weights, {E.idx(K)});
         Value newS = E.mul(tile::SplatOp::create(b, loc, accS, decay), acc[0]);
         Value newZ = E.mul(tile::SplatOp::create(b, loc, accZ, decay), acc[1]);
         // Phi^T (hi + lo) times the values (bf16: exact for bf16 inputs;
@@ -232,7 +284,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         newS = m.dot(aLo, vHi, newS);
         newS = m.dot(aHi, vHi, newS);
         newZ = m.dot(aLo, ones, newZ);
-        return SmallVector<Value>{newS, m.dot(aHi, ones, newZ)};
+        SmallVector<Value> next = {newS, m.dot(aHi, ones, newZ)};
+        llvm::append_range(next, ahead);
+        return next;
       });
   m.store(state[0], S, sRows, s.e, rows, cols, paired);
   m.store(state[1], Z, zRows, 1, rows, one);
