@@ -96,3 +96,30 @@ func.func @expand(%x: tensor<64xf32, #b2>) {
   %s = sympow_tile.expand %x : tensor<64xf32, #b2> -> tensor<128xf32, #b4>
   return
 }
+
+// -----
+
+#b2 = #sympow_tile.blocked<threads = 32, per_thread = 2>
+func.func @scan_slots(%x: tensor<64xf32, #b2>) {
+  // expected-error @+1 {{scans a tile of one element per thread, not 2}}
+  %s = sympow_tile.scan %x {segment = 32} : tensor<64xf32, #b2>
+  return
+}
+
+// -----
+
+#b1 = #sympow_tile.blocked<threads = 48, per_thread = 1>
+func.func @scan_warps(%x: tensor<48xf32, #b1>) {
+  // expected-error @+1 {{needs whole warps: 48 threads}}
+  %s = sympow_tile.scan %x {segment = 16} : tensor<48xf32, #b1>
+  return
+}
+
+// -----
+
+#b1 = #sympow_tile.blocked<threads = 64, per_thread = 1>
+func.func @scan_segment(%x: tensor<64xf32, #b1>) {
+  // expected-error @+1 {{segment = 64 must be a power of two up to 32 (one warp)}}
+  %s = sympow_tile.scan %x {segment = 64} : tensor<64xf32, #b1>
+  return
+}

@@ -13,7 +13,7 @@
 //     [S | Z] = exp(G_last) [S | Z] + Phi^T [V | 1],
 //     Phi[t, f] = w_t phi_f(k_t),  w_t = exp(G_last - G_t)
 //   (k_t rotated by chunk_keys for rotating schedules, ChunkKeys.cpp;
-//   G_last - G_t summed directly, the gates after t)
+//   G_last - G_t as the sum of the gates after t, by a reversed scan)
 //   finally [S | Z] (the layer's state) <- [S | Z]; c <- counts[T - 1].
 //
 // Phi^T (R x K) is built element-wise in workgroup memory, each thread one
@@ -25,7 +25,7 @@
 // chunk_scan wrote each chunk's own contribution, then read and rewrote
 // them all). The pass is latency-bound (one step's work is small): each
 // step's global loads are issued during the step before, into registers
-// the loop carries, and a step waits at four barriers. The split (R, K,
+// the loop carries, and a step waits at three barriers. The split (R, K,
 // threads, staging runs) is
 // sympow/Support/ChunkStatePass.h.
 //
@@ -59,9 +59,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   using gpu_detail::workgroupMemRef;
   int64_t PS = split.phiStride(), KS = ChunkStatePass::keyStride(s.d);
   SmallVector<Type> workgroup = {
-      workgroupMemRef({K * KS}, f32),  workgroupMemRef({R * PS}, bf16),
-      workgroupMemRef({R * PS}, bf16), workgroupMemRef({2 * K}, f32),
-      workgroupMemRef({K + 1}, f32),   workgroupMemRef({K * VS}, bf16)};
+      workgroupMemRef({K * KS}, f32), workgroupMemRef({R * PS}, bf16),
+      workgroupMemRef({R * PS}, bf16), workgroupMemRef({K + 1}, f32),
+      workgroupMemRef({K * VS}, bf16)};
   if (splitV)
     workgroup.push_back(workgroupMemRef({K * VS}, bf16));
   gpu_detail::KernelArguments args;
@@ -84,9 +84,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Value chunkS = args.get(fn, KernelArg::ChunkS),
         chunkZ = args.get(fn, KernelArg::ChunkZ);
   auto wg = fn.getWorkgroupAttributions();
-  Value keys = wg[0], phiHi = wg[1], phiLo = wg[2], gates = wg[3],
-        weights = wg[4];
-  Value valuesHi = wg[5], valuesLo = splitV ? Value(wg[6]) : Value();
+  Value keys = wg[0], phiHi = wg[1], phiLo = wg[2], weights = wg[3];
+  Value valuesHi = wg[4], valuesLo = splitV ? Value(wg[5]) : Value();
 
   gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
   Value x = ids.x, h = ids.y, batch = ids.z;
@@ -186,8 +185,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     return loaded;
   };
   // ... and from there into workgroup memory: keys as f32, values as bf16
-  // (hi + lo for f16), gates into the first half of `gates`.
-  Value isToken = E.ult(thread, t.index(K));
+  // (hi + lo for f16).
   auto stage = [&](ValueRange loaded) {
     auto next = loaded.begin();
     for (int64_t from = 0; from < K * s.d; from += P * L) {
@@ -200,11 +198,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       t.storeBf16(t.convert(*next++, f32), valuesHi, valuesLo,
                   E.add(E.mul(r.j, t.index(VS, LV)), r.col), r.inTile, LV > 1);
     }
-    t.store(*next, gates, thread, isToken);
   };
-  // The second half of `gates` stays 0: the suffix sums below read past
-  // the step's K gates without masks.
-  t.store(t.constant(f32, 0.0), gates, E.add(thread, t.index(K)), isToken);
 
   Value steps = E.mul(N, E.idx(stepsPerChunk));
   SmallVector<Value> init = {s0, z0};
@@ -223,24 +217,19 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         });
 
         gpu::BarrierOp::create(b, loc); // the previous step's readers
-        stage(acc.drop_front(2));
+        stage(acc.drop_front(2).drop_back());
+        // w_j = exp(G_last - G_j) and the step's decay exp(G_last), from
+        // the sums of the gates from j on: thread j < K holds token j's
+        // gate (0 past valid), and K <= 32 tokens lie in one warp, so a
+        // scan of shuffles gives them without workgroup memory.
+        Value g = acc.back();
+        Value fromJ = tile::ScanOp::create(b, loc, g, K, /*reverse=*/true);
+        Value w = E.select(E.ult(thread, t.splat(st.valid)),
+                           E.exp(E.sub(fromJ, g)), t.constant(f32, 0.0));
+        t.store(w, weights, thread, E.ult(thread, t.index(K)));
+        t.store(E.exp(fromJ), weights, t.index(K), E.ult(thread, t.index(1)));
         // The next step's loads, in flight while this one computes.
         SmallVector<Value> ahead = fetch(stepAt(E.add(i, E.idx(1))));
-        gpu::BarrierOp::create(b, loc);
-
-        // w_j = exp(G_last - G_j), the sum of the step's later gates, and
-        // the step's decay exp(G_last): every warp sums the K - 1 gates
-        // after its lane's token (no masks, no barriers; the later ones
-        // are 0), the first K threads store.
-        Value lane = E.rem(thread, t.index(K));
-        Value later = t.constant(f32, 0.0);
-        for (int64_t r = 1; r < K; ++r)
-          later = E.add(later, t.load(gates, E.add(lane, t.index(r)), nullptr));
-        Value w = E.select(E.ult(thread, t.splat(st.valid)), E.exp(later),
-                           t.constant(f32, 0.0));
-        t.store(w, weights, thread, isToken);
-        Value all = E.add(later, acc.back());
-        t.store(E.exp(all), weights, t.index(K), E.ult(thread, t.index(1)));
         gpu::BarrierOp::create(b, loc);
 
         // Phi^T of this program's rows, every token of the step: RK tokens

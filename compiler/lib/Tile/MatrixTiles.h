@@ -32,10 +32,12 @@ void populateMatrixTileLowering(const mlir::TypeConverter &converter,
                                 mlir::ConversionTarget &target,
                                 const ReductionBuffers &buffers);
 
-/// `x` from the lane `lane ^ mask` of the warp (64-bit values as two 32-bit
-/// halves: the NVVM shuffle moves 32 bits).
-mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                       int64_t mask);
+/// `x` from another lane of the warp: lane ^ offset (xor), lane - offset
+/// (up), lane + offset (down); a lane whose source is outside the warp gets
+/// its own. 64-bit values move as two 32-bit halves (the NVVM shuffle moves
+/// 32 bits).
+mlir::Value shuffleLanes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                         int64_t offset, mlir::gpu::ShuffleMode mode);
 
 /// Rewrites every `dot precision = split_bf16` in `fn` into three bf16
 /// dots on hi/lo halves of its operands (tiles in, tiles out).

@@ -159,8 +159,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     auto check = [&](Type type) {
       int64_t threads = getTileThreads(type);
       if (threads && threads != kernel.getThreads()) {
-        inner->emitError() << "tile " << type << " is spread over "
-                           << threads << " threads, the kernel has "
+        inner->emitError() << "tile " << type << " is spread over " << threads
+                           << " threads, the kernel has "
                            << kernel.getThreads();
         return false;
       }
@@ -219,7 +219,21 @@ LogicalResult ColumnSumOp::verify() {
   int64_t size = getType().getDimSize(0);
   if (size % getColumns())
     return emitOpError("columns = ")
-           << getColumns() << " must divide the tile's " << size
-           << " elements";
+           << getColumns() << " must divide the tile's " << size << " elements";
+  return success();
+}
+
+LogicalResult ScanOp::verify() {
+  BlockedAttr layout = getLayout(getType());
+  int64_t segment = getSegment();
+  if (layout.getPerThread() != 1)
+    return emitOpError("scans a tile of one element per thread, not ")
+           << layout.getPerThread();
+  if (layout.getThreads() % 32 != 0)
+    return emitOpError("needs whole warps: ")
+           << layout.getThreads() << " threads";
+  if (segment > 32 || !llvm::isPowerOf2_64(segment))
+    return emitOpError("segment = ")
+           << segment << " must be a power of two up to 32 (one warp)";
   return success();
 }

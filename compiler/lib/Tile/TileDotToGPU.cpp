@@ -440,7 +440,8 @@ struct RowReduceLowering : OpConversionPattern<RowReduceOp> {
             if (j || c)
               v = combine(v, elements[at(i, j, r, c)]);
         for (int64_t mask : {1, 2})
-          v = combine(v, shuffleXor(rewriter, loc, v, mask));
+          v = combine(
+              v, shuffleLanes(rewriter, loc, v, mask, gpu::ShuffleMode::XOR));
         rows.push_back(v);
       }
     int64_t wn = f.mma.getWarpsN();

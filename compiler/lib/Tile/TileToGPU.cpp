@@ -381,7 +381,8 @@ struct ColumnSumLowering : OpConversionPattern<ColumnSumOp> {
     SmallVector<Value> values = unpack(b, loc, x, slots);
     for (int64_t mask = rowThreads; mask < 32; mask *= 2)
       for (Value &v : values)
-        v = arith::AddFOp::create(b, loc, v, shuffleXor(b, loc, v, mask));
+        v = arith::AddFOp::create(
+            b, loc, v, shuffleLanes(b, loc, v, mask, gpu::ShuffleMode::XOR));
     Value sum = pack(b, loc, type, values);
     if (warps == 1)
       return sum;
@@ -432,6 +433,46 @@ struct ColumnSumLowering : OpConversionPattern<ColumnSumOp> {
   const ReductionBuffers &buffers;
 };
 
+/// Kogge-Stone within each segment of adjacent lanes: round r adds the
+/// value r lanes before (after, reversed) where that lane is in the same
+/// segment; a segment never crosses a warp (the verifier).
+struct ScanLowering : OpConversionPattern<ScanOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ScanOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t segment = op.getSegment();
+    bool reverse = op.getReverse();
+    auto idx = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+    };
+    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+    Value at = arith::RemUIOp::create(rewriter, loc, tid, idx(segment));
+    Value x = adaptor.getSource();
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           FloatAttr::get(x.getType(), 0.0));
+    for (int64_t r = 1; r < segment; r *= 2) {
+      Value other =
+          shuffleLanes(rewriter, loc, x, r,
+                       reverse ? gpu::ShuffleMode::DOWN : gpu::ShuffleMode::UP);
+      Value inside =
+          reverse ? arith::CmpIOp::create(
+                        rewriter, loc, arith::CmpIPredicate::ult,
+                        arith::AddIOp::create(rewriter, loc, at, idx(r)),
+                        idx(segment))
+                  : arith::CmpIOp::create(
+                        rewriter, loc, arith::CmpIPredicate::uge, at, idx(r));
+      x = arith::AddFOp::create(
+          rewriter, loc, x,
+          arith::SelectOp::create(rewriter, loc, inside, other, zero));
+    }
+    rewriter.replaceOp(op, x);
+    return success();
+  }
+};
+
 /// A splat tile constant: the same constant in every element.
 struct ConstantLowering : OpConversionPattern<arith::ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -477,12 +518,12 @@ struct ElementwiseLowering : ConversionPattern {
 
 } // namespace
 
-Value shuffleXor(OpBuilder &b, Location loc, Value x, int64_t mask) {
-  Value offset = arith::ConstantIntOp::create(b, loc, b.getI32Type(), mask);
+Value shuffleLanes(OpBuilder &b, Location loc, Value x, int64_t offset,
+                   gpu::ShuffleMode mode) {
+  Value by = arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
   Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 32);
   auto shuffle = [&](Value v) {
-    return gpu::ShuffleOp::create(b, loc, v, offset, width,
-                                  gpu::ShuffleMode::XOR)
+    return gpu::ShuffleOp::create(b, loc, v, by, width, mode)
         .getShuffleResult();
   };
   if (x.getType().getIntOrFloatBitWidth() <= 32)
@@ -549,7 +590,7 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
       [&](Operation *op) { return converter.isLegal(op); });
   RewritePatternSet patterns(ctx);
   patterns.add<ProgramIdLowering, RangeLowering, SplatLowering, LoadLowering,
-               StoreLowering, ExpandLowering, ConstantLowering,
+               StoreLowering, ExpandLowering, ScanLowering, ConstantLowering,
                ElementwiseLowering>(converter, ctx);
   patterns.add<ColumnSumLowering>(converter, ctx, sumBuffers);
   populateMatrixTileLowering(converter, patterns, target, sumBuffers);

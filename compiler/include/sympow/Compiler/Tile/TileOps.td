@@ -260,4 +260,36 @@ def Tile_ColumnSumOp : Tile_Op<"column_sum", [Pure,
   let hasVerifier = 1;
 }
 
+def Tile_ScanOp : Tile_Op<"scan", [Pure,
+    AllTypesMatch<["source", "result"]>]> {
+  let summary = "Inclusive sums within segments of adjacent elements";
+  let description = [{
+    The tile (one element per thread, whole warps) read as segments of
+    `segment` adjacent elements, a power of two up to 32: element i of the
+    result is the sum of the elements of i's segment from its first up to
+    i, or with `reverse` from i up to its last. A segment lies in one warp,
+    so the scan needs neither workgroup memory nor barriers: log2(segment)
+    rounds of shuffles, and threads in divergent control flow may not reach
+    it. Floats only; the order of the additions is unspecified.
+
+    ```mlir
+    // Thread j of each warp: x[j] + x[j + 1] + ... + x[31].
+    %later = sympow_tile.scan %x {segment = 32, reverse} : tensor<256xf32, #b1>
+    ```
+  }];
+  let arguments = (ins Tile_TileOf<[AnyFloat], "floats">:$source,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$segment,
+                       UnitAttr:$reverse);
+  let results = (outs Tile_TileOf<[AnyFloat], "floats">:$result);
+  let assemblyFormat = "$source attr-dict `:` type($result)";
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$source, "int64_t":$segment,
+                   "bool":$reverse), [{
+      build($_builder, $_state, source.getType(), source,
+            $_builder.getI64IntegerAttr(segment),
+            reverse ? $_builder.getUnitAttr() : nullptr);
+    }]>];
+  let hasVerifier = 1;
+}
+
 #endif // SYMPOW_COMPILER_TILE_TILEOPS_TD

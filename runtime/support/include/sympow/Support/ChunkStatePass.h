@@ -57,10 +57,9 @@ struct ChunkStatePass {
   }
   /// Workgroup bytes at most: the step's rotated keys (f32), its values
   /// as bf16 hi and lo (f16 inputs; bf16 ones need hi only), Phi^T of the
-  /// program's rows (bf16 hi and lo), the gates (twice: the step's, then
-  /// zeros that its suffix sums read past) and the weights with the decay.
+  /// program's rows (bf16 hi and lo) and the weights with the decay.
   int64_t sharedBytes(int64_t d, int64_t e) const {
-    return tokensPerStep * (4 * keyStride(d) + 4 * valueStride(e) + 12) + 4 +
+    return tokensPerStep * (4 * keyStride(d) + 4 * valueStride(e) + 4) + 4 +
            rowsPerProgram * phiStride() * 4;
   }
 };
