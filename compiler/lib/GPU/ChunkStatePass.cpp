@@ -35,6 +35,7 @@
 #include "SymmetricPowerTiles.h"
 #include "TileKernels.h"
 
+#include "sympow/Compiler/Tile/KernelLaunch.h"
 #include "sympow/Compiler/Tile/TileDialect.h"
 #include "sympow/Support/ChunkStatePass.h"
 
@@ -68,6 +69,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, runtime::KernelId::ChunkStatePass, P,
       {split.programs, s.h, tile::KernelAttr::kBatch}, workgroup, args);
+  tile::setMinBlocksPerSM(fn, split.minProgramsPerSM(s.e));
   Emitter E(b, loc);
   gpu_detail::Tiles t{b, loc, E, P};
   gpu_detail::MatrixTiles m{b, loc, ChunkStatePass::warpsM,
@@ -105,11 +107,19 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       gpu_detail::unrankRows(t, s.p, s.d, E.min(row, t.index(dim - 1)));
   Value scale = gpu_detail::rowScales(t, f32, multiset);
   Value rowScale = E.select(inside, scale, t.constant(f32, 0.0));
-  // Its first token (the K / RK threads of a row take adjacent tokens,
-  // whose Phi^T entries share words and whose key rows start on different
-  // banks), and its row's place in Phi^T.
-  Value firstToken = E.rem(thread, t.index(K / RK));
-  Value phiRow = E.mul(E.div(thread, t.index(K / RK)), t.index(PS));
+  // Its tokens in pairs (one 4-byte store of a bf16 pair per half): the
+  // K / RK threads of a row take adjacent pairs, 2 K / RK tokens a slot,
+  // and their key rows start 8 banks apart (keyStride). Per-row values are
+  // expanded over a pair's two slots.
+  Value pairOf = E.mul(E.rem(thread, t.index(K / RK)), t.index(2));
+  Value firstToken =
+      E.add(t.expand(pairOf, 2), E.rem(t.range(2), t.index(2, 2)));
+  Value phiRow =
+      t.expand(E.mul(E.div(thread, t.index(K / RK)), t.index(PS)), 2);
+  Value rowScale2 = t.expand(rowScale, 2);
+  SmallVector<Value> multiset2;
+  for (Value i : multiset)
+    multiset2.push_back(t.expand(i, 2));
 
   RankedTensorType accS = m.accumulator(R, NV),
                    accZ = m.accumulator(R, 8 * ChunkStatePass::warpsN);
@@ -233,24 +243,24 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         gpu::BarrierOp::create(b, loc);
 
         // Phi^T of this program's rows, every token of the step: RK tokens
-        // per thread, one at a time (scalar index math, few registers).
-        E.forLoop(E.idx(0), E.idx(RK), E.idx(1), {},
-                  [&](Value slot, ValueRange) {
-                    Value token =
-                        E.add(firstToken, t.splat(E.mul(slot, E.idx(K / RK))));
-                    Value keyRow = E.mul(token, t.index(KS));
-                    SmallVector<Value> at;
-                    for (Value i : multiset)
-                      at.push_back(E.add(keyRow, i));
-                    Value product =
-                        gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr);
-                    Value wt = t.load(weights, token, nullptr);
-                    // Split once here, so that the dots read native
-                    // operands with ldmatrix.
-                    t.storeBf16(E.mul(E.mul(product, rowScale), wt), phiHi,
-                                phiLo, E.add(phiRow, token), nullptr);
-                    return SmallVector<Value>{};
-                  });
+        // per thread, a pair at a time (scalar index math, few registers).
+        E.forLoop(
+            E.idx(0), E.idx(RK / 2), E.idx(1), {}, [&](Value slot, ValueRange) {
+              Value token =
+                  E.add(firstToken, t.splat(E.mul(slot, E.idx(2 * K / RK)), 2));
+              Value keyRow = E.mul(token, t.index(KS, 2));
+              SmallVector<Value> at;
+              for (Value i : multiset2)
+                at.push_back(E.add(keyRow, i));
+              Value product =
+                  gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr);
+              Value wt = t.load(weights, token, nullptr, /*contiguous=*/true);
+              // Split once here, so that the dots read native operands
+              // with ldmatrix.
+              t.storeBf16(E.mul(E.mul(product, rowScale2), wt), phiHi, phiLo,
+                          E.add(phiRow, token), nullptr, /*contiguous=*/true);
+              return SmallVector<Value>{};
+            });
         gpu::BarrierOp::create(b, loc);
 
         auto phiOf = [&](Value array) {

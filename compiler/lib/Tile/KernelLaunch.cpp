@@ -11,6 +11,7 @@ namespace sympow::tile {
 
 namespace {
 constexpr llvm::StringLiteral kLaunch = "sympow.launch";
+constexpr llvm::StringLiteral kMinBlocks = "nvvm.minctasm";
 } // namespace
 
 void setKernelLaunch(gpu::GPUFuncOp fn, const runtime::KernelLaunch &launch,
@@ -24,7 +25,7 @@ void setKernelLaunch(gpu::GPUFuncOp fn, const runtime::KernelLaunch &launch,
       b.getDenseI32ArrayAttr({int32_t(launch.block.x), int32_t(launch.block.y),
                               int32_t(launch.block.z)});
   fn.setKnownBlockSizeAttr(block);
-  fn->setAttr("nvvm.minctasm", b.getI32IntegerAttr(minBlocksPerSM));
+  setMinBlocksPerSM(fn, minBlocksPerSM);
   SmallVector<NamedAttribute> entries = {
       b.getNamedAttr("block", block),
       b.getNamedAttr("tokens_per_block",
@@ -37,6 +38,16 @@ void setKernelLaunch(gpu::GPUFuncOp fn, const runtime::KernelLaunch &launch,
     entries.push_back(
         b.getNamedAttr("blocks_x", b.getI64IntegerAttr(launch.blocksX)));
   fn->setAttr(kLaunch, b.getDictionaryAttr(entries));
+}
+
+void setMinBlocksPerSM(gpu::GPUFuncOp fn, int32_t blocks) {
+  fn->setAttr(kMinBlocks, Builder(fn.getContext()).getI32IntegerAttr(blocks));
+}
+
+int32_t getMinBlocksPerSM(gpu::GPUFuncOp fn) {
+  if (auto floor = fn->getAttrOfType<IntegerAttr>(kMinBlocks))
+    return static_cast<int32_t>(floor.getInt());
+  return 1;
 }
 
 std::optional<runtime::KernelLaunch> getKernelLaunch(gpu::GPUFuncOp fn) {

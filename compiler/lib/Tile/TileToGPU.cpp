@@ -610,9 +610,7 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   else
     launch.tokensPerBlock = -x;
   launch.gridY = kernel.getGrid()[1];
-  int32_t minBlocks = 1;
-  if (auto floor = fn->getAttrOfType<IntegerAttr>("nvvm.minctasm"))
-    minBlocks = static_cast<int32_t>(floor.getInt());
+  int32_t minBlocks = getMinBlocksPerSM(fn);
   fn->removeAttr(TileDialect::getKernelAttrName());
   setKernelLaunch(fn, launch, minBlocks);
   return success();

@@ -213,7 +213,8 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 /// chunk_state_pass (a tile kernel, 16-bit inputs): programs of R state
 /// rows per (head, sequence) (ChunkStatePass.h), each walking the tokens in
 /// steps of K inside a chunk: the step's keys (rotated), values and gates
-/// staged in runs, the gates' prefix by a scan, phi of the program's rows
+/// loaded a step ahead and staged in runs, the weights by a warp scan of
+/// the gates (shuffles), phi of the program's rows
 /// built in workgroup memory as bf16 hi + lo, native dots of both halves
 /// ([S | Z] += Phi^T [V | 1]);
 /// the state before every chunk written once. Figures per step, per chunk
@@ -235,7 +236,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   // Rotating schedules read the keys chunk_keys rotated (f32).
   step.globalLoads = u(K * z.d / L + K * NV / LV + K);
   step.globalLoadBytes = u(K * z.d * (rot ? 4 : z.s) + K * NV * z.s + 4 * K);
-  step.sharedLoads = u(P * RK * (p + 1) + 10 * K + P);
+  step.sharedLoads = u(P * RK * (p + 1) + P);
   // ldmatrix: the values (x2, each warp its columns) and Phi^T's halves
   // (x4, each warp column its copy).
   double ldmatrixB = R / 16 * K / 16 * NV / 8,
@@ -243,8 +244,8 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   step.ldmatrix = u(ldmatrixB + ldmatrixA);
   step.sharedLoadBytes =
       u(4 * double(step.sharedLoads) + 256 * ldmatrixB + 512 * ldmatrixA);
-  step.sharedStores = u(K * z.d / L + K * NV / LV + 7 * K + 2 * R * K);
-  step.sharedStoreBytes = u(4 * K * z.d + 2 * K * NV + 28 * K + 4 * R * K);
+  step.sharedStores = u(K * z.d / L + K * NV / LV + K + 1 + 2 * R * K);
+  step.sharedStoreBytes = u(4 * K * z.d + 2 * K * NV + 4 * (K + 1) + 4 * R * K);
   step.mma[int(MmaShape::M16N8K16F16)] = u(R / 16 * K / 16 * (NV / 8 + WN) * 2);
   // (Phi^T's split: once per element where it is built.)
   step.fp32Alu = u(100 * P + 48 * de + R * K * (p - 2) - 4 * R * K);
@@ -255,9 +256,10 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   // where e is even, Z's column alone.
   bool paired = std::fmod(z.e, 2) == 0;
   double store = (paired ? 71 : 101) * NV + 101 * 16;
-  step.intAlu = u(20352 + 6 * K * (z.d + NV) + (L == LV ? 0 : 9500) +
+  step.intAlu = u(18792 + 6 * K * (z.d + NV) + (L == LV ? 0 : 9500) +
                   2 * R * K * (p - 2) - store / 2);
-  step.barriers = u(4 + std::log2(K));
+  step.barriers = 3;
+  step.shuffles = u(P / 32 * std::log2(K));
   OpCounts program = times(step, steps);
   program.globalLoads += u(R * E1);
   program.globalLoadBytes += u(4 * R * E1);
@@ -267,7 +269,8 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   program.intAlu += u(60000 + 360 * de + 32000 * (p - 2) + (N + 1) * store);
   double stateBytes = z.B * z.H * 4 * z.D * E1;
   int64_t sharedBytes =
-      int64_t(4 * K * z.d + 4 * R * double(split.phiStride()) + 12 * K +
+      int64_t(4 * K * double(ChunkStatePass::keyStride(cols(z.d))) +
+              4 * R * double(split.phiStride()) + 4 * (K + 1) +
               2 * K * double(ChunkStatePass::valueStride(cols(z.e))));
   return {"chunk_state_pass",
           launch({g(X), g(z.H), g(z.B)}, g(P), times(program, X * z.H * z.B),
@@ -276,7 +279,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                          (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
                      stateBytes,
                  N * stateBytes + stateBytes),
-          {123, sharedBytes}};
+          {117, sharedBytes}};
 }
 
 /// chunk_keys (a tile kernel, rotating schedules with chunk_state_pass):

@@ -24,6 +24,12 @@ void setKernelLaunch(mlir::gpu::GPUFuncOp fn,
                      const runtime::KernelLaunch &launch,
                      int32_t minBlocksPerSM = 1);
 
+/// ptxas' occupancy floor for `fn` (`nvvm.minctasm`): at least `blocks`
+/// blocks of it resident per SM, so registers are capped to fit them.
+void setMinBlocksPerSM(mlir::gpu::GPUFuncOp fn, int32_t blocks);
+/// The floor set on `fn`, 1 where none is.
+int32_t getMinBlocksPerSM(mlir::gpu::GPUFuncOp fn);
+
 /// The launch `fn` records in `sympow.launch`; none if it has none or a
 /// malformed one.
 std::optional<runtime::KernelLaunch> getKernelLaunch(mlir::gpu::GPUFuncOp fn);

@@ -38,13 +38,20 @@ struct ChunkStatePass {
   /// Row stride of the staged values (bf16): 16 bytes of padding keep
   /// ldmatrix's eight rows in distinct banks.
   static int64_t valueStride(int64_t e) { return valueColumns(e) + 8; }
-  /// Row stride of the staged keys (f32 words): the least >= d that is 8
-  /// modulo 32. A warp builds Phi^T for 8 rows and 4 adjacent tokens at a
-  /// time; their key rows start 8 banks apart, so the reads do not
-  /// conflict (a stride of d = 64 put all four on one bank: 3.3-way
-  /// conflicts measured on the H100). Also a multiple of 8: the staging's
-  /// vector stores stay aligned.
-  static int64_t keyStride(int64_t d) { return d + ((8 - d % 32) + 32) % 32; }
+  /// Row stride of the staged keys (f32 words): the least >= d that is 4
+  /// modulo 32. A warp builds Phi^T for 8 rows and 4 adjacent pairs of
+  /// tokens at a time; the pairs' key rows start 8 banks apart, so the
+  /// reads do not conflict (a stride of d = 64 put all four on one bank:
+  /// 3.3-way conflicts measured on the H100). Also a multiple of 4: the
+  /// staging's vector stores stay 16-byte aligned.
+  static int64_t keyStride(int64_t d) { return d + ((4 - d % 32) + 32) % 32; }
+  /// Programs per SM that ptxas must fit (its register cap): two where
+  /// the accumulators take at most 16 floats a thread (d = e = 64: 16
+  /// warps per SM, 110 registers instead of 135 and one program), one
+  /// where they take more (d = e = 128: a cap of 128 would spill).
+  int32_t minProgramsPerSM(int64_t e) const {
+    return rowsPerProgram * valueColumns(e) / threads <= 16 ? 2 : 1;
+  }
   /// Row stride of Phi^T's bf16 halves: 16 bytes of padding, as above.
   int64_t phiStride() const { return tokensPerStep + 8; }
   /// Staging runs: the largest of 8, 4, 2, 1 adjacent elements (one load
