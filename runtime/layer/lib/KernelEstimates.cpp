@@ -215,7 +215,7 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 /// steps of K inside a chunk: the step's keys (rotated), values and gates
 /// loaded a step ahead and staged in runs, the weights by a warp scan of
 /// the gates (shuffles), phi of the program's rows
-/// built in workgroup memory as bf16 hi + lo, native dots of both halves
+/// built in workgroup memory as bf16 hi + lo pairs, native dots of both halves
 /// ([S | Z] += Phi^T [V | 1]);
 /// the state before every chunk written once. Figures per step, per chunk
 /// and per program from the emulator at p = 2 and 4, d, e = 16 .. 64 (bf16,
@@ -236,7 +236,8 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   // Rotating schedules read the keys chunk_keys rotated (f32).
   step.globalLoads = u(K * z.d / L + K * NV / LV + K);
   step.globalLoadBytes = u(K * z.d * (rot ? 4 : z.s) + K * NV * z.s + 4 * K);
-  step.sharedLoads = u(P * RK * (p + 1) + P);
+  // Phi^T in pairs of tokens: p key loads a token, one weight load a pair.
+  step.sharedLoads = u(P * RK * p + P * RK / 2 + P);
   // ldmatrix: the values (x2, each warp its columns) and Phi^T's halves
   // (x4, each warp column its copy).
   double ldmatrixB = R / 16 * K / 16 * NV / 8,
@@ -244,7 +245,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   step.ldmatrix = u(ldmatrixB + ldmatrixA);
   step.sharedLoadBytes =
       u(4 * double(step.sharedLoads) + 256 * ldmatrixB + 512 * ldmatrixA);
-  step.sharedStores = u(K * z.d / L + K * NV / LV + K + 1 + 2 * R * K);
+  step.sharedStores = u(K * z.d / L + K * NV / LV + K + 1 + R * K);
   step.sharedStoreBytes = u(4 * K * z.d + 2 * K * NV + 4 * (K + 1) + 4 * R * K);
   step.mma[int(MmaShape::M16N8K16F16)] = u(R / 16 * K / 16 * (NV / 8 + WN) * 2);
   // (Phi^T's split: once per element where it is built.)
@@ -256,7 +257,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   // where e is even, Z's column alone.
   bool paired = std::fmod(z.e, 2) == 0;
   double store = (paired ? 71 : 101) * NV + 101 * 16;
-  step.intAlu = u(18792 + 6 * K * (z.d + NV) + (L == LV ? 0 : 9500) +
+  step.intAlu = u(17768 + 6 * K * (z.d + NV) + (L == LV ? 0 : 9500) +
                   2 * R * K * (p - 2) - store / 2);
   step.barriers = 3;
   step.shuffles = u(P / 32 * std::log2(K));
@@ -279,7 +280,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                          (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
                      stateBytes,
                  N * stateBytes + stateBytes),
-          {117, sharedBytes}};
+          {106, sharedBytes}};
 }
 
 /// chunk_keys (a tile kernel, rotating schedules with chunk_state_pass):
