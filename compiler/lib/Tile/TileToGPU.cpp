@@ -57,6 +57,11 @@ struct TileTypeConverter : TypeConverter {
 
 int64_t perThread(Type tile) { return getLayout(tile).getPerThread(); }
 
+/// The index constant v.
+Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v).getResult();
+}
+
 /// A thread's elements of a converted tile, one value per slot.
 SmallVector<Value> unpack(OpBuilder &b, Location loc, Value value,
                           int64_t slots) {
@@ -301,9 +306,7 @@ struct ColumnSumLowering : OpConversionPattern<ColumnSumOp> {
     Type element = cast<RankedTensorType>(tileType).getElementType();
     Type type = getTypeConverter()->convertType(tileType);
     Value buffer = buffers.lookup(element);
-    auto idx = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
-    };
+    auto idx = [&](int64_t v) { return indexConstant(rewriter, loc, v); };
     Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
     Value first = arith::MulIOp::create(rewriter, loc, tid, idx(slots));
     llvm::MaybeAlign align(runAlignment(slots, element));
@@ -375,9 +378,7 @@ struct ColumnSumLowering : OpConversionPattern<ColumnSumOp> {
                       Value buffer, Value tid, int64_t slots,
                       int64_t rowThreads, int64_t warps,
                       int64_t columns) const {
-    auto idx = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(b, loc, v).getResult();
-    };
+    auto idx = [&](int64_t v) { return indexConstant(b, loc, v); };
     SmallVector<Value> values = unpack(b, loc, x, slots);
     for (int64_t mask = rowThreads; mask < 32; mask *= 2)
       for (Value &v : values)
@@ -445,9 +446,7 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
     Location loc = op.getLoc();
     int64_t segment = op.getSegment();
     bool reverse = op.getReverse();
-    auto idx = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
-    };
+    auto idx = [&](int64_t v) { return indexConstant(rewriter, loc, v); };
     Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
     Value at = arith::RemUIOp::create(rewriter, loc, tid, idx(segment));
     Value x = adaptor.getSource();

@@ -214,8 +214,8 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 /// rows per (head, sequence) (ChunkStatePass.h), each walking the tokens in
 /// steps of K inside a chunk: the step's keys (rotated), values and gates
 /// loaded a step ahead and staged in runs, the weights by a warp scan of
-/// the gates (shuffles), phi of the program's rows
-/// built in workgroup memory as bf16 hi + lo pairs, native dots of both halves
+/// the gates (shuffles), phi of the program's rows built in workgroup
+/// memory as bf16 hi + lo in pairs of tokens, native dots of both halves
 /// ([S | Z] += Phi^T [V | 1]);
 /// the state before every chunk written once. Figures per step, per chunk
 /// and per program from the emulator at p = 2 and 4, d, e = 16 .. 64 (bf16,
@@ -269,10 +269,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   program.sfu += u(2 * P);
   program.intAlu += u(60000 + 360 * de + 32000 * (p - 2) + (N + 1) * store);
   double stateBytes = z.B * z.H * 4 * z.D * E1;
-  int64_t sharedBytes =
-      int64_t(4 * K * double(ChunkStatePass::keyStride(cols(z.d))) +
-              4 * R * double(split.phiStride()) + 4 * (K + 1) +
-              2 * K * double(ChunkStatePass::valueStride(cols(z.e))));
+
   return {"chunk_state_pass",
           launch({g(X), g(z.H), g(z.B)}, g(P), times(program, X * z.H * z.B),
                  program,
@@ -280,7 +277,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                          (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
                      stateBytes,
                  N * stateBytes + stateBytes),
-          {106, sharedBytes}};
+          {106, split.sharedBytes(cols(z.d), cols(z.e))}};
 }
 
 /// chunk_keys (a tile kernel, rotating schedules with chunk_state_pass):
