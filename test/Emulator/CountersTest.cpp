@@ -21,10 +21,20 @@
 #include <cstring>
 #include <deque>
 
+namespace sympow {
+/// Failures name each field.
+void PrintTo(const OpCounts &c, std::ostream *os) {
+  forEachCount(c, [&](const char *name, const uint64_t &v) {
+    if (v)
+      *os << name << " " << v << ", ";
+  });
+}
+} // namespace sympow
+
 using namespace sympow;
+using emu::Dim3;
 using test::compileFile;
 using test::KernelArgs;
-using emu::Dim3;
 
 namespace {
 
@@ -41,12 +51,16 @@ emu::LaunchResult run(const emu::Kernel &kernel, Dim3 grid, Dim3 block,
 /// ops (muli, 2 addi, cmpi), 15 FMAs (3 x 5 iterations), 8 float ops
 /// (vector mulf 4, reduction 3, addf 1), 2 sfu (exp, divf), 1 barrier per
 /// block; block 2 takes the scf.if branch: 2 more float ops per thread.
+/// Sectors per warp (its 32 floats at a 128-byte boundary): in[i] 4,
+/// in[i + 1] 5 (one float past), the vector 5 (bytes 0..139); out[i] 4.
 OpCounts countsBlock(bool block2) {
   OpCounts c;
   c.globalLoads = 3 * 64;
   c.globalLoadBytes = 24 * 64;
   c.globalStores = 64;
   c.globalStoreBytes = 4 * 64;
+  c.globalLoadSectors = 2 * (4 + 5 + 5);
+  c.globalStoreSectors = 2 * 4;
   c.intAlu = 4 * 64;
   c.fp32Fma = 15 * 64;
   c.fp32Alu = (8 + (block2 ? 2 : 0)) * 64;
@@ -62,7 +76,7 @@ TEST(Counters, HandCountedKernel) {
   const emu::Kernel *kernel = jit->kernel("counts");
   ASSERT_TRUE(kernel);
   for (unsigned workers : {1u, 2u}) {
-    std::vector<float> in(260, 0.5f), out(256);
+    test::DeviceVector<float> in(260, 0.5f), out(256);
     KernelArgs args;
     args.buffer(in);
     args.buffer(out);
@@ -112,7 +126,7 @@ TEST(Counters, DeviceFunctionsAndF64) {
   mlir::MLIRContext context;
   auto jit = compileFile(context, "counts.mlir");
   ASSERT_TRUE(jit);
-  std::vector<double> out(32);
+  test::DeviceVector<double> out(32);
   KernelArgs args;
   args.buffer(out);
   auto r = run(*jit->kernel("f64_call"), {1, 1, 1}, {32, 1, 1}, args, 1);
@@ -122,6 +136,7 @@ TEST(Counters, DeviceFunctionsAndF64) {
   expected.intAlu = 2 * 32;
   expected.globalStores = 32;
   expected.globalStoreBytes = 8 * 32;
+  expected.globalStoreSectors = 8; // 256 contiguous bytes
   EXPECT_EQ(r.counts.total, expected);
   EXPECT_EQ(r.counts.heaviest, expected);
   EXPECT_EQ(r.counts.globalStoreDistinctBytes, 256u);
@@ -133,7 +148,10 @@ TEST(Counters, WorkgroupReductionAndBarriers) {
   // stores, barriers 1 + 6; the tree's 6 steps have 32 + 16 + ... + 1 = 63
   // active threads, each 2 workgroup loads, an addf, an addi and a store;
   // every thread does shrui + cmpi per step and muli, addi, cmpi once;
-  // thread 0 loads buf[0] and stores one result.
+  // thread 0 loads buf[0] and stores one result. Warp accesses: the
+  // global load 4 sectors per warp; every workgroup access is consecutive
+  // words, one wavefront: 2 stores, then per step 2 loads and a store by
+  // warp 0 alone, then thread 0's load.
   mlir::MLIRContext context;
   auto jit = compileFile(context, "reduce.mlir");
   ASSERT_TRUE(jit);
@@ -146,11 +164,15 @@ TEST(Counters, WorkgroupReductionAndBarriers) {
   block.sharedLoadBytes = 4 * block.sharedLoads;
   block.sharedStores = 64 + 63;
   block.sharedStoreBytes = 4 * block.sharedStores;
+  block.globalLoadSectors = 8;
+  block.globalStoreSectors = 1;
+  block.sharedLoadWavefronts = 2 * 6 + 1;
+  block.sharedStoreWavefronts = 2 + 6;
   block.fp32Alu = 63;
   block.intAlu = 3 * 64 + 2 * 6 * 64 + 63;
   block.barriers = 7;
   for (unsigned workers : {1u, 2u}) {
-    std::vector<float> in(256, 1.0f), out(4);
+    test::DeviceVector<float> in(256, 1.0f), out(4);
     KernelArgs args;
     args.buffer(in);
     args.buffer(out);
@@ -175,11 +197,17 @@ TEST(Counters, LdMatrixAndMmaSync) {
   // 16 bytes: 768 workgroup bytes), one m16n8k16 mma, 4 f32 stores per lane.
   // Integer ops per lane: (muli, addi, divui, remui) x (8 + 4) iterations,
   // 3 for the fragment rows, 3 + 4 x 4 for the stores: 70.
+  // Warp accesses: lane l reads A[8 l + e] (16 bytes apart: 16 sectors per
+  // iteration) and B[4 l + e] (8 sectors); its workgroup stores at 16 l and
+  // 8 l bytes meet 4 and 2 lanes to a bank (4 and 2 wavefronts). ldmatrix:
+  // A's 32-byte rows put rows r and r + 4 of each matrix in the same banks
+  // (4 matrices x 2 wavefronts), B's 16-byte rows are contiguous (2 x 1).
+  // Each f32 store of D covers 8 rows of 32 bytes: 8 sectors.
   mlir::MLIRContext context;
   auto jit = compileFile(context, "mma.mlir");
   ASSERT_TRUE(jit);
-  std::vector<uint16_t> a(256, 0x3f80), b(128, 0x3f80); // bf16 1.0
-  std::vector<float> d(128);
+  test::DeviceVector<uint16_t> a(256, 0x3f80), b(128, 0x3f80); // bf16 1.0
+  test::DeviceVector<float> d(128);
   KernelArgs args;
   args.buffer(a);
   args.buffer(b);
@@ -198,6 +226,10 @@ TEST(Counters, LdMatrixAndMmaSync) {
   expected.globalStoreBytes = 4 * 32 * 4;
   expected.intAlu = 32 * 70;
   expected.barriers = 1;
+  expected.globalLoadSectors = 8 * 16 + 4 * 8;
+  expected.globalStoreSectors = 4 * 8;
+  expected.sharedStoreWavefronts = 8 * 4 + 4 * 2;
+  expected.sharedLoadWavefronts = 4 * 2 + 2 * 1;
   EXPECT_EQ(r.counts.total, expected);
   EXPECT_EQ(r.counts.total.mmaMultiplyAddsTotal(), 16u * 8 * 16);
   EXPECT_EQ(r.counts.globalLoadDistinctBytes, 512u + 256u);
@@ -224,11 +256,14 @@ TEST(Counters, AsyncCopy) {
   // async-copy.mlir, 32 threads: one 16-byte cp.async each (a global load
   // of 16 bytes, 16 workgroup bytes stored, no workgroup store
   // instruction), a barrier, then 4 x (workgroup load, mulf, global store)
-  // and 1 + 4 x 3 integer ops.
+  // and 1 + 4 x 3 integer ops. Warp accesses: the copies read 512
+  // contiguous bytes (16 sectors) and write them in four 8-lane phases (4
+  // wavefronts); lane l then reads word 4 l + e + 4, four lanes to a bank
+  // (4 wavefronts each), and stores 16 l + 4 e: 16 sectors each.
   mlir::MLIRContext context;
   auto jit = compileFile(context, "async-copy.mlir");
   ASSERT_TRUE(jit);
-  std::vector<float> in(128, 1), out(128);
+  test::DeviceVector<float> in(128, 1), out(128);
   KernelArgs args;
   args.buffer(in);
   args.buffer(out);
@@ -245,6 +280,10 @@ TEST(Counters, AsyncCopy) {
   expected.globalStoreBytes = 512;
   expected.intAlu = 32 * 13;
   expected.barriers = 1;
+  expected.globalLoadSectors = 16;
+  expected.globalStoreSectors = 4 * 16;
+  expected.sharedStoreWavefronts = 4;
+  expected.sharedLoadWavefronts = 4 * 4;
   EXPECT_EQ(r.counts.total, expected);
   EXPECT_EQ(r.counts.globalLoadDistinctBytes, 512u);
   EXPECT_EQ(r.counts.globalStoreDistinctBytes, 512u);
@@ -342,8 +381,8 @@ TEST(Counters, EmulatorBackendRecordsLaunches) {
   ASSERT_TRUE(jit);
   auto backend = runtime::createEmulatorBackend();
   EXPECT_TRUE(runtime::takeEmulatorLaunches(*backend).empty());
-  auto module =
-      backend->loadModule(&jit->module(), 0, runtime::ImageFormat::EmulatorModule);
+  auto module = backend->loadModule(&jit->module(), 0,
+                                    runtime::ImageFormat::EmulatorModule);
   ASSERT_TRUE(module.isOk()) << module.message();
   auto kernel = backend->getKernel(module.value(), "counts");
   ASSERT_TRUE(kernel.isOk()) << kernel.message();

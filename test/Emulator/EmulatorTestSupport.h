@@ -19,6 +19,7 @@
 
 #include <deque>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -43,10 +44,26 @@ inline std::unique_ptr<EmulatorJIT> compileFile(mlir::MLIRContext &context,
   return std::move(*jit);
 }
 
+/// Allocates at 256-byte boundaries, as cudaMalloc does: what the sector
+/// counts of a test's buffers assume.
+template <typename T> struct DeviceAllocator {
+  using value_type = T;
+  DeviceAllocator() = default;
+  template <typename U> DeviceAllocator(const DeviceAllocator<U> &) {}
+  T *allocate(size_t n) {
+    return static_cast<T *>(
+        ::operator new(n * sizeof(T), std::align_val_t(256)));
+  }
+  void deallocate(T *p, size_t) { ::operator delete(p, std::align_val_t(256)); }
+  bool operator==(const DeviceAllocator &) const { return true; }
+  bool operator!=(const DeviceAllocator &) const { return false; }
+};
+template <typename T> using DeviceVector = std::vector<T, DeviceAllocator<T>>;
+
 /// Packed kernel arguments: buffers as memref descriptors, then scalars.
 class KernelArgs {
 public:
-  template <typename T> void buffer(std::vector<T> &data) {
+  template <typename T, typename A> void buffer(std::vector<T, A> &data) {
     Descriptor &d = descriptors.emplace_back();
     d.allocated = d.aligned = data.data();
     d.size = static_cast<int64_t>(data.size());

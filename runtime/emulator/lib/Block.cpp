@@ -1,6 +1,7 @@
 //===- Block.cpp - Running one thread block as fibers ---------------------===//
 
 #include "Block.h"
+#include "Coalescing.h"
 #include "Warp.h"
 
 #include "sympow/Emulator/ABI.h"
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <sstream>
+#include <unordered_map>
 
 using namespace sympow::emu;
 
@@ -164,6 +166,7 @@ void BlockRunner::runBlock() {
     t.pending.clear();
     t.groupEnds.clear();
     t.groupsCommitted = 0;
+    t.accesses.clear();
     t.fiber.reset(fiberMain, &scheduler);
   }
   unsigned numWarps = (threads.size() + 31) / 32;
@@ -179,6 +182,8 @@ void BlockRunner::runBlock() {
       if (blockFailed || launch.stop.load(std::memory_order_relaxed))
         return;
     }
+    if (counting)
+      countWarpAccesses();
     // Warp collectives whose lanes have all arrived: every lane of the warp
     // for ldmatrix and mma.sync, the first `width` lanes for a shuffle (its
     // member mask, as the NVVM lowering builds it).
@@ -609,6 +614,13 @@ void BlockRunner::runWarpOp(unsigned w) {
     if (counting) {
       ++counts.ldmatrix;
       counts.sharedLoadBytes += 8 * 16 * static_cast<uint64_t>(numTiles);
+      // Each 8x8 matrix is one phase: its 8 rows of 16 bytes.
+      for (int m = 0; m < numTiles; ++m) {
+        coalescing::LaneAccess phase[8];
+        for (int r = 0; r < 8; ++r)
+          phase[r] = {unsigned(r), int64_t(rows[8 * m + r] - sharedBase), 16};
+        counts.sharedLoadWavefronts += coalescing::sharedWavefronts(phase, 8);
+      }
     }
   } else if (kind == WarpOpKind::Mma) {
     const WarpOp &op = first.op;
@@ -717,13 +729,13 @@ void BlockRunner::markDistinct(uint64_t addr, uint64_t bytes, int which) {
   }
 }
 
-void BlockRunner::countAccess(int64_t addr, int64_t bytes, int32_t flags) {
+void BlockRunner::countAccess(ThreadState &t, int64_t addr, int64_t bytes,
+                              int32_t flags, const char *site) {
   int space = (flags >> abi::SpaceShift) & 15;
-  if (space == abi::Unknown) {
-    auto *p = reinterpret_cast<uint8_t *>(addr);
+  auto *p = reinterpret_cast<uint8_t *>(addr);
+  if (space == abi::Unknown)
     space = p >= sharedBase && p < sharedBase + sharedBytes ? abi::Workgroup
                                                             : abi::Global;
-  }
   bool writes = flags & abi::Write; // atomics count as stores
   auto n = static_cast<uint64_t>(bytes);
   if (space == abi::Global) {
@@ -736,6 +748,9 @@ void BlockRunner::countAccess(int64_t addr, int64_t bytes, int32_t flags) {
     }
     if (bytes > 0)
       markDistinct(static_cast<uint64_t>(addr), n, writes ? 1 : 0);
+    recordAccess(
+        t, {site, addr, int32_t(bytes),
+            writes ? AccessRecord::GlobalStore : AccessRecord::GlobalLoad});
   } else if (space == abi::Workgroup) {
     if (writes) {
       ++counts.sharedStores;
@@ -744,10 +759,13 @@ void BlockRunner::countAccess(int64_t addr, int64_t bytes, int32_t flags) {
       ++counts.sharedLoads;
       counts.sharedLoadBytes += n;
     }
+    recordAccess(
+        t, {site, int64_t(p - sharedBase), int32_t(bytes),
+            writes ? AccessRecord::SharedStore : AccessRecord::SharedLoad});
   }
 }
 
-void BlockRunner::countAsyncCopy(const PendingCopy &copy) {
+void BlockRunner::countAsyncCopy(ThreadState &t, const PendingCopy &copy) {
   // One instruction: a global load whose bytes land in workgroup memory.
   ++counts.globalLoads;
   counts.globalLoadBytes += static_cast<uint64_t>(copy.srcBytes);
@@ -755,4 +773,129 @@ void BlockRunner::countAsyncCopy(const PendingCopy &copy) {
   if (copy.srcBytes > 0)
     markDistinct(static_cast<uint64_t>(copy.src),
                  static_cast<uint64_t>(copy.srcBytes), 0);
+  recordAccess(t, {copy.site, copy.src, int32_t(copy.srcBytes),
+                   AccessRecord::GlobalLoad});
+  auto *dst = reinterpret_cast<uint8_t *>(copy.dst);
+  recordAccess(t, {copy.site, int64_t(dst - sharedBase), int32_t(copy.bytes),
+                   AccessRecord::SharedStore});
+}
+
+void BlockRunner::recordAccess(ThreadState &t, AccessRecord record) {
+  // Enough to group the accesses of long loops without barriers a few
+  // thousand at a time; 24 KiB a thread.
+  constexpr size_t kMostRecorded = 1024;
+  // A thread moves at most 16 bytes per instruction: the GPU compiler
+  // splits a wider vector into 16-byte accesses, one warp instruction each.
+  constexpr int32_t kWidest = 16;
+  while (record.bytes > kWidest) {
+    t.accesses.push_back({record.site, record.addr, kWidest, record.kind});
+    record.addr += kWidest;
+    record.bytes -= kWidest;
+  }
+  t.accesses.push_back(record);
+  if (t.accesses.size() >= kMostRecorded) {
+    t.status = ThreadStatus::Ready;
+    yield(t);
+  }
+}
+
+void BlockRunner::countWarpAccesses() {
+  std::vector<coalescing::LaneAccess> group;
+  auto countGroup = [&](AccessRecord::Kind kind) {
+    if (group.empty())
+      return;
+    switch (kind) {
+    case AccessRecord::GlobalLoad:
+      counts.globalLoadSectors +=
+          coalescing::globalSectors(group.data(), group.size());
+      break;
+    case AccessRecord::GlobalStore:
+      counts.globalStoreSectors +=
+          coalescing::globalSectors(group.data(), group.size());
+      break;
+    case AccessRecord::SharedLoad:
+      counts.sharedLoadWavefronts +=
+          coalescing::sharedWavefronts(group.data(), group.size());
+      break;
+    case AccessRecord::SharedStore:
+      counts.sharedStoreWavefronts +=
+          coalescing::sharedWavefronts(group.data(), group.size());
+      break;
+    }
+    group.clear();
+  };
+  for (size_t begin = 0; begin < threads.size(); begin += 32) {
+    size_t end = std::min(begin + 32, threads.size());
+    // Usually every lane that accessed memory did the same accesses in the
+    // same order: the k-th records of the lanes form one warp access.
+    size_t length = 0;
+    bool sameOrder = true;
+    for (size_t i = begin; i < end; ++i) {
+      const std::vector<AccessRecord> &log = threads[i].accesses;
+      if (log.empty())
+        continue;
+      if (length && log.size() != length)
+        sameOrder = false;
+      length = std::max(length, log.size());
+    }
+    for (size_t k = 0; sameOrder && k < length; ++k) {
+      const AccessRecord *first = nullptr;
+      for (size_t i = begin; i < end && sameOrder; ++i) {
+        const std::vector<AccessRecord> &log = threads[i].accesses;
+        if (log.empty())
+          continue;
+        if (!first)
+          first = &log[k];
+        sameOrder = log[k].site == first->site && log[k].kind == first->kind;
+      }
+    }
+    if (sameOrder) {
+      for (size_t k = 0; k < length; ++k) {
+        AccessRecord::Kind kind = AccessRecord::GlobalLoad;
+        for (size_t i = begin; i < end; ++i) {
+          const std::vector<AccessRecord> &log = threads[i].accesses;
+          if (log.empty())
+            continue;
+          kind = log[k].kind;
+          group.push_back({unsigned(i - begin), log[k].addr, log[k].bytes});
+        }
+        countGroup(kind);
+      }
+    } else {
+      // Divergent lanes: the n-th access of a site in each lane.
+      struct Key {
+        const char *site;
+        AccessRecord::Kind kind;
+        size_t occurrence;
+        bool operator==(const Key &o) const {
+          return site == o.site && kind == o.kind && occurrence == o.occurrence;
+        }
+      };
+      struct KeyHash {
+        size_t operator()(const Key &k) const {
+          return std::hash<const void *>()(k.site) * 31 + k.occurrence * 4 +
+                 k.kind;
+        }
+      };
+      std::unordered_map<Key, std::vector<coalescing::LaneAccess>, KeyHash>
+          groups;
+      std::vector<Key> order;
+      for (size_t i = begin; i < end; ++i) {
+        std::unordered_map<const char *, size_t> seen;
+        for (const AccessRecord &r : threads[i].accesses) {
+          Key key{r.site, r.kind, seen[r.site]++};
+          auto [it, inserted] = groups.try_emplace(key);
+          if (inserted)
+            order.push_back(key);
+          it->second.push_back({unsigned(i - begin), r.addr, r.bytes});
+        }
+      }
+      for (const Key &key : order) {
+        group = std::move(groups[key]);
+        countGroup(key.kind);
+      }
+    }
+    for (size_t i = begin; i < end; ++i)
+      threads[i].accesses.clear();
+  }
 }

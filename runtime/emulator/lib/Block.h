@@ -116,6 +116,16 @@ struct PendingCopy {
 
 enum class ThreadStatus { Ready, AtBarrier, AtWarpOp, Done, Aborted };
 
+/// One counted access of a thread (at most 16 bytes), kept until its warp's
+/// lanes are grouped into warp-wide accesses (BlockRunner::countWarpAccesses).
+struct AccessRecord {
+  enum Kind : uint8_t { GlobalLoad, GlobalStore, SharedLoad, SharedStore };
+  const char *site;
+  int64_t addr; // workgroup: offset in the block's buffer
+  int32_t bytes;
+  Kind kind;
+};
+
 struct ThreadState {
   Dim3 tid;
   uint32_t linear = 0;
@@ -127,6 +137,8 @@ struct ThreadState {
   std::vector<PendingCopy> pending;
   std::vector<size_t> groupEnds; // end index in `pending` of each group
   int32_t groupsCommitted = 0;
+  // Counted accesses since the scheduler's last pass over the block.
+  std::vector<AccessRecord> accesses;
   BlockRunner *runner = nullptr;
 };
 
@@ -149,10 +161,11 @@ public:
   uint64_t heaviestLinear = UINT64_MAX;
   /// Counts a thread's access of `bytes` at `addr` (global or workgroup by
   /// the space in `flags`; private memory is not counted).
-  void countAccess(int64_t addr, int64_t bytes, int32_t flags);
+  void countAccess(ThreadState &t, int64_t addr, int64_t bytes, int32_t flags,
+                   const char *site);
   /// Counts a cp.async at issue: its source as a global load, its
   /// destination bytes as shared stores.
-  void countAsyncCopy(const PendingCopy &copy);
+  void countAsyncCopy(ThreadState &t, const PendingCopy &copy);
 
   // Called by the emulated threads (through the ABI entry points).
   int64_t query(ThreadState &t, int32_t what) const;
@@ -190,6 +203,14 @@ private:
 
   void yield(ThreadState &t);
   void runBlock();
+  /// Keeps an access for countWarpAccesses; a thread that has kept many
+  /// yields to the scheduler so that its lanes catch up (bounded memory).
+  void recordAccess(ThreadState &t, AccessRecord record);
+  /// Groups each warp's recorded accesses into warp-wide ones (the k-th
+  /// access of a site in every lane) and counts their sectors and
+  /// wavefronts. Called when every thread has stopped: the lanes of a warp
+  /// then stand at the same point of a uniform program.
+  void countWarpAccesses();
   /// Sets the bits of [addr, addr + bytes) in the launch's load (which 0)
   /// or store (1) bitmap.
   void markDistinct(uint64_t addr, uint64_t bytes, int which);

@@ -27,7 +27,7 @@ void __sympow_emu_access(int64_t addr, int64_t bytes, int64_t rootBase,
                         value))
     t.runner->abortThread(t);
   if (t.runner->counting)
-    t.runner->countAccess(addr, bytes, flags);
+    t.runner->countAccess(t, addr, bytes, flags, site);
 }
 
 void __sympow_emu_barrier(const char *site) {
@@ -116,7 +116,7 @@ int32_t __sympow_emu_async_copy(int64_t dst, int64_t dstRoot,
   t.pending.push_back({dst, src, bytes, srcBytes, dstFlags, srcFlags, site});
   t.runner->copyIssued(t, t.pending.back());
   if (t.runner->counting)
-    t.runner->countAsyncCopy(t.pending.back());
+    t.runner->countAsyncCopy(t, t.pending.back());
   return static_cast<int32_t>(t.pending.size());
 }
 

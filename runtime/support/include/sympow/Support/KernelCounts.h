@@ -76,6 +76,13 @@ struct OpCounts {
   uint64_t sharedStoreBytes = 0;
   uint64_t sharedLoads = 0;
   uint64_t sharedStores = 0;
+  // How the warps' accesses are served, once per warp instruction: 32-byte
+  // sectors of global memory, wavefronts of workgroup memory (bank
+  // conflicts add wavefronts; ldmatrix and cp.async destinations included).
+  uint64_t globalLoadSectors = 0;
+  uint64_t globalStoreSectors = 0;
+  uint64_t sharedLoadWavefronts = 0;
+  uint64_t sharedStoreWavefronts = 0;
   // Arithmetic, thread level.
   uint64_t fp32Fma = 0; // f32 (and f16/bf16 scalar) fused multiply-adds
   uint64_t fp32Alu = 0; // other f32/f16/bf16 add, mul, min/max, cmp, cvt
@@ -122,6 +129,10 @@ template <typename Counts, typename F> void forEachCount(Counts &c, F &&f) {
   f("shared_store_bytes", c.sharedStoreBytes);
   f("shared_loads", c.sharedLoads);
   f("shared_stores", c.sharedStores);
+  f("global_load_sectors", c.globalLoadSectors);
+  f("global_store_sectors", c.globalStoreSectors);
+  f("shared_load_wavefronts", c.sharedLoadWavefronts);
+  f("shared_store_wavefronts", c.sharedStoreWavefronts);
   f("fp32_fma", c.fp32Fma);
   f("fp32_alu", c.fp32Alu);
   f("fp64", c.fp64);
@@ -137,7 +148,7 @@ template <typename Counts, typename F> void forEachCount(Counts &c, F &&f) {
 }
 
 /// The number of fields forEachCount visits: all of them.
-inline constexpr int kNumCounts = 20;
+inline constexpr int kNumCounts = 24;
 static_assert(sizeof(OpCounts) == kNumCounts * sizeof(uint64_t),
               "a field of OpCounts is missing from forEachCount");
 
