@@ -17,6 +17,11 @@ measured sizes and the library's kernels:
 
 Decode cases (T = 1) take one sample per B. Entries of the same case, kernel
 and B are replaced.
+
+--add-counters adds the counters a newer emulator counts (sectors,
+wavefronts) to a case recorded before them, from a run of today's kernels:
+only to the kernels whose every recorded count is the same today (the same
+kernel code), and it says which it left alone.
 """
 
 import argparse
@@ -29,6 +34,9 @@ def main():
                         help="the baseline row's \"case\"")
     parser.add_argument("--bench", required=True, help="sympow-bench --json output")
     parser.add_argument("--fixture", default="perf/h100-calibration.json")
+    parser.add_argument("--add-counters", action="store_true",
+                        help="add the counters missing from the case's "
+                        "entries where their other counts match")
     args = parser.parse_args()
 
     with open(args.bench) as f:
@@ -57,15 +65,61 @@ def main():
                 "global_load_distinct_bytes": c["global_load_distinct_bytes"],
                 "global_store_distinct_bytes": c["global_store_distinct_bytes"],
                 "total": c["total"], "heaviest": c["heaviest"]})
-    kept = [e for e in fixture["kernels"]
-            if (e["case"] != args.case or (e["kernel"], e["B"]) not in entries)]
-    for entry in entries.values():
-        entry["samples"].sort(key=lambda s: s["T"])
-    fixture["kernels"] = kept + list(entries.values())
+    if args.add_counters:
+        add_counters(fixture, args.case, entries)
+    else:
+        replace_case(fixture, args.case, entries)
     with open(args.fixture, "w") as f:
         json.dump(fixture, f, indent=1)
         f.write("\n")
-    print("%s: %d kernel entries for %r" % (args.fixture, len(entries), args.case))
+
+
+def replace_case(fixture, case, entries):
+    kept = [e for e in fixture["kernels"]
+            if (e["case"] != case or (e["kernel"], e["B"]) not in entries)]
+    for entry in entries.values():
+        entry["samples"].sort(key=lambda s: s["T"])
+    fixture["kernels"] = kept + list(entries.values())
+    print("%d kernel entries for %r" % (len(entries), case))
+
+
+def add_counters(fixture, case, entries):
+    for e in fixture["kernels"]:
+        if e["case"] != case:
+            continue
+        today = entries.get((e["kernel"], e["B"]))
+        if today is None:
+            print("%s: not in the run, left alone" % e["kernel"])
+            continue
+        by_t = {s["T"]: s for s in today["samples"]}
+        differs = None
+        for old in e["samples"]:
+            new = by_t.get(old["T"])
+            if new is None:
+                differs = "no sample at T = %d" % old["T"]
+                break
+            for part in ("total", "heaviest"):
+                for name, value in old[part].items():
+                    if new[part].get(name) != value:
+                        differs = "%s %s at T = %d: %s then, %s today" % (
+                            part, name, old["T"], value, new[part].get(name))
+                        break
+                if differs:
+                    break
+            if differs:
+                break
+        if differs:
+            print("%s: left alone, its code changed (%s)" % (e["kernel"], differs))
+            continue
+        added = set()
+        for old in e["samples"]:
+            new = by_t[old["T"]]
+            for part in ("total", "heaviest"):
+                for name, value in new[part].items():
+                    if name not in old[part]:
+                        old[part][name] = value
+                        added.add(name)
+        print("%s: added %s" % (e["kernel"], ", ".join(sorted(added)) or "nothing"))
 
 
 if __name__ == "__main__":

@@ -165,6 +165,16 @@ double warpInstructions(const OpCounts &c) {
   return thread / 32.0 + warp;
 }
 
+/// Passes of the shared-memory pipe, one a clock: the wavefronts the
+/// emulator counts (bank conflicts take more), or, where counts predate them
+/// (estimates, older fixtures), the bytes at the pipe's width.
+double sharedWavefronts(const OpCounts &c, const GpuSpec &g) {
+  double wavefronts = double(c.sharedLoadWavefronts + c.sharedStoreWavefronts);
+  if (wavefronts > 0)
+    return wavefronts;
+  return double(c.sharedLoadBytes + c.sharedStoreBytes) / g.sharedBytesPerClk;
+}
+
 /// Seconds of `c`'s work on each unit at `smShare` SMs' worth of the GPU.
 struct UnitTimes {
   double tensor, fp32, fp64, sfu, intAlu, issue, shared;
@@ -190,8 +200,7 @@ UnitTimes unitTimes(const OpCounts &c, double sms, double issueShare,
   t.sfu = double(c.sfu) / (g.sfuLanesPerClk * clk);
   t.intAlu = double(c.intAlu) / (g.intLanesPerClk * clk);
   t.issue = warpInstructions(c) / (g.issueWarpInstrPerClk * issueShare * clk);
-  t.shared = double(c.sharedLoadBytes + c.sharedStoreBytes) /
-             (g.sharedBytesPerClk * clk);
+  t.shared = sharedWavefronts(c, g) / clk;
   return t;
 }
 
