@@ -13,6 +13,7 @@
 #include "sympow/Compiler/GPU/Ptxas.h"
 #include "sympow/Compiler/GPU/RecurrentKernel.h"
 #include "sympow/Compiler/Tile/KernelLaunch.h"
+#include "sympow/Support/ChunkOutputTile.h"
 #include "sympow/Support/ChunkStatePass.h"
 #include "sympow/Support/SymmetricPowerDim.h"
 
@@ -238,6 +239,28 @@ TEST_F(RecurrentKernel, ChunkedKernelsRefuseWhatTheyCannotBuild) {
                       "chunks of at most 47"),
             std::string::npos);
   EXPECT_FALSE(verifyChunkedKernelSpec(big, 32));
+}
+
+// ldmatrix reads 8 rows of 16 bytes per matrix; at the strides the tile
+// chunk_output stages bf16 rows with, they start in 8 distinct groups of 4
+// banks (no conflict), for every width the kernel uses, and waste at most
+// one 16-byte piece per row.
+TEST(ChunkOutputTile, StridesKeepLdmatrixRowsInDistinctBanks) {
+  for (int64_t columns = 8; columns <= 264; columns += 8) {
+    int64_t stride = ChunkOutputTile::conflictFreeStride(columns);
+    EXPECT_GE(stride, columns);
+    EXPECT_LE(stride, columns + 8);
+    std::vector<int64_t> groups;
+    for (int64_t row = 0; row < 8; ++row)
+      groups.push_back(row * stride * 2 / 16 % 8); // 16-byte bank group
+    std::sort(groups.begin(), groups.end());
+    EXPECT_EQ(std::unique(groups.begin(), groups.end()), groups.end())
+        << columns << " columns at a stride of " << stride;
+  }
+  ChunkOutputTile split;
+  EXPECT_EQ(ChunkOutputTile::keyStride(64), 72);
+  EXPECT_EQ(ChunkOutputTile::valueStride(64), 72); // [V | 1] in 9 pieces
+  EXPECT_EQ(split.phiStride(), 40);
 }
 
 } // namespace

@@ -25,6 +25,7 @@
 #include "SymmetricPowerTiles.h"
 #include "TileKernels.h"
 
+#include "sympow/Compiler/Tile/KernelLaunch.h"
 #include "sympow/Compiler/Tile/TileDialect.h"
 #include "sympow/Support/ChunkOutputTile.h"
 
@@ -37,9 +38,12 @@ namespace sympow::chunked {
 
 namespace {
 
-/// The largest run of 8, 4, 2 or 1 adjacent elements that divides `width`.
-int64_t runOf(int64_t width) {
-  int64_t L = 8;
+/// The largest run of 8, 4, 2 or 1 adjacent elements that divides `width`
+/// and is at most 16 bytes of `elementBytes` each: one load instruction per
+/// run, so that a warp's runs are adjacent and fill whole sectors (two
+/// 16-byte loads per thread would each use half of every sector).
+int64_t runOf(int64_t width, int64_t elementBytes) {
+  int64_t L = std::min<int64_t>(8, 16 / elementBytes);
   while (L > 1 && width % L != 0)
     L /= 2;
   return L;
@@ -55,6 +59,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   MLIRContext *ctx = b.getContext();
   Type f32 = b.getF32Type(), bf16 = b.getBF16Type();
   Type elem = gpu_detail::elementType(ctx, s.dtype);
+  int64_t inputBytes = elem.getIntOrFloatBitWidth() / 8;
   int64_t R = split.rowsPerProgram, K = split.keysPerStep,
           F = split.stateRowsPerStep, P = split.threads();
   int64_t DK = ChunkOutputTile::keyColumns(s.d),
@@ -79,6 +84,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
       b, module, s, runtime::KernelId::ChunkOutput, P,
       {tile::KernelAttr::perTokens(R), s.hq, tile::KernelAttr::kBatch},
       workgroup, args, C);
+  tile::setMinBlocksPerSM(fn, split.minProgramsPerSM(s.e));
   Emitter E(b, loc);
   gpu_detail::Tiles t{b, loc, E, P};
   gpu_detail::MatrixTiles m{b, loc, split.warps(), 1};
@@ -168,17 +174,18 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     return E.add(spread(start, L), E.rem(t.range(L), t.index(L, L)));
   };
   // Stages `tileRows` rows as bf16 halves [row][stride]: columns [0, width)
-  // from body(j, c, inTile, L) in runs of adjacent columns, then columns
+  // from body(j, c, inTile, L) in runs of adjacent columns (loads of
+  // `sourceBytes` elements), then columns
   // [width, padded) from tail(j, c, inTile, L). j, c and inTile are one
   // element per thread (its run's row, first column and whether the run
   // is inside the tile); both return the run's L values as f32.
   using RunValues =
       llvm::function_ref<Value(Value j, Value c, Value inTile, int64_t L)>;
   auto stageRowRuns = [&](int64_t tileRows, int64_t width, int64_t padded,
-                          int64_t stride, Value hi, Value lo, RunValues body,
-                          RunValues tail) {
+                          int64_t stride, int64_t sourceBytes, Value hi,
+                          Value lo, RunValues body, RunValues tail) {
     auto part = [&](int64_t from, int64_t W, RunValues values) {
-      int64_t L = runOf(W);
+      int64_t L = runOf(W, sourceBytes);
       forRunStarts(tileRows * W, L, [&](Value start) {
         Value j = E.div(start, t.index(W));
         Value c = E.add(E.rem(start, t.index(W)), t.index(from));
@@ -211,7 +218,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     if (!rotateBy) {
       Value rowsStart = tokenBase(first, heads, head, s.d);
       stageRowRuns(
-          tileRows, s.d, DK, QS, hi, lo,
+          tileRows, s.d, DK, QS, inputBytes, hi, lo,
           [&](Value j, Value c, Value inTile, int64_t L) {
             Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
             Value at = E.add(
@@ -222,7 +229,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           zeros);
       return;
     }
-    int64_t L = runOf(s.d);
+    int64_t L = runOf(s.d, inputBytes);
     forRuns(tileRows * DK, L, [&](Value item) {
       Value j = E.div(item, t.index(DK, L)), dd = E.rem(item, t.index(DK, L));
       Value inTile = E.ult(item, t.index(tileRows * DK, L));
@@ -283,7 +290,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     Value rowsStart = E.add(stateRow0, f0);
     Value first = E.mul(rowsStart, E.idx(s.e));
     stageRowRuns(
-        F, s.e, NV, VS, rowsHi, rowsLo,
+        F, s.e, NV, VS, /*sourceBytes=*/4, rowsHi, rowsLo,
         [&](Value j, Value c, Value inTile, int64_t L) {
           Value live = t.logicalAnd(inTile, E.ult(j, t.splat(stateRows)));
           Value at = E.add(E.add(t.splat(first), E.mul(j, t.index(s.e))), c);
@@ -394,7 +401,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         // [V | 1 | 0 ...]: the ones column at e for the step's keys.
         Value valueRows = tokenBase(kt, s.h, h, s.e);
         stageRowRuns(
-            K, s.e, NV, VS, rowsHi, splitV ? rowsLo : Value(),
+            K, s.e, NV, VS, inputBytes, rowsHi, splitV ? rowsLo : Value(),
             [&](Value j, Value c, Value inTile, int64_t L) {
               Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
               Value at = E.add(
