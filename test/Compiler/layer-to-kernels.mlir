@@ -13,7 +13,10 @@
 // CHECK: sympow.layer {{.*}} schedule = <warped, length = 256> formulation = <attention> {{.*}}{sympow.kernels = @[[ATTENTION:sympow_p2_d64_e32_hq4_h1_f32_gnone_warped_r32h_L256_fma_attention]]}
 
 // CHECK: gpu.module @[[CHUNKED]]
-// CHECK: gpu.func @chunk_counts({{.*}}) kernel
+// CHECK: gpu.func @chunk_counts({{.*}}) {{.*}}kernel
+// The counts as a warp scan: shuffles up, no serial loop in one thread.
+// CHECK: gpu.shuffle up
+// CHECK: gpu.barrier
 // CHECK: gpu.func @chunk_keys({{.*}}) {{.*}}kernel
 // CHECK-SAME: tokens_per_block = 16
 // CHECK: gpu.func @chunk_state_pass({{.*}}) {{.*}}kernel

@@ -135,6 +135,13 @@ mlir::LogicalResult buildStatePass(mlir::OpBuilder &b,
                                    const AttentionKernelSpec &s, int64_t C,
                                    int64_t dim, const ChunkStatePass &split);
 
+/// chunk_counts, a tile kernel (ChunkCounts.cpp): the rotation count of
+/// every token (f64) by a scan per tile of 256 tokens, one program per
+/// (head, sequence).
+mlir::LogicalResult buildCounts(mlir::OpBuilder &b,
+                                mlir::gpu::GPUModuleOp module,
+                                const AttentionKernelSpec &s);
+
 /// chunk_keys, a tile kernel (ChunkKeys.cpp): the keys rotated once by the
 /// absolute counts into an f32 array, for chunk_state_pass.
 mlir::LogicalResult buildKeys(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,

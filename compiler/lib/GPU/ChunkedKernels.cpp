@@ -203,70 +203,6 @@ using namespace chunked;
 using gpu_detail::stateRowLanes;
 
 //===----------------------------------------------------------------------===//
-// chunk_counts: c_t for every token (f64), from c_0, in tiles of
-// kCountTile tokens: every thread loads one step (one coalesced load per
-// thread and tile instead of a chain of T loads in one thread), thread 0
-// adds the tile's steps in token order from workgroup memory (the same f64
-// additions in the same order as the serial definition, so the counts are
-// bit for bit what they were), every thread stores one count.
-//===----------------------------------------------------------------------===//
-
-constexpr int64_t kCountTile = 256;
-
-void buildCounts(OpBuilder &b, gpu::GPUModuleOp module,
-                 const AttentionKernelSpec &s, int64_t C) {
-  Type f64 = b.getF64Type();
-  auto args = gpu_detail::kernelArguments(b.getContext(), s,
-                                          runtime::KernelId::ChunkCounts);
-  // One block per (head, sequence).
-  gpu::GPUFuncOp fn =
-      createKernel(b, module, runtime::KernelId::ChunkCounts, args,
-                   {gpu_detail::workgroupMemRef({kCountTile}, f64)}, kCountTile,
-                   /*tokensPerBlock=*/0, s.h);
-  Emitter E(b, module.getLoc());
-  Chunked K{s, E, C, 0, 0, Type()};
-  K.threadCount = kCountTile;
-  bindIds(K, fn, args);
-  using runtime::KernelArg;
-  Value beta = args.get(fn, KernelArg::Beta);
-  Value counts = args.get(fn, KernelArg::Counts),
-        c = args.get(fn, KernelArg::C);
-  Value tile = fn.getWorkgroupAttributions()[0];
-  Value h = gpu::BlockIdOp::create(b, E.loc, gpu::Dimension::y);
-  Value bh = E.add(E.mul(K.b, E.idx(s.h)), h);
-  E.forLoop(
-      E.idx(0), K.T, E.idx(kCountTile), {E.load(c, {bh})},
-      [&](Value t0, ValueRange acc) {
-        Value t = E.add(t0, K.tid);
-        Value valid = E.ult(t, K.T);
-        Value at = K.tokenOffset(E.min(t, E.sub(K.T, E.idx(1))), s.h, h, 1);
-        Value step =
-            beta ? E.ifElse(
-                       valid, f64,
-                       [&] { return E.convert(E.load(beta, {at}), f64); },
-                       [&] { return E.f64(0.0); })
-                 : E.f64(1.0);
-        E.store(step, tile, {K.tid});
-        gpu::BarrierOp::create(b, E.loc);
-        Value n = E.min(E.idx(kCountTile), E.sub(K.T, t0));
-        E.ifThen(K.isThread0(), [&] {
-          E.forLoop(E.idx(0), n, E.idx(1), {acc[0]},
-                    [&](Value j, ValueRange running) {
-                      Value next = E.add(running[0], E.load(tile, {j}));
-                      E.store(next, tile, {j});
-                      return SmallVector<Value>{next};
-                    });
-        });
-        gpu::BarrierOp::create(b, E.loc);
-        E.ifThen(valid, [&] { E.store(E.load(tile, {K.tid}), counts, {at}); });
-        Value last = E.load(tile, {E.sub(n, E.idx(1))});
-        gpu::BarrierOp::create(b, E.loc); // the next tile overwrites it
-        return SmallVector<Value>{last};
-      });
-  gpu::ReturnOp::create(b, E.loc);
-}
-
-//===----------------------------------------------------------------------===//
 // chunk_states: dS_n = sum_j w_j phi(k_j) (x) v_j, dZ_n = sum_j w_j phi(k_j),
 // w_j = exp(G_last - G_j), decay_n = G_last.
 //===----------------------------------------------------------------------===//
@@ -566,8 +502,10 @@ std::vector<std::string> buildChunkedKernels(OpBuilder &builder,
     names.push_back(runtime::kernelName(kernel));
   };
   if (spec.rotates())
-    emit(runtime::KernelId::ChunkCounts,
-         [&] { buildCounts(builder, module, spec, chunk); });
+    emit(runtime::KernelId::ChunkCounts, [&] {
+      if (failed(buildCounts(builder, module, spec)))
+        llvm::report_fatal_error("chunk_counts: the tile lowering failed");
+    });
   bool mma = spec.dtype != ElementKind::F32;
   // The tile kernels are lowered here; they cannot fail on a verified spec.
   std::optional<ChunkStatePass> pass = chunkStatePass(

@@ -129,29 +129,36 @@ KernelEstimate attention(const Sizes &z) {
           {z.tensorCores ? 140 : 110, 37376}};
 }
 
-/// chunk_counts: one block of 256 threads per (head, sequence), in tiles
-/// of 256 tokens: a load and a store per token spread over the threads,
-/// thread 0 adding the tile's steps in order from workgroup memory.
+/// chunk_counts: one program of 256 threads per (head, sequence), in tiles
+/// of 256 tokens, one per thread: a warp scan of f64 shuffles, the eight
+/// warps' totals through workgroup memory (each thread reads all eight),
+/// two barriers. Per tile and thread, as the emulator counts them: 25 f64
+/// operations, 55 integer ones; the c_0 load once per thread.
 KernelEstimate chunkCounts(const Sizes &z) {
-  constexpr double kThreads = 256;
+  constexpr double kThreads = 256, kWarps = kThreads / 32;
   double tiles = std::ceil(z.T / kThreads);
   OpCounts one;
   one.globalLoads = u(z.T + kThreads);
   one.globalLoadBytes = u(4 * z.T + 8 * kThreads);
+  one.globalLoadSectors = u(z.T + kWarps); // beta 32 bytes apart
   one.globalStores = u(z.T);
   one.globalStoreBytes = u(8 * z.T);
-  one.sharedStores = u(kThreads * tiles + z.T);
-  one.sharedStoreBytes = u(8 * (kThreads * tiles + z.T));
-  one.sharedLoads = u(2 * z.T + kThreads * tiles);
-  one.sharedLoadBytes = u(8 * (2 * z.T + kThreads * tiles));
-  one.fp64 = u(z.T);
-  one.intAlu = u(6 * (z.T + kThreads * tiles));
-  one.barriers = u(3 * tiles);
+  one.globalStoreSectors = u(z.T);
+  one.sharedStores = u(kWarps * tiles);
+  one.sharedStoreBytes = u(8 * kWarps * tiles);
+  one.sharedStoreWavefronts = u(kWarps * tiles);
+  one.sharedLoads = u(kWarps * kThreads * tiles);
+  one.sharedLoadBytes = u(8 * kWarps * kThreads * tiles);
+  one.sharedLoadWavefronts = u(2 * kWarps * kWarps * tiles);
+  one.shuffles = u(10 * kWarps * tiles);
+  one.fp64 = u(25 * kThreads * tiles);
+  one.intAlu = u(55 * kThreads * tiles + 21 * kThreads);
+  one.barriers = u(2 * tiles);
   KernelEstimate k{"chunk_counts",
                    launch({1, g(z.H), g(z.B)}, uint32_t(kThreads),
                           times(one, z.B * z.H), one, z.B * z.H * z.T * 4,
                           z.B * z.H * z.T * 8),
-                   {86, 2048}};
+                   {38, 64}};
   return k;
 }
 
