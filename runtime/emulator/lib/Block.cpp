@@ -804,24 +804,15 @@ void BlockRunner::countWarpAccesses() {
   auto countGroup = [&](AccessRecord::Kind kind) {
     if (group.empty())
       return;
-    switch (kind) {
-    case AccessRecord::GlobalLoad:
-      counts.globalLoadSectors +=
-          coalescing::globalSectors(group.data(), group.size());
-      break;
-    case AccessRecord::GlobalStore:
-      counts.globalStoreSectors +=
-          coalescing::globalSectors(group.data(), group.size());
-      break;
-    case AccessRecord::SharedLoad:
-      counts.sharedLoadWavefronts +=
-          coalescing::sharedWavefronts(group.data(), group.size());
-      break;
-    case AccessRecord::SharedStore:
-      counts.sharedStoreWavefronts +=
-          coalescing::sharedWavefronts(group.data(), group.size());
-      break;
-    }
+    uint64_t *counter[] = {
+        // in Kind's order
+        &counts.globalLoadSectors, &counts.globalStoreSectors,
+        &counts.sharedLoadWavefronts, &counts.sharedStoreWavefronts};
+    bool global =
+        kind == AccessRecord::GlobalLoad || kind == AccessRecord::GlobalStore;
+    *counter[kind] +=
+        global ? coalescing::globalSectors(group.data(), group.size())
+               : coalescing::sharedWavefronts(group.data(), group.size());
     group.clear();
   };
   for (size_t begin = 0; begin < threads.size(); begin += 32) {
