@@ -182,7 +182,7 @@ CompiledLayer::CompiledLayer(const AttentionKernelSpec &spec,
     return;
   }
   kernels = std::move(*compiled);
-  backend = runtime::createEmulatorBackend();
+  backend = runtime::createEmulatorBackend(runtime::EmulatorCounting::Off);
   library = std::make_unique<runtime::KernelLibrary>(
       *backend, kernels->images(), kernels->infos());
 }

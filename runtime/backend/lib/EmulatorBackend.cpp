@@ -66,10 +66,11 @@ public:
     if (!kernel)
       return Status::error("launch of a null kernel");
     const auto &k = *static_cast<const emu::Kernel *>(kernel);
-    emu::LaunchResult result =
-        emu::launch(k, {c.grid.x, c.grid.y, c.grid.z},
-                    {c.block.x, c.block.y, c.block.z}, c.dynamicSharedBytes,
-                    args);
+    emu::LaunchOptions options;
+    options.countOperations = counting == EmulatorCounting::On;
+    emu::LaunchResult result = emu::launch(k, {c.grid.x, c.grid.y, c.grid.z},
+                                           {c.block.x, c.block.y, c.block.z},
+                                           c.dynamicSharedBytes, args, options);
     {
       std::lock_guard<std::mutex> lock(launchesMutex);
       launches.push_back({k.name, result.counts});
@@ -118,6 +119,8 @@ public:
     return taken;
   }
 
+  EmulatorCounting counting = EmulatorCounting::On;
+
 private:
   std::string archName = "emulator";
   std::mutex launchesMutex; // guards launches
@@ -128,8 +131,11 @@ private:
 
 } // namespace
 
-std::unique_ptr<Backend> sympow::runtime::createEmulatorBackend() {
-  return std::make_unique<EmulatorBackend>();
+std::unique_ptr<Backend>
+sympow::runtime::createEmulatorBackend(EmulatorCounting counting) {
+  auto backend = std::make_unique<EmulatorBackend>();
+  backend->counting = counting;
+  return backend;
 }
 
 std::vector<EmulatorLaunch>

@@ -92,7 +92,7 @@ sympow_status sympow_context_create(sympow_backend backend, int device,
   std::unique_ptr<runtime::Backend> made;
   switch (backend) {
   case SYMPOW_BACKEND_EMULATOR:
-    made = runtime::createEmulatorBackend();
+    made = runtime::createEmulatorBackend(runtime::EmulatorCounting::Off);
     break;
   case SYMPOW_BACKEND_CUDA: {
     Result<std::unique_ptr<runtime::Backend>> cuda =

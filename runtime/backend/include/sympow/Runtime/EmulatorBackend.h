@@ -19,13 +19,21 @@
 
 namespace sympow::runtime {
 
+/// Whether an emulator backend's launches count what they do (the
+/// counters of sympow/Support/KernelCounts.h, for the GPU model): callers
+/// that only want results (the C API, numeric checks) skip their cost,
+/// about a fifth of the emulator's time with sectors and wavefronts.
+enum class EmulatorCounting { Off, On };
+
 /// Images are ImageFormat::HostSharedObject (the bytes of a shared object)
 /// or ImageFormat::EmulatorModule (`image` is a `const emu::Module *` that
 /// outlives the backend). Its arch() is "emulator".
-std::unique_ptr<Backend> createEmulatorBackend();
+std::unique_ptr<Backend>
+createEmulatorBackend(EmulatorCounting counting = EmulatorCounting::On);
 
 /// One launch on an emulator backend and what it did (the emulator's
-/// counters, sympow/Support/KernelCounts.h).
+/// counters, sympow/Support/KernelCounts.h; only the launch's shape with
+/// EmulatorCounting::Off).
 struct EmulatorLaunch {
   std::string kernel; // the gpu.func name
   LaunchCounts counts;
