@@ -247,7 +247,7 @@ TEST_F(RecurrentKernel, ChunkedKernelsRefuseWhatTheyCannotBuild) {
 // one 16-byte piece per row.
 TEST(ChunkOutputTile, StridesKeepLdmatrixRowsInDistinctBanks) {
   for (int64_t columns = 8; columns <= 264; columns += 8) {
-    int64_t stride = ChunkOutputTile::conflictFreeStride(columns);
+    int64_t stride = ldmatrixRowStride(columns);
     EXPECT_GE(stride, columns);
     EXPECT_LE(stride, columns + 8);
     std::vector<int64_t> groups;
@@ -261,6 +261,11 @@ TEST(ChunkOutputTile, StridesKeepLdmatrixRowsInDistinctBanks) {
   EXPECT_EQ(ChunkOutputTile::keyStride(64), 72);
   EXPECT_EQ(ChunkOutputTile::valueStride(64), 72); // [V | 1] in 9 pieces
   EXPECT_EQ(split.phiStride(), 40);
+  // chunk_state_pass's staged arrays: the same rule, the same strides as
+  // its 16 bytes of padding gave.
+  ChunkStatePass pass;
+  EXPECT_EQ(ChunkStatePass::valueStride(64), 72);
+  EXPECT_EQ(pass.phiStride(), 40);
 }
 
 } // namespace

@@ -17,6 +17,7 @@ namespace {
 
 class EmulatorBackend final : public Backend {
 public:
+  explicit EmulatorBackend(EmulatorCounting counting) : counting(counting) {}
   const char *name() const override { return "emulator"; }
   const std::string &arch() const override { return archName; }
 
@@ -119,10 +120,9 @@ public:
     return taken;
   }
 
-  EmulatorCounting counting = EmulatorCounting::On;
-
 private:
   std::string archName = "emulator";
+  EmulatorCounting counting;
   std::mutex launchesMutex; // guards launches
   std::vector<EmulatorLaunch> launches;
   std::mutex mutex;
@@ -133,9 +133,7 @@ private:
 
 std::unique_ptr<Backend>
 sympow::runtime::createEmulatorBackend(EmulatorCounting counting) {
-  auto backend = std::make_unique<EmulatorBackend>();
-  backend->counting = counting;
-  return backend;
+  return std::make_unique<EmulatorBackend>(counting);
 }
 
 std::vector<EmulatorLaunch>

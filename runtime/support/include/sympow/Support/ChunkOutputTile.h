@@ -45,23 +45,18 @@ struct ChunkOutputTile {
   int64_t threads() const { return 32 * warps(); }
   /// Head dims as the dots see them: d rounded up to a k step.
   static int64_t keyColumns(int64_t d) { return (d + 15) / 16 * 16; }
-  /// The row stride of a bf16 array ldmatrix reads: `columns` rounded up to
-  /// an odd number of 16-byte pieces, so that the eight 16-byte rows of a
-  /// matrix start in eight distinct groups of four banks.
-  static int64_t conflictFreeStride(int64_t columns) {
-    return ((columns + 7) / 8 | 1) * 8;
-  }
-  /// Row stride of the staged q and k halves.
+  /// Row stride of the staged q and k halves (ldmatrixRowStride, as the
+  /// other staged arrays).
   static int64_t keyStride(int64_t d) {
-    return conflictFreeStride(keyColumns(d));
+    return ldmatrixRowStride(keyColumns(d));
   }
   /// [V | 1] and [S | Z] as the dot sees them: e columns, the ones (or Z)
   /// column at e, whole 8-column pieces.
   static int64_t valueColumns(int64_t e) { return (e + 8) / 8 * 8; }
   static int64_t valueStride(int64_t e) {
-    return conflictFreeStride(valueColumns(e));
+    return ldmatrixRowStride(valueColumns(e));
   }
-  int64_t phiStride() const { return conflictFreeStride(stateRowsPerStep); }
+  int64_t phiStride() const { return ldmatrixRowStride(stateRowsPerStep); }
   /// Programs per SM that ptxas must fit (its register cap, 168 for three
   /// 128-thread programs): three where a thread's [num | den] accumulators
   /// take at most 36 floats (e <= 64, which ran at 166 registers without

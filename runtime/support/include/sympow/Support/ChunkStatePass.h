@@ -35,9 +35,10 @@ struct ChunkStatePass {
   static int64_t valueColumns(int64_t e) {
     return (e + 8 * warpsN - 1) / (8 * warpsN) * (8 * warpsN);
   }
-  /// Row stride of the staged values (bf16): 16 bytes of padding keep
-  /// ldmatrix's eight rows in distinct banks.
-  static int64_t valueStride(int64_t e) { return valueColumns(e) + 8; }
+  /// Row stride of the staged values (bf16).
+  static int64_t valueStride(int64_t e) {
+    return ldmatrixRowStride(valueColumns(e));
+  }
   /// Row stride of the staged keys (f32 words): the least >= d that is 4
   /// modulo 32. A warp builds Phi^T for 8 rows and 4 adjacent pairs of
   /// tokens at a time; the pairs' key rows start 8 banks apart, so the
@@ -52,8 +53,8 @@ struct ChunkStatePass {
   int32_t minProgramsPerSM(int64_t e) const {
     return rowsPerProgram * valueColumns(e) / threads <= 16 ? 2 : 1;
   }
-  /// Row stride of Phi^T's bf16 halves: 16 bytes of padding, as above.
-  int64_t phiStride() const { return tokensPerStep + 8; }
+  /// Row stride of Phi^T's bf16 halves.
+  int64_t phiStride() const { return ldmatrixRowStride(tokensPerStep); }
   /// Staging runs: the largest of 8, 4, 2, 1 adjacent elements (one load
   /// each) that divides a row of `width` and leaves no thread idle.
   int64_t runLength(int64_t width) const {
