@@ -7,7 +7,10 @@
 // value columns, then the denominator at column e):
 //  1. phi(Q) [S_n | Z_n], the state before the chunk, F rows per step:
 //     phi(Q) built in workgroup memory as bf16 hi + lo, the state rows
-//     staged as hi + lo, three native dots per k step;
+//     staged as hi + lo, three native dots per k step. For p = 2
+//     (`factorsState`) no phi(Q): sum_a q_a (Q [S_a | Z_a]), q itself as
+//     the dots' A operand (exact for unrotated bf16), a's weighted state
+//     rows as B (hi + lo), each row's q_a applied to the f32 result;
 //  2. the causal part as FlashAttention-2 over the chunk's keys up to the
 //     diagonal, K per step: log weights p log|q.k| + G_i - G_j, a running
 //     row maximum m, P = exp(lw - m) in bf16 through `to_operand` into
@@ -282,88 +285,175 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   // 1. phi(Q) [S_n | Z_n]: F state rows per step.
   Value slot = E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
   Value stateRow0 = E.mul(slot, E.idx(dim));
-  // Stages state rows f0 .. f0 + F - 1 as bf16 halves [row][VS]: S first,
-  // in runs of adjacent columns inside a row (the F rows are one contiguous
-  // block of chunkS), then each row's tail [Z | 0 ...] (columns e .. NV -
-  // 1). Each thread's run index math is done once per run, not per element.
-  auto stageState = [&](Value f0, Value stateRows) {
-    Value rowsStart = E.add(stateRow0, f0);
-    Value first = E.mul(rowsStart, E.idx(s.e));
+  // Stages `tileRows` rows as bf16 halves [row][VS]: row j is state row
+  // rowsStart + j where from <= j < to (no `from`: 0), times weight(j) (none:
+  // 1), and zero elsewhere. S first, in runs of adjacent columns inside a row
+  // (the rows are one contiguous block of chunkS), then each row's tail
+  // [Z | 0 ...] (columns e .. NV - 1). Each thread's run index math is done
+  // once per run, not per element.
+  auto stageState = [&](Value rowsStart, int64_t tileRows, Value from, Value to,
+                        llvm::function_ref<Value(Value j)> weight) {
+    Value rowBase = E.add(stateRow0, rowsStart);
+    Value first = E.mul(rowBase, E.idx(s.e));
+    auto liveRow = [&](Value j, Value inTile) {
+      Value live = t.logicalAnd(inTile, E.ult(j, t.splat(to)));
+      if (from)
+        live = t.logicalAnd(
+            live, E.cmpi(arith::CmpIPredicate::uge, j, t.splat(from)));
+      return live;
+    };
+    auto weighted = [&](Value x, Value j, int64_t L) {
+      return weight ? E.mul(x, spread(weight(j), L)) : x;
+    };
     stageRowRuns(
-        F, s.e, NV, VS, /*sourceBytes=*/4, rowsHi, rowsLo,
+        tileRows, s.e, NV, VS, /*sourceBytes=*/4, rowsHi, rowsLo,
         [&](Value j, Value c, Value inTile, int64_t L) {
-          Value live = t.logicalAnd(inTile, E.ult(j, t.splat(stateRows)));
           Value at = E.add(E.add(t.splat(first), E.mul(j, t.index(s.e))), c);
-          return t.load(chunkS, runOffsets(at, L), spread(live, L), L > 1);
+          Value x = t.load(chunkS, runOffsets(at, L),
+                           spread(liveRow(j, inTile), L), L > 1);
+          return weighted(x, j, L);
         },
         [&](Value j, Value c, Value inTile, int64_t L) {
           // [Z | 0 ...]: Z in column e.
-          Value live = t.logicalAnd(inTile, E.ult(j, t.splat(stateRows)));
-          Value z = t.load(chunkZ, E.add(t.splat(rowsStart), j),
-                           t.logicalAnd(live, t.eq(c, t.index(s.e))));
-          return E.select(atColumnE(c, L), spread(z, L),
+          Value z =
+              t.load(chunkZ, E.add(t.splat(rowBase), j),
+                     t.logicalAnd(liveRow(j, inTile), t.eq(c, t.index(s.e))));
+          return E.select(atColumnE(c, L), weighted(spread(z, L), j, L),
                           t.constant(f32, 0.0, L));
         });
   };
 
-  // This thread's feature column of phi(Q) and its first query row.
-  Value fc = E.rem(thread, t.index(F));
-  Value firstRow = E.div(thread, t.index(F));
-  int64_t rowsPerThread = R * F / P, rowStep = P / F;
   double phiScale = std::pow(scale, p);
-  int64_t steps = (dim + F - 1) / F;
-  Value acc = E.forLoop(
-      E.idx(0), E.idx(steps), E.idx(1), {splatTo(accType, 0.0)},
-      [&](Value step, ValueRange in) {
-        Value f0 = E.mul(step, E.idx(F));
-        gpu::BarrierOp::create(b, loc); // the previous step's readers
-        Value stateRows = E.min(E.idx(F), E.sub(E.idx(dim), f0));
-        stageState(f0, stateRows);
-        // phi of feature f0 + fc for rows firstRow + rowStep r: q as hi +
-        // lo, times the row's scale and scale^p.
-        Value feature = E.add(t.splat(f0), fc);
-        Value inside = E.ult(feature, t.index(dim));
-        SmallVector<Value> multiset = gpu_detail::unrankRows(
-            t, s.p, s.d, E.min(feature, t.index(dim - 1)));
-        Value coef = E.select(inside,
-                              E.mul(gpu_detail::rowScales(t, f32, multiset),
-                                    t.constant(f32, phiScale)),
-                              t.constant(f32, 0.0));
-        E.forLoop(E.idx(0), E.idx(rowsPerThread), E.idx(1), {},
-                  [&](Value r, ValueRange) {
-                    Value i =
-                        E.add(firstRow, t.splat(E.mul(r, E.idx(rowStep))));
-                    Value qRow = E.mul(i, t.index(QS));
-                    Value product = coef;
-                    for (Value dd : multiset) {
-                      Value at = E.add(qRow, dd);
-                      Value qx = t.convert(t.load(qHi, at, nullptr), f32);
-                      if (qLo)
-                        qx =
-                            E.add(qx, t.convert(t.load(qLo, at, nullptr), f32));
-                      product = E.mul(product, qx);
-                    }
-                    t.storeBf16(product, operandHi, operandLo,
-                                E.add(E.mul(i, t.index(PS)), fc), nullptr);
-                    return SmallVector<Value>{};
-                  });
-        gpu::BarrierOp::create(b, loc);
-        Value out = in[0];
-        for (int64_t k0 = 0; k0 < F; k0 += 16) {
-          auto phiOf = [&](Value array) {
-            return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0), PS);
-          };
-          auto stateOf = [&](Value array) {
-            return m.load(m.operand(1, 16, NV, bf16), array, E.idx(k0 * VS),
-                          VS);
-          };
-          Value aHi = phiOf(operandHi), bHi = stateOf(rowsHi);
-          out = m.dot(phiOf(operandLo), bHi, out);
-          out = m.dot(aHi, stateOf(rowsLo), out);
-          out = m.dot(aHi, bHi, out);
-        }
-        return SmallVector<Value>{out};
-      })[0];
+  Value noState = splatTo(accType, 0.0);
+  Value acc;
+  if (split.factorsState) {
+    // p = 2: phi(q) [S | Z] = sum_a q_a sum_{b >= a} w_ab q_b [S | Z]_(a, b)
+    // with w_aa = scale^2 and w_ab = sqrt(2) scale^2: per a, the dot of Q
+    // (as staged, exact) with a's state rows placed at rows b (zero below
+    // a, from a's 16-row block on), then times each row's q_a. The row
+    // factors come from q transposed [a][row] in the operand arrays.
+    gpu::BarrierOp::create(b, loc); // q staged
+    forRuns(s.d * R, 1, [&](Value item) {
+      Value a = E.div(item, t.index(R)), i = E.rem(item, t.index(R));
+      Value inTile = E.ult(item, t.index(s.d * R));
+      Value at = E.add(E.mul(i, t.index(QS)), a);
+      t.store(t.load(qHi, at, inTile), operandHi, item, inTile);
+      if (qLo)
+        t.store(t.load(qLo, at, inTile), operandLo, item, inTile);
+    });
+    auto factorType =
+        RankedTensorType::get(rowType.getShape(), bf16, rowType.getEncoding());
+    auto factorOf = [&](Value array, Value a) {
+      return t.convert(
+          m.loadTransposed(factorType, array, E.mul(a, E.idx(R)), 0), f32);
+    };
+    acc = noState;
+    for (int64_t a0 = 0; a0 < s.d; a0 += 16) {
+      acc = E.forLoop(
+          E.idx(a0), E.idx(std::min(a0 + 16, s.d)), E.idx(1), {acc},
+          [&](Value a, ValueRange in) {
+            // The state row of (a, b) is a (2 d - 1 - a) / 2 + b.
+            Value rowOfB0 =
+                E.div(E.mul(a, E.sub(E.idx(2 * s.d - 1), a)), E.idx(2));
+            Value diagonal = E.sub(a, E.idx(a0));
+            Value dot = noState;
+            for (int64_t r0 = a0; r0 < DK; r0 += F) {
+              int64_t rowsHere = std::min(F, DK - r0);
+              gpu::BarrierOp::create(b, loc); // the previous dots' readers
+              auto weight = [&](Value j) -> Value {
+                Value offDiagonal = t.constant(f32, std::sqrt(2.0) * phiScale);
+                if (r0 != a0)
+                  return offDiagonal;
+                return E.select(t.eq(j, t.splat(diagonal)),
+                                t.constant(f32, phiScale), offDiagonal);
+              };
+              stageState(E.add(rowOfB0, E.idx(r0)), rowsHere,
+                         r0 == a0 ? diagonal : Value(), E.idx(s.d - r0),
+                         weight);
+              gpu::BarrierOp::create(b, loc);
+              for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
+                auto qOf = [&](Value array) {
+                  return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0),
+                                QS);
+                };
+                auto stateOf = [&](Value array) {
+                  return m.load(m.operand(1, 16, NV, bf16), array,
+                                E.idx((k0 - r0) * VS), VS);
+                };
+                // One state half live at a time (registers: a rotated q's
+                // lo half spilled otherwise).
+                Value qA = qOf(qHi), bHi = stateOf(rowsHi);
+                if (qLo)
+                  dot = m.dot(qOf(qLo), bHi, dot);
+                dot = m.dot(qA, bHi, dot);
+                dot = m.dot(qA, stateOf(rowsLo), dot);
+              }
+            }
+            Value factor = factorOf(operandHi, a);
+            if (qLo)
+              factor = E.add(factor, factorOf(operandLo, a));
+            return SmallVector<Value>{
+                E.add(in[0], E.mul(dot, repeat(factor, accType)))};
+          })[0];
+    }
+  } else {
+    // This thread's feature column of phi(Q) and its first query row.
+    Value fc = E.rem(thread, t.index(F));
+    Value firstRow = E.div(thread, t.index(F));
+    int64_t rowsPerThread = R * F / P, rowStep = P / F;
+    int64_t steps = (dim + F - 1) / F;
+    acc = E.forLoop(
+        E.idx(0), E.idx(steps), E.idx(1), {noState},
+        [&](Value step, ValueRange in) {
+          Value f0 = E.mul(step, E.idx(F));
+          gpu::BarrierOp::create(b, loc); // the previous step's readers
+          Value stateRows = E.min(E.idx(F), E.sub(E.idx(dim), f0));
+          stageState(f0, F, Value(), stateRows, nullptr);
+          // phi of feature f0 + fc for rows firstRow + rowStep r: q as hi +
+          // lo, times the row's scale and scale^p.
+          Value feature = E.add(t.splat(f0), fc);
+          Value inside = E.ult(feature, t.index(dim));
+          SmallVector<Value> multiset = gpu_detail::unrankRows(
+              t, s.p, s.d, E.min(feature, t.index(dim - 1)));
+          Value coef = E.select(inside,
+                                E.mul(gpu_detail::rowScales(t, f32, multiset),
+                                      t.constant(f32, phiScale)),
+                                t.constant(f32, 0.0));
+          E.forLoop(
+              E.idx(0), E.idx(rowsPerThread), E.idx(1), {},
+              [&](Value r, ValueRange) {
+                Value i = E.add(firstRow, t.splat(E.mul(r, E.idx(rowStep))));
+                Value qRow = E.mul(i, t.index(QS));
+                Value product = coef;
+                for (Value dd : multiset) {
+                  Value at = E.add(qRow, dd);
+                  Value qx = t.convert(t.load(qHi, at, nullptr), f32);
+                  if (qLo)
+                    qx = E.add(qx, t.convert(t.load(qLo, at, nullptr), f32));
+                  product = E.mul(product, qx);
+                }
+                t.storeBf16(product, operandHi, operandLo,
+                            E.add(E.mul(i, t.index(PS)), fc), nullptr);
+                return SmallVector<Value>{};
+              });
+          gpu::BarrierOp::create(b, loc);
+          Value out = in[0];
+          for (int64_t k0 = 0; k0 < F; k0 += 16) {
+            auto phiOf = [&](Value array) {
+              return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0), PS);
+            };
+            auto stateOf = [&](Value array) {
+              return m.load(m.operand(1, 16, NV, bf16), array, E.idx(k0 * VS),
+                            VS);
+            };
+            Value aHi = phiOf(operandHi), bHi = stateOf(rowsHi);
+            out = m.dot(phiOf(operandLo), bHi, out);
+            out = m.dot(aHi, stateOf(rowsLo), out);
+            out = m.dot(aHi, bHi, out);
+          }
+          return SmallVector<Value>{out};
+        })[0];
+  }
 
   // The state's part as the running maximum's start: log weight
   // G_i + log|den_S|, the accumulator divided by |den_S| (none: -inf, 0).

@@ -136,8 +136,9 @@ std::optional<ChunkOutputTile> outputTileOf(const AttentionKernelSpec &spec,
   bool statePass = chunkStatePass(dim, spec.d, spec.e,
                                   spec.dtype == ElementKind::F32 ? 4 : 2)
                        .has_value();
-  return chunkOutputTile(chunk, spec.d, spec.e, spec.dtype == ElementKind::F16,
-                         spec.rotates(), statePass);
+  return chunkOutputTile(chunk, spec.p, spec.d, spec.e,
+                         spec.dtype == ElementKind::F16, spec.rotates(),
+                         statePass);
 }
 
 void emitFinalCount(gpu_detail::Tiles &t, const AttentionKernelSpec &s,

@@ -352,13 +352,17 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
 
 /// chunk_output as a tile kernel (ChunkOutputTile.h): program (query tile,
 /// query head, sequence) multiplies phi(Q) with the chunk's state in steps
-/// of F rows, then walks the chunk's keys up to its diagonal in steps of
-/// K. Tensor-core and ldmatrix counts follow the kernel's loops exactly;
-/// the other figures are per step and unit of work (a state step's
-/// R F (p + 1) + 2 F NV elements, a key step's K (DK + NV) + R K) from the
-/// emulator at p = 2, d = e = 64, bf16, data gate (refitted at chunk 256,
-/// T = 256, after the run staging: heaviest and average program solved for
-/// the per-step figures).
+/// of F rows (or, factored at p = 2, one a at a time: the state rows from
+/// a's 16-row block on, and the rows' q_a), then walks the chunk's keys up
+/// to its diagonal in steps of K. Tensor-core and ldmatrix counts follow
+/// the kernel's loops exactly, and so do the factored part's global loads
+/// (one per run of 4 state floats and one per Z); the other figures are
+/// per step and unit of work (a state step's R F (p + 1) + 2 F NV elements,
+/// a factored a's (DK - a0 + R) NV, a key step's K (DK + NV) + R K) from
+/// the emulator at p = 2, d = e = 64, bf16, data gate (refitted at chunk
+/// 256, T = 256, after the run staging: heaviest and average program solved
+/// for the per-step figures; the factored part at T = 1024 from the change
+/// of the counts against the phi(Q) part).
 KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
                                const ChunkOutputTile &split) {
   double R = double(split.rowsPerProgram), K = double(split.keysPerStep),
@@ -371,16 +375,38 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   double stateUnits = R * F * (z.p + 1) + 2 * F * NV,
          keyUnits = K * (DK + NV) + R * K;
   OpCounts state, key, base;
-  state.mma[int(MmaShape::M16N8K16F16)] = u(W * F / 16 * NV / 8 * 3);
-  state.ldmatrix = u(W * F / 16 * (2 + 2 * NV / 8));
-  state.globalLoads = u(0.0261 * stateUnits);
-  state.fp32Alu = u(2.73 * stateUnits);
-  state.intAlu = u(5.56 * stateUnits);
-  state.sharedLoads = u(0.382 * stateUnits);
-  state.sharedLoadBytes = u(4.96 * stateUnits);
-  state.sharedStores = u(0.436 * stateUnits);
-  state.sharedStoreBytes = u(1.63 * stateUnits);
-  state.barriers = 2;
+  if (split.factorsState) {
+    // Per program: each a's state rows from its 16-row block a0 to DK, in
+    // pieces of F rows (two barriers each), then the rows' q_a.
+    for (double a = 0; a < z.d; ++a) {
+      double k = DK - 16 * std::floor(a / 16);
+      double aUnits = (k + R) * NV;
+      state.mma[int(MmaShape::M16N8K16F16)] +=
+          u(W * k / 16 * NV / 8 * (split.splitScores ? 3 : 2));
+      state.ldmatrix += u(W * k / 16 * (halves + 2 * NV / 8));
+      state.fp32Alu += u(3.69 * aUnits);
+      state.intAlu += u(3.62 * aUnits);
+      state.sharedLoads += u(0.0443 * aUnits);
+      state.sharedLoadBytes += u(6.93 * aUnits);
+      state.sharedStores += u(0.125 * aUnits);
+      state.sharedStoreBytes += u(1.57 * aUnits);
+      state.barriers += u(2 * std::ceil(k / F));
+    }
+    state.globalLoads = u(z.D * (std::ceil(z.e / 4) + 1));
+    state.barriers += 1;
+    stateSteps = 1;
+  } else {
+    state.mma[int(MmaShape::M16N8K16F16)] = u(W * F / 16 * NV / 8 * 3);
+    state.ldmatrix = u(W * F / 16 * (2 + 2 * NV / 8));
+    state.globalLoads = u(0.0261 * stateUnits);
+    state.fp32Alu = u(2.73 * stateUnits);
+    state.intAlu = u(5.56 * stateUnits);
+    state.sharedLoads = u(0.382 * stateUnits);
+    state.sharedLoadBytes = u(4.96 * stateUnits);
+    state.sharedStores = u(0.436 * stateUnits);
+    state.sharedStoreBytes = u(1.63 * stateUnits);
+    state.barriers = 2;
+  }
   key.mma[int(MmaShape::M16N8K16F16)] =
       u(W * (DK / 16 * K / 8 * qk + K / 16 * NV / 8 * pv));
   key.ldmatrix = u(W * (DK / 16 * halves * (1 + K / 8) + K / 16 * NV / 8 * pv));
@@ -440,7 +466,8 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
           launch({g(std::ceil(z.T / R)), g(z.Hq), g(z.B)}, g(P), total,
                  heaviest, inputBytes(z) + N * z.H * z.B * 4 * z.D * (z.e + 1),
                  outputBytes(z)),
-          {166, split.sharedBytes(cols(z.d), cols(z.e))}};
+          {split.factorsState ? 148 : 153,
+           split.sharedBytes(cols(z.d), cols(z.e))}};
 }
 
 /// recurrent_state (a tile kernel): programs of whole state rows
@@ -539,8 +566,9 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
       out.push_back(chunkStates(z, C));
       out.push_back(chunkScan(z, C));
     }
-    std::optional<ChunkOutputTile> tile = chunkOutputTile(
-        chunk, cols(z.d), cols(z.e), sizes.f16, z.rotates, pass.has_value());
+    std::optional<ChunkOutputTile> tile =
+        chunkOutputTile(chunk, int64_t(z.p), cols(z.d), cols(z.e), sizes.f16,
+                        z.rotates, pass.has_value());
     out.push_back(tile ? chunkOutputTile(z, chunk, *tile) : chunkOutput(z, C));
     return out;
   }

@@ -30,7 +30,7 @@ std::optional<ChunkStatePass> LayerVariant::chunkStatePass() const {
 }
 
 std::optional<ChunkOutputTile> LayerVariant::chunkOutputTile() const {
-  return sympow::chunkOutputTile(chunk, d, e, dtype == DType::F16, rotates(),
+  return sympow::chunkOutputTile(chunk, p, d, e, dtype == DType::F16, rotates(),
                                  chunkStatePass().has_value());
 }
 

@@ -4,7 +4,8 @@
 // chunk_output as a tile kernel (compiler/lib/GPU/ChunkOutput.cpp): program
 // (x, query head, sequence) takes query rows [x R, x R + R), which lie in one
 // chunk (R divides the chunk). It first multiplies phi(Q) with the state
-// before the chunk, F state rows per step, then walks the chunk's keys up to
+// before the chunk, F state rows per step (for p = 2 without phi(Q): as
+// sum_a q_a (Q [S_a | Z_a]), `factorsState`), then walks the chunk's keys up to
 // its diagonal K at a time as FlashAttention-2 does, with the state's
 // contribution as the starting point of the running maximum. Its workgroup
 // arrays do not grow with the chunk, so chunks can be long. The generator,
@@ -32,7 +33,8 @@ struct ChunkOutputTile {
   /// Query rows per program: 16 per warp, one warp column (mma<warps =
   /// [R / 16, 1]>), so that P feeds P [V | 1] in registers.
   int64_t rowsPerProgram = 64;
-  /// Keys per step of the causal part and state rows per step of phi(Q) S.
+  /// Keys per step of the causal part and state rows per step of phi(Q) S
+  /// (of one a's [S_a | Z_a] when `factorsState`).
   int64_t keysPerStep = 32, stateRowsPerStep = 32;
   /// Whether q and k go to the tensor cores as bf16 hi + lo halves: they
   /// are f32 after a rotation, and f16 is not exact in bf16. Unrotated
@@ -40,6 +42,13 @@ struct ChunkOutputTile {
   bool splitScores = true;
   /// f16 values as bf16 hi + lo; bf16 ones are exact.
   bool splitValues = false;
+  /// p = 2: the state's part as sum_a q_a (Q [S_a | Z_a]), where [S_a | Z_a]
+  /// are the state rows of multisets (a, b), b >= a, weighted and placed at
+  /// row b (zero rows below a): the dots take q itself, no phi(Q) is built.
+  /// The state rows of one a are staged F rows at a time (F = the rows from
+  /// a's 16-row block to the last dim when it fits); the program keeps q
+  /// transposed ([a][row], in the operand arrays) for each a's row factors.
+  bool factorsState = false;
 
   int64_t warps() const { return rowsPerProgram / 16; }
   int64_t threads() const { return 32 * warps(); }
@@ -64,10 +73,13 @@ struct ChunkOutputTile {
   int32_t minProgramsPerSM(int64_t e) const {
     return threads() == 128 && valueColumns(e) / 2 <= 36 ? 3 : 1;
   }
-  /// Elements of the two arrays that hold phi(Q) or a step's keys, and of
-  /// the two that hold a step's state rows or values (bf16 halves each).
+  /// Elements of the two arrays that hold phi(Q) (or q transposed) or a
+  /// step's keys, and of the two that hold a step's state rows or values
+  /// (bf16 halves each).
   int64_t operandElements(int64_t d) const {
-    return std::max(rowsPerProgram * phiStride(), keysPerStep * keyStride(d));
+    int64_t state =
+        factorsState ? d * rowsPerProgram : rowsPerProgram * phiStride();
+    return std::max(state, keysPerStep * keyStride(d));
   }
   int64_t rowElements(int64_t e) const {
     return std::max(stateRowsPerStep, keysPerStep) * valueStride(e);
@@ -82,7 +94,8 @@ struct ChunkOutputTile {
   }
 };
 
-/// The split for chunks of `chunk` tokens, or none where chunk_output keeps
+/// The split for chunks of `chunk` tokens at power `p`, or none where
+/// chunk_output keeps
 /// its whole-chunk kernels: chunks of at most 64 (the default chunk; the
 /// model predicts the whole-chunk kernel faster there, while the H100
 /// measured this one at chunks of 256 faster: docs/Performance.md, "Long
@@ -90,23 +103,35 @@ struct ChunkOutputTile {
 /// f32 inputs (as chunk_state_pass, whose chunk states and rotated keys it
 /// reads: `statePass`), chunks that no 16-row tile divides, arrays beyond
 /// the static workgroup memory.
-inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t d,
-                                                      int64_t e, bool f16,
-                                                      bool rotates,
+/// At each program size the factored state part (p = 2) comes first, with
+/// the longest state steps that fit.
+inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
+                                                      int64_t d, int64_t e,
+                                                      bool f16, bool rotates,
                                                       bool statePass) {
   if (!statePass || chunk <= 64 || chunk % 16 != 0)
     return std::nullopt;
   ChunkOutputTile s;
   s.splitScores = f16 || rotates;
   s.splitValues = f16;
+  int64_t DK = ChunkOutputTile::keyColumns(d);
   for (int64_t rows : {64, 32, 16}) {
     if (chunk % rows != 0)
       continue;
     s.rowsPerProgram = rows;
-    for (int64_t step : {32, 16}) {
-      s.keysPerStep = s.stateRowsPerStep = step;
-      if (s.sharedBytes(d, e) <= kStaticSharedBytes)
-        return s;
+    for (bool factors : {true, false}) {
+      if (factors && p != 2)
+        continue;
+      s.factorsState = factors;
+      for (int64_t keys : {32, 16}) {
+        s.keysPerStep = keys;
+        for (int64_t stateRows :
+             {std::min<int64_t>(DK, 64), int64_t(32), int64_t(16)}) {
+          s.stateRowsPerStep = factors ? stateRows : keys;
+          if (s.sharedBytes(d, e) <= kStaticSharedBytes)
+            return s;
+        }
+      }
     }
   }
   return std::nullopt;
