@@ -10,6 +10,8 @@
 #include "sympow/Compiler/GPU/RuntimeKinds.h"
 #include "sympow/Compiler/Tile/KernelLaunch.h"
 #include "sympow/Emulator/Emulator.h"
+#include "sympow/Runtime/CostModel.h"
+#include "sympow/Runtime/GpuModel.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -77,6 +79,14 @@ llvm::Error writeAtomically(const std::string &path, llvm::StringRef bytes) {
 }
 
 } // namespace
+
+int64_t defaultChunk(const AttentionKernelSpec &spec) {
+  std::vector<int64_t> candidates = chunkCandidates(spec);
+  runtime::LayerVariant variant =
+      layerVariant({spec, runtime::Formulation::Chunked, candidates.front()});
+  LayerSizes sizes = layerSizes(variant, 1, kDefaultChunkTokens, false);
+  return preferredChunk(sizes, candidates, GpuSpec::h100());
+}
 
 llvm::Expected<LayerVariantRequest> parseLayerVariant(llvm::StringRef text) {
   // The formulation keys are ours; the rest is the kernel spec's.

@@ -392,8 +392,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
             Value factor = factorOf(operandHi, a);
             if (qLo)
               factor = E.add(factor, factorOf(operandLo, a));
+            // One fma per element (LLVM does not contract mul + add).
             return SmallVector<Value>{
-                E.add(in[0], E.mul(dot, repeat(factor, accType)))};
+                E.fma(dot, repeat(factor, accType), in[0])};
           })[0];
     }
   } else {

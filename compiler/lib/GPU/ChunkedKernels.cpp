@@ -434,7 +434,7 @@ int64_t largestChunk(const AttentionKernelSpec &spec) {
          (4 * std::max(2 * spec.d, spec.d + spec.e) + 4);
 }
 
-int64_t defaultChunk(const AttentionKernelSpec &spec) {
+int64_t shortChunk(const AttentionKernelSpec &spec) {
   int64_t chunk =
       std::min<int64_t>(64, std::max<int64_t>(1, largestChunk(spec)));
   // 16-bit inputs: the largest power-of-two chunk (down to 16) whose kernels
@@ -447,6 +447,15 @@ int64_t defaultChunk(const AttentionKernelSpec &spec) {
       chunk = std::min(chunk, mma);
   }
   return chunk;
+}
+
+std::vector<int64_t> chunkCandidates(const AttentionKernelSpec &spec) {
+  std::vector<int64_t> chunks = {shortChunk(spec)};
+  std::optional<int64_t> dim = symmetricPowerDim(spec.d, spec.p);
+  for (int64_t chunk = 128; dim && chunk <= 1024; chunk *= 2)
+    if (outputTileOf(spec, chunk, *dim))
+      chunks.push_back(chunk);
+  return chunks;
 }
 
 int64_t chunkedThreadsPerBlock(const AttentionKernelSpec &spec) {

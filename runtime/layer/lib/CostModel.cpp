@@ -133,6 +133,22 @@ runtime::Formulation sympow::preferredFormulation(const LayerSizes &s,
                              : runtime::Formulation::Attention;
 }
 
+int64_t sympow::preferredChunk(const LayerSizes &s,
+                               const std::vector<int64_t> &candidates,
+                               const GpuSpec &gpu) {
+  int64_t best = 0;
+  double fastest = 0;
+  for (int64_t chunk : candidates) {
+    double seconds =
+        predictedLayerSeconds(s, runtime::Formulation::Chunked, chunk, gpu);
+    if (best == 0 || seconds < fastest) {
+      best = chunk;
+      fastest = seconds;
+    }
+  }
+  return best;
+}
+
 Cost sympow::minimalCost(const LayerSizes &s, runtime::Formulation f,
                          int64_t chunkSize) {
   Cost cost = f == runtime::Formulation::Chunked     ? chunkedCost(s, chunkSize)

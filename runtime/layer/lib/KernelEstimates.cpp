@@ -384,7 +384,8 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
       state.mma[int(MmaShape::M16N8K16F16)] +=
           u(W * k / 16 * NV / 8 * (split.splitScores ? 3 : 2));
       state.ldmatrix += u(W * k / 16 * (halves + 2 * NV / 8));
-      state.fp32Alu += u(3.69 * aUnits);
+      state.fp32Fma += u(R * NV);
+      state.fp32Alu += u(2.455 * aUnits);
       state.intAlu += u(3.62 * aUnits);
       state.sharedLoads += u(0.0443 * aUnits);
       state.sharedLoadBytes += u(6.93 * aUnits);

@@ -41,14 +41,21 @@ struct LayerKernelRequest {
 /// A variant as sympow-aot takes it: the kernel spec's keys (see
 /// parseAttentionVariant) plus `formulation=all|attention|chunked|recurrent`
 /// (default all: every formulation the variant admits; warped and blend
-/// have only attention) and `chunk=C` (default: defaultChunk, 64 or what
-/// fits for large heads). The spec is checked (verifyKernelVariant) before
-/// the default chunk is chosen.
+/// have only attention) and `chunk=C` (default: defaultChunk). The spec is
+/// checked (verifyKernelVariant) before the default chunk is chosen.
 struct LayerVariantRequest {
   AttentionKernelSpec spec;
   std::vector<LayerKernelRequest> requests;
 };
 llvm::Expected<LayerVariantRequest> parseLayerVariant(llvm::StringRef text);
+
+/// Sequence length the default chunk is chosen for.
+inline constexpr int64_t kDefaultChunkTokens = 16384;
+
+/// The chunk a variant gets when none is asked for: of chunkCandidates, the
+/// one whose layer the calibrated H100 model predicts fastest for one
+/// sequence of kDefaultChunkTokens tokens (docs/Performance.md).
+int64_t defaultChunk(const AttentionKernelSpec &spec);
 
 /// The runtime's description of the request.
 runtime::LayerVariant layerVariant(const LayerKernelRequest &request);

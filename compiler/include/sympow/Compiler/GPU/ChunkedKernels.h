@@ -30,10 +30,14 @@ int64_t chunkedSharedBytes(const AttentionKernelSpec &spec, int64_t chunk);
 /// The largest chunk whose kernels fit the 48 KiB of static shared memory.
 int64_t largestChunk(const AttentionKernelSpec &spec);
 
-/// The chunk a variant gets when none is asked for: 64 or the largest that
-/// fits, and for bf16/f16 one whose state and output kernels run on tensor
-/// cores (d = 128 needs 32).
-int64_t defaultChunk(const AttentionKernelSpec &spec);
+/// The longest chunk of at most 64 whose kernels run best: 64 or the
+/// largest that fits, and for bf16/f16 one whose state and output kernels
+/// run on tensor cores (d = 128 needs 32).
+int64_t shortChunk(const AttentionKernelSpec &spec);
+
+/// The chunks a variant's default is chosen from: shortChunk, and the
+/// powers of two from 128 to 1024 that the tile chunk_output takes.
+std::vector<int64_t> chunkCandidates(const AttentionKernelSpec &spec);
 
 /// Threads per block of chunk_states, chunk_scan and chunk_output.
 int64_t chunkedThreadsPerBlock(const AttentionKernelSpec &spec);

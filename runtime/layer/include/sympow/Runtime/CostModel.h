@@ -14,6 +14,7 @@
 #include "sympow/Runtime/Layer.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace sympow {
 
@@ -65,6 +66,13 @@ struct GpuSpec;
 runtime::Formulation preferredFormulation(const LayerSizes &sizes,
                                           int64_t chunkSize,
                                           const GpuSpec &gpu);
+
+/// Of `candidates` (chunk sizes the kernels build), the one whose chunked
+/// layer the calibrated model predicts fastest on `gpu` (the first of equal
+/// ones); 0 when there are none.
+int64_t preferredChunk(const LayerSizes &sizes,
+                       const std::vector<int64_t> &candidates,
+                       const GpuSpec &gpu);
 
 } // namespace sympow
 
