@@ -12,7 +12,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "sympow/Compiler/Driver/LayerKernels.h"
+#include "sympow/Compiler/GPU/ChunkedKernels.h"
+#include "sympow/Runtime/CostModel.h"
 #include "sympow/Runtime/EmulatorBackend.h"
+#include "sympow/Runtime/GpuModel.h"
 #include "sympow/Runtime/HostLayer.h"
 #include "sympow/Runtime/KernelEstimates.h"
 
@@ -149,6 +152,43 @@ TEST(AccessEfficiency, TileChunkOutputLoadsFillTheirSectors) {
               1.1 * double(c.globalLoadBytes))
         << variant << ": " << c.globalLoadBytes << " bytes in "
         << c.globalLoadSectors << " sectors";
+  }
+}
+
+// A variant without `chunk=` gets the candidate the model predicts fastest
+// for its own heads and sizes; f32 has one candidate (no tile
+// chunk_output), the short chunk.
+TEST(DefaultChunk, IsTheFastestPredictedCandidate) {
+  for (const char *variant :
+       {"p=2,d=64,e=64,hq=8,h=8,dtype=bf16,gate=data",
+        "p=2,d=64,e=64,hq=8,h=2,dtype=f16,gate=data,rope=learned,base=8192",
+        "p=2,d=128,e=128,hq=4,h=4,dtype=bf16,gate=data",
+        "p=2,d=64,e=64,hq=8,h=8,dtype=f32,gate=data"}) {
+    auto parsed =
+        parseLayerVariant(std::string(variant) + ",formulation=chunked");
+    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+    const AttentionKernelSpec &spec = parsed->spec;
+    int64_t chosen = parsed->requests.front().chunk;
+    std::vector<int64_t> candidates = chunkCandidates(spec);
+    ASSERT_NE(std::find(candidates.begin(), candidates.end(), chosen),
+              candidates.end())
+        << variant << ": chunk " << chosen;
+    auto seconds = [&](int64_t chunk) {
+      runtime::LayerVariant v =
+          layerVariant({spec, runtime::Formulation::Chunked, chunk});
+      return predictedLayerSeconds(layerSizes(v, 1, kDefaultChunkTokens, false),
+                                   runtime::Formulation::Chunked, chunk,
+                                   GpuSpec::h100());
+    };
+    for (int64_t chunk : candidates)
+      EXPECT_LE(seconds(chosen), seconds(chunk))
+          << variant << ": chunk " << chosen << " against " << chunk;
+    if (spec.dtype == ElementKind::F32) {
+      EXPECT_EQ(candidates.size(), 1u) << variant;
+      EXPECT_EQ(chosen, shortChunk(spec)) << variant;
+    } else {
+      EXPECT_GT(candidates.size(), 1u) << variant;
+    }
   }
 }
 
