@@ -89,6 +89,14 @@ double inputBytes(const Sizes &z) {
 }
 double outputBytes(const Sizes &z) { return z.B * z.T * z.Hq * z.e * z.s; }
 
+/// Global loads of one chunk state as chunk_output reads it: a load per
+/// run of 4 floats of S (per float where e is not a multiple of 4) and one
+/// per Z.
+double stateLoads(const Sizes &z) {
+  double perLoad = std::fmod(z.e, 4) == 0 ? 4 : 1;
+  return z.D * (z.e / perLoad + 1);
+}
+
 /// attention: blocks of 64 queries (tensor cores) walking back over key
 /// tiles of 64; block i visits i + 1 tiles.
 KernelEstimate attention(const Sizes &z) {
@@ -317,9 +325,8 @@ KernelEstimate chunkKeys(const Sizes &z) {
 /// loads (when e is a multiple of 4), its Z in one.
 KernelEstimate chunkOutput(const Sizes &z, double C) {
   double N = std::ceil(z.T / C), E1 = z.e + 1, rowsTokens = z.D * C;
-  double sPerLoad = std::fmod(z.e, 4) == 0 ? 4 : 1;
   OpCounts b;
-  b.globalLoads = u(z.D * (z.e / sPerLoad + 1) + C * (2 * z.d + z.e) * 1.05);
+  b.globalLoads = u(stateLoads(z) + C * (2 * z.d + z.e) * 1.05);
   b.globalLoadBytes = u(4 * z.D * E1 + C * (2 * z.d + z.e) * z.s * 1.05);
   b.globalStores = u(C * z.e);
   b.globalStoreBytes = u(C * z.e * z.s);
@@ -356,7 +363,7 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
 /// a's 16-row block on, and the rows' q_a), then walks the chunk's keys up
 /// to its diagonal in steps of K. Tensor-core and ldmatrix counts follow
 /// the kernel's loops exactly, and so do the factored part's global loads
-/// (one per run of 4 state floats and one per Z); the other figures are
+/// (`stateLoads`); the other figures are
 /// per step and unit of work (a state step's R F (p + 1) + 2 F NV elements,
 /// a factored a's (DK - a0 + R) NV, a key step's K (DK + NV) + R K) from
 /// the emulator at p = 2, d = e = 64, bf16, data gate (refitted at chunk
@@ -393,7 +400,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
       state.sharedStoreBytes += u(1.57 * aUnits);
       state.barriers += u(2 * std::ceil(k / F));
     }
-    state.globalLoads = u(z.D * (std::ceil(z.e / 4) + 1));
+    state.globalLoads = u(stateLoads(z));
     state.barriers += 1;
     stateSteps = 1;
   } else {
