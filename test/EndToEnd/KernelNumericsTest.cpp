@@ -138,12 +138,16 @@ INSTANTIATE_TEST_SUITE_P(
         // rows; of 32 where 64 does not divide the chunk). At p = 2 it
         // factors the state's part (q itself as the dots' operand: split
         // after a rotation or for f16, exact for bf16; d = 48 stages each
-        // a in one step of 48 rows).
+        // a in one step of 48 rows; a rotated d = 64 at e = 48 in steps of
+        // 32, q's lo half taking the room).
         ChunkedCase{{"p2_bf16_data_learned_c128", 2, 16, 32, 2, 1,
                      ElementKind::BF16, GateKind::Data, ScheduleKind::Learned},
                     128},
         ChunkedCase{{"p2_bf16_data_none_d48_c128", 2, 48, 16, 2, 1,
                      ElementKind::BF16, GateKind::Data, ScheduleKind::None},
+                    128},
+        ChunkedCase{{"p2_bf16_data_learned_d64_e48_c128", 2, 64, 48, 2, 1,
+                     ElementKind::BF16, GateKind::Data, ScheduleKind::Learned},
                     128},
         ChunkedCase{{"p2_f16_both_none_c96", 2, 32, 16, 2, 2, ElementKind::F16,
                      GateKind::Both, ScheduleKind::None},
