@@ -156,6 +156,25 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(info.param.layer.name);
     });
 
+// chunk_counts walks a sequence in tiles of 2048 tokens (256 threads, 8
+// adjacent tokens each): the count carried from tile to tile and a last
+// tile cut short, seen through the rotation of every key and query.
+TEST(ChunkedNumericsLong, RotationCountsCarryAcrossTiles) {
+  Case c{"p2_f32_data_learned_long", 2, 16, 16, 1, 1, ElementKind::F32,
+         GateKind::Data, ScheduleKind::Learned};
+  AttentionKernelSpec spec = specOf(c);
+  int64_t C = 64, T = 2 * 2048 + 37;
+  ASSERT_FALSE(verifyChunkedKernelSpec(spec, C));
+  LayerCase layer = randomLayer(spec, /*B=*/1, T, /*seed=*/5,
+                                /*withState=*/true);
+  KernelResult got = runLayer(spec, runtime::Formulation::Chunked, C, layer);
+  ASSERT_TRUE(got.error.empty()) << got.error;
+  ReferenceResult want = runReference(spec, layer);
+  ASSERT_TRUE(want.error.empty()) << want.error;
+  expectMatches(got, want, c.dtype, /*state=*/true,
+                c.name + std::string(" T = ") + std::to_string(T));
+}
+
 class AttentionNumerics : public ::testing::TestWithParam<Case> {};
 
 TEST_P(AttentionNumerics, MatchesTheReference) {

@@ -2,17 +2,19 @@
 //
 // Rotating schedules: c_t = c_0 + sum_{s <= t} beta_s (1 per token for the
 // uniform schedule) for every token, in f64, for chunk_keys and
-// chunk_output. Program (h, b) walks its sequence in tiles of 256 tokens,
-// one per thread: a warp scan of shuffles (`sympow_tile.scan`), each warp's
-// total through workgroup memory, then every thread adds the totals of the
-// warps before its own and the count carried from the tiles before. Two
-// barriers and five rounds of shuffles per tile, where a serial sum took
+// chunk_output. Program (h, b) walks its sequence in tiles of 256 R tokens,
+// R adjacent ones per thread: the thread's own prefix sums, a warp scan of
+// the threads' totals (`sympow_tile.scan`), each warp's total through
+// workgroup memory, then every thread adds the totals of the warps before
+// its own, the threads before it in its warp and the count carried from
+// the tiles before. Two barriers and five rounds of shuffles per tile of
+// 256 R tokens, and a thread's R loads issued together; a serial sum took
 // 256 dependent additions in one thread (47 us at 4K tokens on the H100).
 //
-// The additions are in a fixed order (the scan's tree, then the warps in
-// turn), so the counts are deterministic, but not the serial definition's
-// order: they differ from it by f64 rounding (about 1e-16 of c), far inside
-// SPEC's 1e-5 rad for the angle.
+// The additions are in a fixed order (the thread's, the scan's tree, then
+// the warps in turn), so the counts are deterministic, but not the serial
+// definition's order: they differ from it by f64 rounding (about 1e-16 of
+// c), far inside SPEC's 1e-5 rad for the angle.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +32,8 @@ LogicalResult buildCounts(OpBuilder &b, gpu::GPUModuleOp module,
   OpBuilder::InsertionGuard guard(b);
   Location loc = module.getLoc();
   Type f64 = b.getF64Type();
-  constexpr int64_t P = 256, kWarps = P / 32;
+  // Threads, warps, tokens per thread and tile.
+  constexpr int64_t P = 256, kWarps = P / 32, R = 8;
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, runtime::KernelId::ChunkCounts, P,
@@ -52,14 +55,23 @@ LogicalResult buildCounts(OpBuilder &b, gpu::GPUModuleOp module,
   Value zero = t.constant(f64, 0.0);
 
   Value c0 = E.load(c, {E.add(E.mul(batch, E.idx(s.h)), h)});
-  E.forLoop(E.idx(0), T, E.idx(P), {c0}, [&](Value t0, ValueRange carried) {
-    Value valid = E.ult(thread, t.splat(E.sub(T, t0)));
-    Value at =
-        E.add(t.splat(gpu_detail::tokenOffset(E, batch, T, t0, s.h, h, 1)),
-              E.mul(thread, t.index(s.h)));
-    Value step = beta ? t.convert(t.load(beta, at, valid), f64)
-                      : E.select(valid, t.constant(f64, 1.0), zero);
-    Value inWarp = tile::ScanOp::create(b, loc, step, 32, false);
+  Value sequence =
+      t.splat(gpu_detail::tokenOffset(E, batch, T, E.idx(0), s.h, h, 1));
+  E.forLoop(E.idx(0), T, E.idx(P * R), {c0}, [&](Value t0, ValueRange carried) {
+    // This thread's R tokens and their sums from its first on.
+    Value first = E.add(t.splat(t0), E.mul(thread, t.index(R)));
+    SmallVector<Value> at, valid, own;
+    Value sum = zero;
+    for (int64_t j = 0; j < R; ++j) {
+      Value token = E.add(first, t.index(j));
+      valid.push_back(E.ult(token, t.splat(T)));
+      at.push_back(E.add(sequence, E.mul(token, t.index(s.h))));
+      Value step = beta ? t.convert(t.load(beta, at[j], valid[j]), f64)
+                        : E.select(valid[j], t.constant(f64, 1.0), zero);
+      sum = E.add(sum, step);
+      own.push_back(sum);
+    }
+    Value inWarp = tile::ScanOp::create(b, loc, sum, 32, false);
     t.store(inWarp, totals, warp, lastLane);
     gpu::BarrierOp::create(b, loc);
     // The warps before this thread's, and the whole tile, each summed
@@ -71,8 +83,11 @@ LogicalResult buildCounts(OpBuilder &b, gpu::GPUModuleOp module,
                      E.select(E.ult(t.index(w), warp), t.splat(total), zero));
       tileSum = E.add(tileSum, total);
     }
-    t.store(E.add(t.splat(carried[0]), E.add(before, inWarp)), counts, at,
-            valid);
+    // The count before this thread's first token.
+    Value offset =
+        E.add(t.splat(carried[0]), E.add(before, E.sub(inWarp, sum)));
+    for (int64_t j = 0; j < R; ++j)
+      t.store(E.add(offset, own[j]), counts, at[j], valid[j]);
     gpu::BarrierOp::create(b, loc); // the next tile overwrites totals
     return SmallVector<Value>{E.add(carried[0], tileSum)};
   });

@@ -138,13 +138,14 @@ KernelEstimate attention(const Sizes &z) {
 }
 
 /// chunk_counts: one program of 256 threads per (head, sequence), in tiles
-/// of 256 tokens, one per thread: a warp scan of f64 shuffles, the eight
-/// warps' totals through workgroup memory (each thread reads all eight),
-/// two barriers. Per tile and thread, as the emulator counts them: 25 f64
-/// operations, 55 integer ones; the c_0 load once per thread.
+/// of 2048 tokens, 8 adjacent ones per thread: the thread's sums, a warp
+/// scan of f64 shuffles, the eight warps' totals through workgroup memory
+/// (each thread reads all eight), two barriers. Per tile and thread, as the
+/// emulator counts them: 49 f64 operations, 81 integer ones; 25 integer
+/// ones and the c_0 load once per thread.
 KernelEstimate chunkCounts(const Sizes &z) {
-  constexpr double kThreads = 256, kWarps = kThreads / 32;
-  double tiles = std::ceil(z.T / kThreads);
+  constexpr double kThreads = 256, kWarps = kThreads / 32, kTokens = 8;
+  double tiles = std::ceil(z.T / (kThreads * kTokens));
   OpCounts one;
   one.globalLoads = u(z.T + kThreads);
   one.globalLoadBytes = u(4 * z.T + 8 * kThreads);
@@ -159,14 +160,14 @@ KernelEstimate chunkCounts(const Sizes &z) {
   one.sharedLoadBytes = u(8 * kWarps * kThreads * tiles);
   one.sharedLoadWavefronts = u(2 * kWarps * kWarps * tiles);
   one.shuffles = u(10 * kWarps * tiles);
-  one.fp64 = u(25 * kThreads * tiles);
-  one.intAlu = u(55 * kThreads * tiles + 21 * kThreads);
+  one.fp64 = u(49 * kThreads * tiles);
+  one.intAlu = u(81 * kThreads * tiles + 25 * kThreads);
   one.barriers = u(2 * tiles);
   KernelEstimate k{"chunk_counts",
                    launch({1, g(z.H), g(z.B)}, uint32_t(kThreads),
                           times(one, z.B * z.H), one, z.B * z.H * z.T * 4,
                           z.B * z.H * z.T * 8),
-                   {38, 64}};
+                   {69, 64}};
   return k;
 }
 
