@@ -101,22 +101,30 @@ void PrintTo(const ChunkedCase &c, std::ostream *os) { *os << c.layer.name; }
 
 class ChunkedNumerics : public ::testing::TestWithParam<ChunkedCase> {};
 
+/// The chunked layer of `c` in chunks of C on B sequences of T random
+/// tokens with an initial state, against the reference.
+void expectChunkedMatches(const Case &c, int64_t C, int64_t B, int64_t T,
+                          unsigned seed) {
+  AttentionKernelSpec spec = specOf(c);
+  ASSERT_FALSE(verifyChunkedKernelSpec(spec, C));
+  LayerCase layer = randomLayer(spec, B, T, seed, /*withState=*/true);
+  KernelResult got = runLayer(spec, runtime::Formulation::Chunked, C, layer);
+  ASSERT_TRUE(got.error.empty()) << got.error;
+  ReferenceResult want = runReference(spec, layer);
+  ASSERT_TRUE(want.error.empty()) << want.error;
+  expectMatches(got, want, c.dtype, /*state=*/true,
+                c.name + std::string(" T = ") + std::to_string(T));
+}
+
 TEST_P(ChunkedNumerics, MatchesTheReference) {
   const Case &c = GetParam().layer;
   int64_t C = GetParam().chunk;
-  AttentionKernelSpec spec = specOf(c);
-  ASSERT_FALSE(verifyChunkedKernelSpec(spec, C));
   for (int64_t T : {int64_t(1), C - 1, C, C + 1, 3 * C + 5}) {
     if (T < 1)
       continue;
-    LayerCase layer = randomLayer(spec, c.B, T, /*seed=*/unsigned(T * 31 + C),
-                                  /*withState=*/true);
-    KernelResult got = runLayer(spec, runtime::Formulation::Chunked, C, layer);
-    ASSERT_TRUE(got.error.empty()) << got.error;
-    ReferenceResult want = runReference(spec, layer);
-    ASSERT_TRUE(want.error.empty()) << want.error;
-    expectMatches(got, want, c.dtype, /*state=*/true,
-                  c.name + std::string(" T = ") + std::to_string(T));
+    expectChunkedMatches(c, C, c.B, T, /*seed=*/unsigned(T * 31 + C));
+    if (HasFatalFailure())
+      return;
   }
 }
 
@@ -160,19 +168,17 @@ INSTANTIATE_TEST_SUITE_P(
 // adjacent tokens each): the count carried from tile to tile and a last
 // tile cut short, seen through the rotation of every key and query.
 TEST(ChunkedNumericsLong, RotationCountsCarryAcrossTiles) {
-  Case c{"p2_f32_data_learned_long", 2, 16, 16, 1, 1, ElementKind::F32,
-         GateKind::Data, ScheduleKind::Learned};
-  AttentionKernelSpec spec = specOf(c);
-  int64_t C = 64, T = 2 * 2048 + 37;
-  ASSERT_FALSE(verifyChunkedKernelSpec(spec, C));
-  LayerCase layer = randomLayer(spec, /*B=*/1, T, /*seed=*/5,
-                                /*withState=*/true);
-  KernelResult got = runLayer(spec, runtime::Formulation::Chunked, C, layer);
-  ASSERT_TRUE(got.error.empty()) << got.error;
-  ReferenceResult want = runReference(spec, layer);
-  ASSERT_TRUE(want.error.empty()) << want.error;
-  expectMatches(got, want, c.dtype, /*state=*/true,
-                c.name + std::string(" T = ") + std::to_string(T));
+  Case c{"p2_f32_data_learned_long",
+         2,
+         16,
+         16,
+         1,
+         1,
+         ElementKind::F32,
+         GateKind::Data,
+         ScheduleKind::Learned};
+  expectChunkedMatches(c, /*C=*/64, /*B=*/1, /*T=*/2 * 2048 + 37,
+                       /*seed=*/5);
 }
 
 class AttentionNumerics : public ::testing::TestWithParam<Case> {};

@@ -379,31 +379,34 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
          NV = double(ChunkOutputTile::valueColumns(cols(z.e)));
   double qk = split.splitScores ? 3 : 1, halves = split.splitScores ? 2 : 1,
          pv = split.splitValues ? 2 : 1, rot = z.rotates ? 1 : 0;
-  double stateSteps = std::ceil(z.D / F);
+  // The factored part is counted whole (one step per program).
+  double stateSteps = split.factorsState ? 1 : std::ceil(z.D / F);
   double stateUnits = R * F * (z.p + 1) + 2 * F * NV,
          keyUnits = K * (DK + NV) + R * K;
   OpCounts state, key, base;
   if (split.factorsState) {
     // Per program: each a's state rows from its 16-row block a0 to DK, in
-    // pieces of F rows (two barriers each), then the rows' q_a.
-    for (double a = 0; a < z.d; ++a) {
-      double k = DK - 16 * std::floor(a / 16);
-      double aUnits = (k + R) * NV;
-      state.mma[int(MmaShape::M16N8K16F16)] +=
-          u(W * k / 16 * NV / 8 * (split.splitScores ? 3 : 2));
-      state.ldmatrix += u(W * k / 16 * (halves + 2 * NV / 8));
-      state.fp32Fma += u(R * NV);
-      state.fp32Alu += u(2.455 * aUnits);
-      state.intAlu += u(3.62 * aUnits);
-      state.sharedLoads += u(0.0443 * aUnits);
-      state.sharedLoadBytes += u(6.93 * aUnits);
-      state.sharedStores += u(0.125 * aUnits);
-      state.sharedStoreBytes += u(1.57 * aUnits);
-      state.barriers += u(2 * std::ceil(k / F));
+    // pieces of F rows (two barriers each), then the rows' q_a; the a of
+    // one block alike.
+    double units = 0, kSteps = 0, pieces = 0;
+    for (double a0 = 0; a0 < z.d; a0 += 16) {
+      double as = std::min(16.0, z.d - a0), k = DK - a0;
+      units += as * (k + R) * NV;
+      kSteps += as * k / 16;
+      pieces += as * std::ceil(k / F);
     }
+    state.mma[int(MmaShape::M16N8K16F16)] =
+        u(W * kSteps * NV / 8 * (split.splitScores ? 3 : 2));
+    state.ldmatrix = u(W * kSteps * (halves + 2 * NV / 8));
     state.globalLoads = u(stateLoads(z));
-    state.barriers += 1;
-    stateSteps = 1;
+    state.fp32Fma = u(z.d * R * NV);
+    state.fp32Alu = u(2.455 * units);
+    state.intAlu = u(3.62 * units);
+    state.sharedLoads = u(0.0443 * units);
+    state.sharedLoadBytes = u(6.93 * units);
+    state.sharedStores = u(0.125 * units);
+    state.sharedStoreBytes = u(1.57 * units);
+    state.barriers = u(2 * pieces + 1);
   } else {
     state.mma[int(MmaShape::M16N8K16F16)] = u(W * F / 16 * NV / 8 * 3);
     state.ldmatrix = u(W * F / 16 * (2 + 2 * NV / 8));
@@ -475,7 +478,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
           launch({g(std::ceil(z.T / R)), g(z.Hq), g(z.B)}, g(P), total,
                  heaviest, inputBytes(z) + N * z.H * z.B * 4 * z.D * (z.e + 1),
                  outputBytes(z)),
-          {split.factorsState ? 148 : 153,
+          {split.factorsState ? 160 : 153,
            split.sharedBytes(cols(z.d), cols(z.e))}};
 }
 
