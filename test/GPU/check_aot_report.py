@@ -20,6 +20,7 @@ KERNELS = {
     "chunked": {
         "chunk_states": (["k", "v"], ["decay", "B", "T"]),
         "chunk_scan": (["S", "Z", "c"], ["decay", "B", "T"]),
+        # (the tile chunk_output's states: dS_halves, below)
         "chunk_state_pass": ([], ["dS", "dZ", "B", "T"]),
         "chunk_keys": (["k", "counts"], ["k_rotated", "B", "T"]),
         # The tile chunk_output reads the keys chunk_keys rotated.
@@ -57,12 +58,17 @@ def main():
         if k["launch"]["block"] != [k["threads_per_block"], 1, 1]:
             failures.append("%s: launch block disagrees" % k["name"])
         first, last = KERNELS[k["formulation"]][k["kernel"]]
+        # 16-bit chunks longer than 64: the tile chunk_output, which reads
+        # the rotated keys and the state pass's dS_halves.
+        chunk = re.search(r"chunked(\d+)$", k["name"])
+        tile = (v["dtype"] != "f32" and chunk is not None
+                and int(chunk.group(1)) > 64)
         if k["kernel"] == "chunk_output":
-            # (chunks longer than 64: the tile kernel)
-            chunk = re.search(r"chunked(\d+)$", k["name"])
-            rotated = (v["dtype"] != "f32" and v["rope"] != "none"
-                       and chunk is not None and int(chunk.group(1)) > 64)
+            rotated = tile and v["rope"] != "none"
             first = first + ["k_rotated" if rotated else "k", "v"]
+            last = (["dS_halves"] if tile else ["dS", "dZ"]) + last
+        if k["kernel"] == "chunk_state_pass" and tile:
+            last = ["dS_halves", "B", "T"]
         if k["args"][:len(first)] != first or k["args"][-len(last):] != last:
             failures.append("%s %s: unexpected argument list %s" % (
                 k["name"], k["kernel"], k["args"]))

@@ -87,5 +87,25 @@ module attributes {gpu.container_module} {
       sympow_tile.store %p, %out[%i] : tensor<128xf32, #b2>, memref<?xf32>
       gpu.return
     }
+    // A run chosen by one condition per thread (the condition expanded over
+    // the run): one select of the whole vector by the scalar, not one per
+    // element.
+    // CHECK-LABEL: gpu.func @run_select(
+    // CHECK: %[[KEEP:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+    // CHECK-NOT: vector.broadcast %[[KEEP]]
+    // CHECK: arith.select %[[KEEP]], %{{.*}}, %{{.*}} : vector<2xbf16>
+    gpu.func @run_select(%in: memref<?xbf16>, %out: memref<?xbf16>, %n: index) kernel
+        attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 64, grid = [1, 1, B]>} {
+      %t = sympow_tile.range : tensor<64xindex, #sympow_tile.blocked<threads = 64, per_thread = 1>>
+      %bound = sympow_tile.splat %n : tensor<64xindex, #sympow_tile.blocked<threads = 64, per_thread = 1>>
+      %keep = arith.cmpi ult, %t, %bound : tensor<64xindex, #sympow_tile.blocked<threads = 64, per_thread = 1>>
+      %run = sympow_tile.expand %keep : tensor<64xi1, #sympow_tile.blocked<threads = 64, per_thread = 1>> -> tensor<128xi1, #b2>
+      %i = sympow_tile.range : tensor<128xindex, #b2>
+      %v = sympow_tile.load %in[%i] contiguous : memref<?xbf16> -> tensor<128xbf16, #b2>
+      %zero = arith.constant dense<0.0> : tensor<128xbf16, #b2>
+      %x = arith.select %run, %v, %zero : tensor<128xi1, #b2>, tensor<128xbf16, #b2>
+      sympow_tile.store %x, %out[%i] contiguous : tensor<128xbf16, #b2>, memref<?xbf16>
+      gpu.return
+    }
   }
 }

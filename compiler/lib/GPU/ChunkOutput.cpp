@@ -32,6 +32,7 @@
 #include "sympow/Compiler/Tile/TileDialect.h"
 #include "sympow/Support/ChunkOutputTile.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -99,8 +100,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value logG = args.get(fn, KernelArg::LogG),
         logGamma = args.get(fn, KernelArg::LogGamma);
   Value counts = args.get(fn, KernelArg::Counts);
-  Value chunkS = args.get(fn, KernelArg::ChunkS),
-        chunkZ = args.get(fn, KernelArg::ChunkZ),
+  Value chunkHalves = args.get(fn, KernelArg::ChunkStateHalves),
         y = args.get(fn, KernelArg::Y);
   auto wg = fn.getWorkgroupAttributions();
   Value qHi = wg[0], operandHi = wg[1], operandLo = wg[2], rowsHi = wg[3],
@@ -285,52 +285,46 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   // 1. phi(Q) [S_n | Z_n]: F state rows per step.
   Value slot = E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
   Value stateRow0 = E.mul(slot, E.idx(dim));
-  // Stages `tileRows` rows as bf16 halves [row][VS]: row j is state row
-  // rowsStart + j where from <= j < to (no `from`: 0), times weight(j) (none:
-  // 1), and zero elsewhere. S first, in runs of adjacent columns inside a row
-  // (the rows are one contiguous block of chunkS), then each row's tail
-  // [Z | 0 ...] (columns e .. NV - 1). Each thread's run index math is done
-  // once per run, not per element.
-  auto stageState = [&](Value rowsStart, int64_t tileRows, Value from, Value to,
-                        llvm::function_ref<Value(Value j)> weight) {
-    Value rowBase = E.add(stateRow0, rowsStart);
-    Value first = E.mul(rowBase, E.idx(s.e));
-    auto liveRow = [&](Value j, Value inTile) {
-      Value live = t.logicalAnd(inTile, E.ult(j, t.splat(to)));
-      if (from)
-        live = t.logicalAnd(
-            live, E.cmpi(arith::CmpIPredicate::uge, j, t.splat(from)));
-      return live;
-    };
-    auto weighted = [&](Value x, Value j, int64_t L) {
-      return weight ? E.mul(x, spread(weight(j), L)) : x;
-    };
-    stageRowRuns(
-        tileRows, s.e, NV, VS, /*sourceBytes=*/4, rowsHi, rowsLo,
-        [&](Value j, Value c, Value inTile, int64_t L) {
-          Value at = E.add(E.add(t.splat(first), E.mul(j, t.index(s.e))), c);
-          Value x = t.load(chunkS, runOffsets(at, L),
-                           spread(liveRow(j, inTile), L), L > 1);
-          return weighted(x, j, L);
-        },
-        [&](Value j, Value c, Value inTile, int64_t L) {
-          // [Z | 0 ...]: Z in column e.
-          Value z =
-              t.load(chunkZ, E.add(t.splat(rowBase), j),
-                     t.logicalAnd(liveRow(j, inTile), t.eq(c, t.index(s.e))));
-          return E.select(atColumnE(c, L), weighted(spread(z, L), j, L),
-                          t.constant(f32, 0.0, L));
-        });
+  // Stages `tileRows` rows of the chunk state's halves (chunk_state_pass
+  // wrote them weighted, with Z in column e: ChunkOutputTile::
+  // stateSlotElements) at rows [0, tileRows) of rowsHi and rowsLo: row j is
+  // state row rowsStart + j where from <= j < to (no `from`: 0), zero
+  // elsewhere. Whole 16-byte runs, copied: the loads need no mask (rows
+  // past the state read its last one, then zeroed).
+  Value slotStart =
+      E.mul(slot, E.idx(ChunkOutputTile::stateSlotElements(dim, s.e)));
+  auto stageState = [&](Value rowsStart, int64_t tileRows, Value from,
+                        Value to) {
+    constexpr int64_t L = 8;
+    std::array<Value, 2> halves = {rowsHi, rowsLo};
+    for (int64_t half : {0, 1}) {
+      Value staged = halves[half];
+      Value halfStart = E.add(slotStart, E.idx(half * dim * NV));
+      forRunStarts(tileRows * NV, L, [&](Value start) {
+        Value j = E.div(start, t.index(NV)), c = E.rem(start, t.index(NV));
+        Value inTile = E.ult(start, t.index(tileRows * NV));
+        Value row = E.min(E.add(t.splat(rowsStart), j), t.index(dim - 1));
+        Value at = E.add(E.add(t.splat(halfStart), E.mul(row, t.index(NV))), c);
+        Value x = t.load(chunkHalves, runOffsets(at, L), nullptr, true);
+        Value live = E.ult(j, t.splat(to));
+        if (from)
+          live = t.logicalAnd(
+              live, E.cmpi(arith::CmpIPredicate::uge, j, t.splat(from)));
+        x = E.select(spread(live, L), x, t.constant(bf16, 0.0, L));
+        t.store(x, staged, runOffsets(E.add(E.mul(j, t.index(VS)), c), L),
+                spread(inTile, L), true);
+      });
+    }
   };
 
-  double phiScale = std::pow(scale, p);
   Value noState = splatTo(accType, 0.0);
   Value acc;
   if (split.factorsState) {
     // p = 2: phi(q) [S | Z] = sum_a q_a sum_{b >= a} w_ab q_b [S | Z]_(a, b)
-    // with w_aa = scale^2 and w_ab = sqrt(2) scale^2: per a, the dot of Q
-    // (as staged, exact) with a's state rows placed at rows b (zero below
-    // a, from a's 16-row block on), then times each row's q_a. The row
+    // with w_aa = scale^2 and w_ab = sqrt(2) scale^2 (the weights the
+    // staged state rows carry): per a, the dot of Q (as staged, exact) with
+    // a's state rows placed at rows b (zero below a, from a's 16-row block
+    // on), then times each row's q_a. The row
     // factors come from q transposed [a][row] in the operand arrays.
     gpu::BarrierOp::create(b, loc); // q staged
     forRuns(s.d * R, 1, [&](Value item) {
@@ -360,16 +354,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
             for (int64_t r0 = a0; r0 < DK; r0 += F) {
               int64_t rowsHere = std::min(F, DK - r0);
               gpu::BarrierOp::create(b, loc); // the previous dots' readers
-              auto weight = [&](Value j) -> Value {
-                Value offDiagonal = t.constant(f32, std::sqrt(2.0) * phiScale);
-                if (r0 != a0)
-                  return offDiagonal;
-                return E.select(t.eq(j, t.splat(diagonal)),
-                                t.constant(f32, phiScale), offDiagonal);
-              };
               stageState(E.add(rowOfB0, E.idx(r0)), rowsHere,
-                         r0 == a0 ? diagonal : Value(), E.idx(s.d - r0),
-                         weight);
+                         r0 == a0 ? diagonal : Value(), E.idx(s.d - r0));
               gpu::BarrierOp::create(b, loc);
               for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
                 auto qOf = [&](Value array) {
@@ -409,17 +395,15 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           Value f0 = E.mul(step, E.idx(F));
           gpu::BarrierOp::create(b, loc); // the previous step's readers
           Value stateRows = E.min(E.idx(F), E.sub(E.idx(dim), f0));
-          stageState(f0, F, Value(), stateRows, nullptr);
+          stageState(f0, F, Value(), stateRows);
           // phi of feature f0 + fc for rows firstRow + rowStep r: q as hi +
-          // lo, times the row's scale and scale^p.
+          // lo (the row's weight is in the staged state).
           Value feature = E.add(t.splat(f0), fc);
           Value inside = E.ult(feature, t.index(dim));
           SmallVector<Value> multiset = gpu_detail::unrankRows(
               t, s.p, s.d, E.min(feature, t.index(dim - 1)));
-          Value coef = E.select(inside,
-                                E.mul(gpu_detail::rowScales(t, f32, multiset),
-                                      t.constant(f32, phiScale)),
-                                t.constant(f32, 0.0));
+          Value coef =
+              E.select(inside, t.constant(f32, 1.0), t.constant(f32, 0.0));
           E.forLoop(
               E.idx(0), E.idx(rowsPerThread), E.idx(1), {},
               [&](Value r, ValueRange) {

@@ -35,9 +35,13 @@
 #include "SymmetricPowerTiles.h"
 #include "TileKernels.h"
 
+#include "sympow/Compiler/GPU/RuntimeKinds.h"
 #include "sympow/Compiler/Tile/KernelLaunch.h"
 #include "sympow/Compiler/Tile/TileDialect.h"
+#include "sympow/Support/ChunkOutputTile.h"
 #include "sympow/Support/ChunkStatePass.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -65,10 +69,18 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       workgroupMemRef({K * VS}, bf16)};
   if (splitV)
     workgroup.push_back(workgroupMemRef({K * VS}, bf16));
+  // The tile chunk_output's chunk states (ChunkOutputTile::
+  // stateSlotElements): each row's weight and Z on their way there.
+  bool toHalves = toRuntime(s, runtime::Formulation::Chunked, C)
+                      .chunkOutputTile()
+                      .has_value();
+  size_t rowWeightsArray = workgroup.size();
+  if (toHalves)
+    workgroup.push_back(workgroupMemRef({R}, f32));
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, runtime::KernelId::ChunkStatePass, P,
-      {split.programs, s.h, tile::KernelAttr::kBatch}, workgroup, args);
+      {split.programs, s.h, tile::KernelAttr::kBatch}, workgroup, args, C);
   tile::setMinBlocksPerSM(fn, split.minProgramsPerSM(s.e));
   Emitter E(b, loc);
   gpu_detail::Tiles t{b, loc, E, P};
@@ -84,7 +96,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Value S = args.get(fn, KernelArg::S), Z = args.get(fn, KernelArg::Z),
         c = args.get(fn, KernelArg::C);
   Value chunkS = args.get(fn, KernelArg::ChunkS),
-        chunkZ = args.get(fn, KernelArg::ChunkZ);
+        chunkZ = args.get(fn, KernelArg::ChunkZ),
+        chunkHalves = args.get(fn, KernelArg::ChunkStateHalves);
   auto wg = fn.getWorkgroupAttributions();
   Value keys = wg[0], phiHi = wg[1], phiLo = wg[2], weights = wg[3];
   Value valuesHi = wg[4], valuesLo = splitV ? Value(wg[5]) : Value();
@@ -117,6 +130,17 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Value phiRow =
       t.expand(E.mul(E.div(thread, t.index(K / RK)), t.index(PS)), 2);
   Value rowScale2 = t.expand(rowScale, 2);
+  Value rowWeights;
+  if (toHalves) {
+    // Row f's weight in the halves: scale^p and phi's factor of the row
+    // (a barrier of its own: the first chunk's store precedes the loop's).
+    rowWeights = wg[rowWeightsArray];
+    double phiScale = std::pow(std::abs(s.effectiveScale()), double(s.p));
+    t.store(E.mul(rowScale, t.constant(f32, phiScale)), rowWeights,
+            E.div(thread, t.index(K / RK)),
+            t.eq(E.rem(thread, t.index(K / RK)), t.index(0)));
+    gpu::BarrierOp::create(b, loc);
+  }
   SmallVector<Value> multiset2;
   for (Value i : multiset)
     multiset2.push_back(t.expand(i, 2));
@@ -210,6 +234,33 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     }
   };
 
+  // Slot `slot`'s rows of the halves: w_f [S_f | Z_f | 0 ...] as bf16 hi
+  // and lo, each half in three disjoint stores: S's columns, Z's (its own
+  // accumulator, whose warp columns hold other columns than S's), zeros.
+  auto storeHalves = [&](Value sAcc, Value zAcc, Value slot) {
+    int64_t NO = ChunkOutputTile::valueColumns(s.e);
+    auto weighted = [&](Value x) {
+      auto type = cast<RankedTensorType>(x.getType());
+      return tile::splitBf16(
+          b, loc, E.mul(x, m.loadTransposed(type, rowWeights, E.idx(0), 0)));
+    };
+    auto [sHi, sLo] = weighted(sAcc);
+    auto [zHi, zLo] = weighted(zAcc);
+    Value zeros =
+        tile::SplatOp::create(b, loc, zHi.getType(), E.fconst(bf16, 0.0));
+    Value at =
+        E.add(E.mul(slot, E.idx(ChunkOutputTile::stateSlotElements(dim, s.e))),
+              E.mul(firstRow, E.idx(NO)));
+    for (auto [sHalf, zHalf] : {std::pair{sHi, zHi}, std::pair{sLo, zLo}}) {
+      m.store(sHalf, chunkHalves, at, NO, rows, cols, paired);
+      m.store(zHalf, chunkHalves, E.add(at, E.idx(s.e)), NO, rows, one);
+      if (NO > s.e + 1)
+        m.store(zeros, chunkHalves, E.add(at, E.idx(s.e + 1)), NO, rows,
+                E.idx(NO - s.e - 1));
+      at = E.add(at, E.idx(dim * NO));
+    }
+  };
+
   Value steps = E.mul(N, E.idx(stepsPerChunk));
   SmallVector<Value> init = {s0, z0};
   llvm::append_range(init, fetch(stepAt(E.idx(0))));
@@ -220,10 +271,14 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         E.ifThen(E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.idx(0)), [&] {
           Value slot =
               E.add(E.mul(E.add(E.mul(batch, N), st.n), E.idx(s.h)), h);
-          Value at = E.add(E.mul(slot, E.idx(dim)), firstRow);
-          m.store(acc[0], chunkS, E.mul(at, E.idx(s.e)), s.e, rows, cols,
-                  paired);
-          m.store(acc[1], chunkZ, at, 1, rows, one);
+          if (toHalves)
+            storeHalves(acc[0], acc[1], slot);
+          else {
+            Value at = E.add(E.mul(slot, E.idx(dim)), firstRow);
+            m.store(acc[0], chunkS, E.mul(at, E.idx(s.e)), s.e, rows, cols,
+                    paired);
+            m.store(acc[1], chunkZ, at, 1, rows, one);
+          }
         });
 
         gpu::BarrierOp::create(b, loc); // the previous step's readers

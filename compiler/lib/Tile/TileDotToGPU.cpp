@@ -330,14 +330,16 @@ struct MatrixStoreLowering : OpConversionPattern<MatrixStoreOp> {
       // Accumulator elements come as (c = 0, 1) pairs of adjacent columns
       // (getCoordinates): one vector store each; with an even column bound
       // the pair is inside exactly when its first element is.
-      auto pairType = VectorType::get({2}, elements.front().getType());
+      Type element = elements.front().getType();
+      auto pairType = VectorType::get({2}, element);
+      llvm::MaybeAlign pairAlign(2 * element.getIntOrFloatBitWidth() / 8);
       for (size_t s = 0; s < elements.size(); s += 2) {
         auto store = [&](OpBuilder &b, Location l) {
           Value pair = vector::FromElementsOp::create(
               b, l, pairType, ValueRange{elements[s], elements[s + 1]});
           vector::StoreOp::create(b, l, pair, op.getBase(),
                                   ValueRange{access.indices[s]}, false,
-                                  llvm::MaybeAlign(8));
+                                  pairAlign);
         };
         if (access.inside.empty()) {
           store(rewriter, loc);

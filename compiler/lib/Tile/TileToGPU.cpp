@@ -286,6 +286,28 @@ struct ExpandLowering : OpConversionPattern<ExpandOp> {
   }
 };
 
+/// select(expand(c), x, y) with one element of c per thread: the thread's
+/// run chosen by that one condition (a run's mask is one bit). Per element,
+/// runs of 16-bit values would be unpacked and repacked around each select.
+struct RunSelectLowering : OpConversionPattern<arith::SelectOp> {
+  RunSelectLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(arith::SelectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto expand = op.getCondition().getDefiningOp<ExpandOp>();
+    if (!expand || !getLayout(expand.getSource().getType()) ||
+        perThread(expand.getSource().getType()) != 1)
+      return rewriter.notifyMatchFailure(op, "not one condition per thread");
+    Value condition = rewriter.getRemappedValue(expand.getSource());
+    if (!condition)
+      return failure();
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(
+        op, condition, adaptor.getTrueValue(), adaptor.getFalseValue());
+    return success();
+  }
+};
+
 /// Through workgroup memory: after a barrier (the previous sum's readers
 /// are done) each thread writes its elements in tile order, and after a
 /// second one reads its elements' columns, rows 0, 1, ... in turn. When R
@@ -590,7 +612,7 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   RewritePatternSet patterns(ctx);
   patterns.add<ProgramIdLowering, RangeLowering, SplatLowering, LoadLowering,
                StoreLowering, ExpandLowering, ScanLowering, ConstantLowering,
-               ElementwiseLowering>(converter, ctx);
+               ElementwiseLowering, RunSelectLowering>(converter, ctx);
   patterns.add<ColumnSumLowering>(converter, ctx, sumBuffers);
   populateMatrixTileLowering(converter, patterns, target, sumBuffers);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,

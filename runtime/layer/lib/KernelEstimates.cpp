@@ -97,6 +97,12 @@ double stateLoads(const Sizes &z) {
   return z.D * (z.e / perLoad + 1);
 }
 
+/// One chunk state as the tile chunk_output reads it (bf16 hi + lo halves,
+/// ChunkOutputTile::stateSlotElements).
+double stateHalvesBytes(const Sizes &z) {
+  return 2 * z.D * 2 * double(ChunkOutputTile::valueColumns(cols(z.e)));
+}
+
 /// attention: blocks of 64 queries (tensor cores) walking back over key
 /// tiles of 64; block i visits i + 1 tiles.
 KernelEstimate attention(const Sizes &z) {
@@ -238,7 +244,7 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 /// data gate; f16 values add a dot and their split, which the sizes cannot
 /// tell apart).
 KernelEstimate chunkStatePass(const Sizes &z, double C,
-                              const ChunkStatePass &split) {
+                              const ChunkStatePass &split, bool halves) {
   double P = double(split.threads), R = double(split.rowsPerProgram),
          K = double(split.tokensPerStep), X = double(split.programs);
   double WN = double(ChunkStatePass::warpsN);
@@ -280,11 +286,27 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   OpCounts program = times(step, steps);
   program.globalLoads += u(R * E1);
   program.globalLoadBytes += u(4 * R * E1);
-  program.globalStores = u((N + 1) * R * (paired ? z.e / 2 + 1 : E1));
+  double S = paired ? z.e / 2 : z.e;
+  program.globalStores = u((N + 1) * R * (S + 1));
   program.globalStoreBytes = u(4 * (N + 1) * R * E1);
   program.sfu += u(2 * P);
   program.intAlu += u(60000 + 360 * de + 32000 * (p - 2) + (N + 1) * store);
-  double stateBytes = z.B * z.H * 4 * z.D * E1;
+  double stateBytes = z.B * z.H * 4 * z.D * E1, chunkBytes = stateBytes;
+  if (halves) {
+    // The chunk states as the tile chunk_output's halves: per half S's
+    // columns, Z's and the zero columns up to NO; the weight and the split
+    // per element of both accumulators (per element: the emulator at p = 2,
+    // d = e = 64, bf16, chunk 256, T = 1024).
+    double NO = double(ChunkOutputTile::valueColumns(cols(z.e)));
+    double elements = N * R * (NV + 8 * WN);
+    program.globalStores = u(R * (S + 1) + 2 * N * R * (S + NO - z.e));
+    program.globalStoreBytes = u(4 * R * E1 + 4 * N * R * NO);
+    program.fp32Alu += u(4.22 * elements);
+    program.intAlu += u(1.62 * elements);
+    program.sharedLoads += u(4 * P * N);
+    program.sharedLoadBytes += u(6.0 * elements);
+    chunkBytes = z.B * z.H * stateHalvesBytes(z);
+  }
 
   return {"chunk_state_pass",
           launch({g(X), g(z.H), g(z.B)}, g(P), times(program, X * z.H * z.B),
@@ -292,7 +314,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                  z.B * z.T * z.H *
                          (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
                      stateBytes,
-                 N * stateBytes + stateBytes),
+                 N * chunkBytes + stateBytes),
           {106, split.sharedBytes(cols(z.d), cols(z.e))}};
 }
 
@@ -362,15 +384,14 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
 /// query head, sequence) multiplies phi(Q) with the chunk's state in steps
 /// of F rows (or, factored at p = 2, one a at a time: the state rows from
 /// a's 16-row block on, and the rows' q_a), then walks the chunk's keys up
-/// to its diagonal in steps of K. Tensor-core and ldmatrix counts follow
-/// the kernel's loops exactly, and so do the factored part's global loads
-/// (`stateLoads`); the other figures are
-/// per step and unit of work (a state step's R F (p + 1) + 2 F NV elements,
-/// a factored a's (DK - a0 + R) NV, a key step's K (DK + NV) + R K) from
-/// the emulator at p = 2, d = e = 64, bf16, data gate (refitted at chunk
-/// 256, T = 256, after the run staging: heaviest and average program solved
-/// for the per-step figures; the factored part at T = 1024 from the change
-/// of the counts against the phi(Q) part).
+/// to its diagonal in steps of K. The state rows are copied from
+/// chunk_state_pass's halves in 16-byte runs. Tensor-core and ldmatrix
+/// counts, the state's global loads and stores of runs follow the kernel's
+/// loops exactly; the other figures are per unit of work (a copied run, a
+/// phi(Q) step's R F (p + 1) elements, a key step's K (DK + NV) + R K) from
+/// the emulator at p = 2, d = e = 64, bf16, data gate (the key steps at
+/// chunk 256, T = 256: heaviest and average program solved for the per-step
+/// figures; the runs at chunk 256, T = 1024).
 KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
                                const ChunkOutputTile &split) {
   double R = double(split.rowsPerProgram), K = double(split.keysPerStep),
@@ -381,44 +402,58 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
          pv = split.splitValues ? 2 : 1, rot = z.rotates ? 1 : 0;
   // The factored part is counted whole (one step per program).
   double stateSteps = split.factorsState ? 1 : std::ceil(z.D / F);
-  double stateUnits = R * F * (z.p + 1) + 2 * F * NV,
-         keyUnits = K * (DK + NV) + R * K;
+  double keyUnits = K * (DK + NV) + R * K;
   OpCounts state, key, base;
+  // The state rows come from chunk_state_pass's halves (hi, lo) in 16-byte
+  // runs: each pass of P runs loads in every thread (rows past the state
+  // read its last row), stores the runs inside the tile.
+  double runs = 0, stored = 0;
+  auto copies = [&](double rows, double times) {
+    runs += times * 2 * std::ceil(rows * NV / (8 * P)) * P;
+    stored += times * 2 * rows * NV / 8;
+  };
   if (split.factorsState) {
     // Per program: each a's state rows from its 16-row block a0 to DK, in
     // pieces of F rows (two barriers each), then the rows' q_a; the a of
     // one block alike.
-    double units = 0, kSteps = 0, pieces = 0;
+    double kSteps = 0, pieces = 0;
     for (double a0 = 0; a0 < z.d; a0 += 16) {
       double as = std::min(16.0, z.d - a0), k = DK - a0;
-      units += as * (k + R) * NV;
+      for (double r = 0; r < k; r += F)
+        copies(std::min(F, k - r), as);
       kSteps += as * k / 16;
       pieces += as * std::ceil(k / F);
     }
     state.mma[int(MmaShape::M16N8K16F16)] =
         u(W * kSteps * NV / 8 * (split.splitScores ? 3 : 2));
     state.ldmatrix = u(W * kSteps * (halves + 2 * NV / 8));
-    state.globalLoads = u(stateLoads(z));
     state.fp32Fma = u(z.d * R * NV);
-    state.fp32Alu = u(2.455 * units);
-    state.intAlu = u(3.62 * units);
-    state.sharedLoads = u(0.0443 * units);
-    state.sharedLoadBytes = u(6.93 * units);
-    state.sharedStores = u(0.125 * units);
-    state.sharedStoreBytes = u(1.57 * units);
+    // Per run, with the rows' q_a folded in: the emulator at p = 2,
+    // d = e = 64, bf16, chunk 256, T = 1024 (the factored part's counts
+    // less the rest of the estimate).
+    state.fp32Alu = u(1.023 * runs);
+    state.intAlu = u(48.6 * runs);
+    state.sharedLoads = u(0.373 * runs);
+    state.sharedLoadBytes = u(57.9 * runs);
+    state.sharedStores = u(0.893 * runs);
+    state.sharedStoreBytes = u(13.2 * runs);
     state.barriers = u(2 * pieces + 1);
   } else {
+    copies(F, 1);
     state.mma[int(MmaShape::M16N8K16F16)] = u(W * F / 16 * NV / 8 * 3);
     state.ldmatrix = u(W * F / 16 * (2 + 2 * NV / 8));
-    state.globalLoads = u(0.0261 * stateUnits);
-    state.fp32Alu = u(2.73 * stateUnits);
-    state.intAlu = u(5.56 * stateUnits);
-    state.sharedLoads = u(0.382 * stateUnits);
-    state.sharedLoadBytes = u(4.96 * stateUnits);
-    state.sharedStores = u(0.436 * stateUnits);
-    state.sharedStoreBytes = u(1.63 * stateUnits);
+    // phi(Q)'s build per unit (R F (p + 1)) as fitted before the halves;
+    // the copy per run as the factored part's.
+    state.fp32Alu = u(2.73 * R * F * (z.p + 1) + 1.023 * runs);
+    state.intAlu = u(5.56 * R * F * (z.p + 1) + 48.6 * runs);
+    state.sharedLoads = u(0.382 * R * F * (z.p + 1));
+    state.sharedLoadBytes = u(4.96 * R * F * (z.p + 1));
+    state.sharedStores = u(0.436 * R * F * (z.p + 1) + stored);
+    state.sharedStoreBytes = u(1.63 * R * F * (z.p + 1) + 16 * stored);
     state.barriers = 2;
   }
+  state.globalLoads = u(runs);
+  state.globalLoadBytes = u(16 * runs);
   key.mma[int(MmaShape::M16N8K16F16)] =
       u(W * (DK / 16 * K / 8 * qk + K / 16 * NV / 8 * pv));
   key.ldmatrix = u(W * (DK / 16 * halves * (1 + K / 8) + K / 16 * NV / 8 * pv));
@@ -450,7 +485,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     OpCounts c = times(state, stateSteps);
     c += times(key, keySteps);
     c += base;
-    c.globalLoadBytes += u(4 * z.D * (z.e + 1) + 4 * l * R);
+    c.globalLoadBytes += u(4 * l * R);
     c.barriers += u(2 * std::ceil(l * R / P));
     return c;
   };
@@ -476,7 +511,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   double N = std::ceil(z.T / C);
   return {"chunk_output",
           launch({g(std::ceil(z.T / R)), g(z.Hq), g(z.B)}, g(P), total,
-                 heaviest, inputBytes(z) + N * z.H * z.B * 4 * z.D * (z.e + 1),
+                 heaviest, inputBytes(z) + N * z.H * z.B * stateHalvesBytes(z),
                  outputBytes(z)),
           {split.factorsState ? 160 : 153,
            split.sharedBytes(cols(z.d), cols(z.e))}};
@@ -570,17 +605,17 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
       out.push_back(chunkCounts(z));
     std::optional<ChunkStatePass> pass =
         chunkStatePass(rows(z.D), cols(z.d), cols(z.e), cols(z.s));
+    std::optional<ChunkOutputTile> tile =
+        chunkOutputTile(chunk, int64_t(z.p), cols(z.d), cols(z.e), sizes.f16,
+                        z.rotates, pass.has_value());
     if (pass) {
       if (z.rotates)
         out.push_back(chunkKeys(z));
-      out.push_back(chunkStatePass(z, C, *pass));
+      out.push_back(chunkStatePass(z, C, *pass, tile.has_value()));
     } else {
       out.push_back(chunkStates(z, C));
       out.push_back(chunkScan(z, C));
     }
-    std::optional<ChunkOutputTile> tile =
-        chunkOutputTile(chunk, int64_t(z.p), cols(z.d), cols(z.e), sizes.f16,
-                        z.rotates, pass.has_value());
     out.push_back(tile ? chunkOutputTile(z, chunk, *tile) : chunkOutput(z, C));
     return out;
   }

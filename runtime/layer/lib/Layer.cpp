@@ -99,6 +99,13 @@ KernelArgs kernelArgsOf(const LayerVariant &v, KernelId kernel) {
     if (v.rotates())
       args.add({A::Counts});
   };
+  // From chunk_state_pass to chunk_output: the tile kernel's halves.
+  auto chunkStates = [&] {
+    if (v.chunkOutputTile())
+      args.add({A::ChunkStateHalves});
+    else
+      args.add({A::ChunkS, A::ChunkZ});
+  };
   switch (kernel) {
   case KernelId::Attention:
   case KernelId::RecurrentState:
@@ -132,7 +139,8 @@ KernelArgs kernelArgsOf(const LayerVariant &v, KernelId kernel) {
     args.add({v.rotates() ? A::RotatedK : A::K, A::V});
     gates();
     counts();
-    args.add({A::S, A::Z, A::C, A::ChunkS, A::ChunkZ});
+    args.add({A::S, A::Z, A::C});
+    chunkStates();
     break;
   case KernelId::ChunkScan:
     args.add({A::S, A::Z, A::C});
@@ -145,7 +153,8 @@ KernelArgs kernelArgsOf(const LayerVariant &v, KernelId kernel) {
         {A::Q, v.rotates() && v.chunkOutputTile() ? A::RotatedK : A::K, A::V});
     gates();
     counts();
-    args.add({A::ChunkS, A::ChunkZ, A::Y});
+    chunkStates();
+    args.add({A::Y});
     break;
   }
   return args;
@@ -260,6 +269,8 @@ const char *sympow::runtime::kernelArgName(KernelArg arg) {
     return "den";
   case KernelArg::RotatedK:
     return "k_rotated";
+  case KernelArg::ChunkStateHalves:
+    return "dS_halves";
   }
   return "?";
 }
@@ -271,7 +282,7 @@ namespace {
 /// call is too large for any workspace.
 struct Workspace {
   size_t counts = 0, states = 0, norms = 0, decays = 0;
-  size_t partialNum = 0, partialDen = 0, rotatedK = 0;
+  size_t partialNum = 0, partialDen = 0, rotatedK = 0, stateHalves = 0;
   int64_t programs = 0; // recurrent_state's programs per (head, sequence)
   size_t partialBytes = 4;
   size_t total = 0;
@@ -304,8 +315,14 @@ Workspace layerWorkspace(const LayerVariant &v, int64_t B, int64_t T) {
     return w;
   int64_t n = chunksOf(T, v.chunk), dim = v.stateDim();
   w.counts = take(v.rotates() ? bytesOf(sizeof(double), {B, T, v.h}) : 0);
-  w.states = take(bytesOf(sizeof(float), {B, n, v.h, dim, v.e}));
-  w.norms = take(bytesOf(sizeof(float), {B, n, v.h, dim}));
+  // The chunk states: f32 dS and dZ, or the tile chunk_output's halves.
+  bool halves = v.chunkOutputTile().has_value();
+  w.states = take(halves ? 0 : bytesOf(sizeof(float), {B, n, v.h, dim, v.e}));
+  w.norms = take(halves ? 0 : bytesOf(sizeof(float), {B, n, v.h, dim}));
+  w.stateHalves =
+      take(halves ? bytesOf(2, {B, n, v.h,
+                                ChunkOutputTile::stateSlotElements(dim, v.e)})
+                  : 0);
   // Each chunk's log decay, from chunk_states to chunk_scan only.
   w.decays = take(v.chunkStatePass() ? 0 : bytesOf(sizeof(float), {B, n, v.h}));
   // The rotated keys, from chunk_keys to chunk_state_pass only.
@@ -490,6 +507,9 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
       return {workspace + w.partialDen, tokens * v.hq * w.programs};
     case KernelArg::RotatedK:
       return {workspace + w.rotatedK, tokens * v.h * v.d};
+    case KernelArg::ChunkStateHalves:
+      return {workspace + w.stateHalves,
+              B * n * v.h * ChunkOutputTile::stateSlotElements(dim, v.e)};
     }
     return {0, 0};
   };

@@ -97,8 +97,9 @@ def Tile_MatrixStoreOp : Tile_Op<"matrix_store", [AttrSizedOperandSegments]> {
     hold (dot operands are replicated over warps) are written by each of
     them with the same value. `paired` (accumulators, not transposed) is the
     kernel's promise that `offset`, `stride` and the column bound are even
-    and the buffer 8-byte aligned: each thread's two adjacent columns go as
-    one 8-byte store, behind one bounds test.
+    and the buffer aligned to two elements: each thread's two adjacent
+    columns go as one store (8 bytes for f32, 4 for bf16), behind one
+    bounds test.
 
     ```mlir
     sympow_tile.matrix_store %c, %out[%at] stride 64

@@ -108,7 +108,11 @@ enum class KernelArg {
   Decay,
   PartialNum,
   PartialDen,
-  RotatedK
+  RotatedK,
+  /// The chunk states as the tile chunk_output reads them (weighted bf16
+  /// hi + lo halves, ChunkOutputTile::stateSlotElements), instead of
+  /// ChunkS and ChunkZ.
+  ChunkStateHalves
 };
 
 /// The buffers `kernel` of the variant takes, in order (then i64 B, T);

@@ -65,6 +65,15 @@ struct ChunkOutputTile {
   static int64_t valueStride(int64_t e) {
     return ldmatrixRowStride(valueColumns(e));
   }
+  /// The chunk states as this kernel reads them (chunk_state_pass writes
+  /// them so, KernelArg::ChunkStateHalves): per (sequence, chunk, head) the
+  /// hi then the lo bf16 half of w_f [S_f | Z_f | 0 ...], `dim` rows of
+  /// valueColumns(e), w_f = scale^p times phi's multinomial factor of row f.
+  /// Staging a piece of it is then a copy of whole 16-byte runs: no
+  /// conversion, no weight, Z already in its column.
+  static int64_t stateSlotElements(int64_t dim, int64_t e) {
+    return 2 * dim * valueColumns(e);
+  }
   int64_t phiStride() const { return ldmatrixRowStride(stateRowsPerStep); }
   /// Programs per SM that ptxas must fit (its register cap, 168 for three
   /// 128-thread programs): three where a thread's [num | den] accumulators
