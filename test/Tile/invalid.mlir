@@ -99,6 +99,16 @@ func.func @expand(%x: tensor<64xf32, #b2>) {
 
 // -----
 
+#b1 = #sympow_tile.blocked<threads = 32, per_thread = 1>
+#b4 = #sympow_tile.blocked<threads = 64, per_thread = 4>
+func.func @run_threads(%x: tensor<32xindex, #b1>) {
+  // expected-error @+1 {{keeps the threads: 32 to 64}}
+  %s = sympow_tile.run %x : tensor<32xindex, #b1> -> tensor<256xindex, #b4>
+  return
+}
+
+// -----
+
 #b2 = #sympow_tile.blocked<threads = 32, per_thread = 2>
 func.func @scan_slots(%x: tensor<64xf32, #b2>) {
   // expected-error @+1 {{scans a tile of one element per thread, not 2}}

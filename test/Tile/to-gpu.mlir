@@ -107,5 +107,33 @@ module attributes {gpu.container_module} {
       sympow_tile.store %x, %out[%i] contiguous : tensor<128xbf16, #b2>, memref<?xbf16>
       gpu.return
     }
+    // Offsets that are a run (sympow_tile.run): the vector accesses take
+    // the run's start itself (slot i's offset start + i would be formed
+    // only in the element-wise fallback of a run a mask splits), and a
+    // mask that is one condition per thread (expanded) guards the whole
+    // run: no fallback, no vector of offsets.
+    // CHECK-LABEL: gpu.func @runs(
+    // CHECK: %[[START:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+    // CHECK-NOT: vector.broadcast %[[START]]
+    // CHECK: vector.load %{{.*}}[%[[START]]] {alignment = 4 : i64} : memref<?xbf16>, vector<2xbf16>
+    // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[START]], %{{.*}} : index
+    // CHECK: scf.if %[[IN]] {
+    // CHECK-NEXT: vector.store %{{.*}}, %{{.*}}[%[[START]]]
+    // CHECK-NEXT: {{^ *}}}
+    // CHECK-NEXT: gpu.return
+    gpu.func @runs(%in: memref<?xbf16>, %out: memref<?xbf16>, %n: index) kernel
+        attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 64, grid = [1, 1, B]>} {
+      %t = sympow_tile.range : tensor<64xindex, #sympow_tile.blocked<threads = 64, per_thread = 1>>
+      %c2 = arith.constant 2 : index
+      %two = sympow_tile.splat %c2 : tensor<64xindex, #sympow_tile.blocked<threads = 64, per_thread = 1>>
+      %start = arith.muli %t, %two : tensor<64xindex, #sympow_tile.blocked<threads = 64, per_thread = 1>>
+      %at = sympow_tile.run %start : tensor<64xindex, #sympow_tile.blocked<threads = 64, per_thread = 1>> -> tensor<128xindex, #b2>
+      %v = sympow_tile.load %in[%at] contiguous : memref<?xbf16> -> tensor<128xbf16, #b2>
+      %bound = sympow_tile.splat %n : tensor<64xindex, #sympow_tile.blocked<threads = 64, per_thread = 1>>
+      %starts = arith.cmpi ult, %start, %bound : tensor<64xindex, #sympow_tile.blocked<threads = 64, per_thread = 1>>
+      %inside = sympow_tile.expand %starts : tensor<64xi1, #sympow_tile.blocked<threads = 64, per_thread = 1>> -> tensor<128xi1, #b2>
+      sympow_tile.store %v, %out[%at] mask %inside contiguous : tensor<128xbf16, #b2>, memref<?xbf16>
+      gpu.return
+    }
   }
 }

@@ -290,7 +290,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   // stateSlotElements) at rows [0, tileRows) of rowsHi and rowsLo: row j is
   // state row rowsStart + j where from <= j < to (no `from`: 0), zero
   // elsewhere. Whole 16-byte runs, copied: the loads need no mask (rows
-  // past the state read its last one, then zeroed).
+  // past the state read its last one, then zeroed), and their offsets are
+  // runs (`run`: one address each). (The other stagings keep vectors of
+  // offsets: as runs too, ptxas spilled the rotated kernel on sm_80.)
   Value slotStart =
       E.mul(slot, E.idx(ChunkOutputTile::stateSlotElements(dim, s.e)));
   auto stageState = [&](Value rowsStart, int64_t tileRows, Value from,
@@ -305,13 +307,13 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         Value inTile = E.ult(start, t.index(tileRows * NV));
         Value row = E.min(E.add(t.splat(rowsStart), j), t.index(dim - 1));
         Value at = E.add(E.add(t.splat(halfStart), E.mul(row, t.index(NV))), c);
-        Value x = t.load(chunkHalves, runOffsets(at, L), nullptr, true);
+        Value x = t.load(chunkHalves, t.run(at, L), nullptr, true);
         Value live = E.ult(j, t.splat(to));
         if (from)
           live = t.logicalAnd(
               live, E.cmpi(arith::CmpIPredicate::uge, j, t.splat(from)));
         x = E.select(spread(live, L), x, t.constant(bf16, 0.0, L));
-        t.store(x, staged, runOffsets(E.add(E.mul(j, t.index(VS)), c), L),
+        t.store(x, staged, t.run(E.add(E.mul(j, t.index(VS)), c), L),
                 spread(inTile, L), true);
       });
     }

@@ -76,6 +76,12 @@ Value Tiles::expand(Value x, int64_t perThread) {
       type(cast<RankedTensorType>(x.getType()).getElementType(), perThread), x);
 }
 
+Value Tiles::run(Value start, int64_t perThread) {
+  if (perThread == 1)
+    return start;
+  return tile::RunOp::create(b, loc, type(b.getIndexType(), perThread), start);
+}
+
 int64_t Tiles::perThread(Value x) {
   return tile::getLayout(x.getType()).getPerThread();
 }

@@ -215,6 +215,17 @@ LogicalResult ExpandOp::verify() {
   return success();
 }
 
+LogicalResult RunOp::verify() {
+  BlockedAttr from = getLayout(getStart().getType()), to = getLayout(getType());
+  if (from.getPerThread() != 1)
+    return emitOpError("starts from one element per thread, not ")
+           << from.getPerThread();
+  if (from.getThreads() != to.getThreads())
+    return emitOpError("keeps the threads: ")
+           << from.getThreads() << " to " << to.getThreads();
+  return success();
+}
+
 LogicalResult ColumnSumOp::verify() {
   int64_t size = getType().getDimSize(0);
   if (size % getColumns())

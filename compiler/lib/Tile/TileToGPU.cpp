@@ -22,11 +22,14 @@
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/Iterators.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/ADT/MapVector.h"
+
+#include <numeric>
 
 namespace sympow {
 #define GEN_PASS_DEF_SYMPOWCONVERTTILETOGPU
@@ -149,6 +152,39 @@ Value allOf(OpBuilder &b, Location loc, ArrayRef<Value> masks) {
   return all;
 }
 
+/// The offsets of a load's or store's slots: where they are a
+/// sympow_tile.run, from its start (slot i's formed only where it is
+/// used: a vector access takes the start alone), else unpacked.
+struct SlotOffsets {
+  Value start;
+  SmallVector<Value> unpacked;
+
+  SlotOffsets(ConversionPatternRewriter &rewriter, Location loc, Value tile,
+              Value converted, int64_t slots) {
+    if (auto run = tile.getDefiningOp<RunOp>())
+      start = rewriter.getRemappedValue(run.getStart());
+    if (!start)
+      unpacked = unpack(rewriter, loc, converted, slots);
+  }
+  Value at(OpBuilder &b, Location loc, int64_t i) const {
+    if (!start)
+      return unpacked[i];
+    if (i == 0)
+      return start;
+    return arith::AddIOp::create(b, loc, start, indexConstant(b, loc, i));
+  }
+};
+
+/// The one bit of a mask that is a per-thread condition expanded over the
+/// thread's run (sympow_tile.expand): the whole run is in or out, so a
+/// vector access needs no element-wise fallback. Null otherwise.
+Value runMask(ConversionPatternRewriter &rewriter, Value mask) {
+  auto expand = mask ? mask.getDefiningOp<ExpandOp>() : ExpandOp();
+  if (!expand || perThread(expand.getSource().getType()) != 1)
+    return {};
+  return rewriter.getRemappedValue(expand.getSource());
+}
+
 /// Per slot: the element where the mask holds (the load is not executed
 /// elsewhere, so masked offsets may be out of bounds), `other` elsewhere.
 /// A `contiguous` load reads an unmasked run with one vector access.
@@ -160,8 +196,8 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
     Location loc = op.getLoc();
     int64_t slots = perThread(op.getType());
     Type type = getTypeConverter()->convertType(op.getType());
-    SmallVector<Value> offsets =
-        unpack(rewriter, loc, adaptor.getOffsets(), slots);
+    SlotOffsets offsets(rewriter, loc, op.getOffsets(), adaptor.getOffsets(),
+                        slots);
     SmallVector<Value> masks, others;
     if (adaptor.getMask()) {
       masks = unpack(rewriter, loc, adaptor.getMask(), slots);
@@ -172,7 +208,8 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
       SmallVector<Value> elements;
       for (int64_t i = 0; i < slots; ++i) {
         if (masks.empty()) {
-          elements.push_back(memref::LoadOp::create(b, loc, base, offsets[i]));
+          elements.push_back(
+              memref::LoadOp::create(b, loc, base, offsets.at(b, loc, i)));
           continue;
         }
         auto guarded = scf::IfOp::create(
@@ -180,8 +217,9 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
             [&](OpBuilder &b, Location l) {
               scf::YieldOp::create(
                   b, l,
-                  ValueRange{memref::LoadOp::create(b, l, base, offsets[i])
-                                 .getResult()});
+                  ValueRange{
+                      memref::LoadOp::create(b, l, base, offsets.at(b, l, i))
+                          .getResult()});
             },
             [&](OpBuilder &b, Location l) {
               scf::YieldOp::create(b, l, others[i]);
@@ -197,12 +235,24 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
     auto vectorType = cast<VectorType>(type);
     auto wide = [&](OpBuilder &b) -> Value {
       return vector::LoadOp::create(
-          b, loc, vectorType, base, ValueRange{offsets[0]},
+          b, loc, vectorType, base, ValueRange{offsets.at(b, loc, 0)},
           /*nontemporal=*/false,
           llvm::MaybeAlign(runAlignment(slots, vectorType.getElementType())));
     };
     if (masks.empty()) {
       rewriter.replaceOp(op, wide(rewriter));
+      return success();
+    }
+    if (Value bit = runMask(rewriter, op.getMask())) {
+      auto guarded = scf::IfOp::create(
+          rewriter, loc, bit,
+          [&](OpBuilder &b, Location l) {
+            scf::YieldOp::create(b, l, wide(b));
+          },
+          [&](OpBuilder &b, Location l) {
+            scf::YieldOp::create(b, l, adaptor.getOther());
+          });
+      rewriter.replaceOp(op, guarded.getResult(0));
       return success();
     }
     auto guarded = scf::IfOp::create(
@@ -225,8 +275,8 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     int64_t slots = perThread(op.getValue().getType());
     Value value = adaptor.getValue();
     SmallVector<Value> values = unpack(rewriter, loc, value, slots);
-    SmallVector<Value> offsets =
-        unpack(rewriter, loc, adaptor.getOffsets(), slots);
+    SlotOffsets offsets(rewriter, loc, op.getOffsets(), adaptor.getOffsets(),
+                        slots);
     SmallVector<Value> masks;
     if (adaptor.getMask())
       masks = unpack(rewriter, loc, adaptor.getMask(), slots);
@@ -234,11 +284,12 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     auto elementwise = [&](OpBuilder &b) {
       for (int64_t i = 0; i < slots; ++i) {
         if (masks.empty()) {
-          memref::StoreOp::create(b, loc, values[i], base, offsets[i]);
+          memref::StoreOp::create(b, loc, values[i], base,
+                                  offsets.at(b, loc, i));
           continue;
         }
         scf::IfOp::create(b, loc, masks[i], [&](OpBuilder &b, Location l) {
-          memref::StoreOp::create(b, l, values[i], base, offsets[i]);
+          memref::StoreOp::create(b, l, values[i], base, offsets.at(b, l, i));
           scf::YieldOp::create(b, l);
         });
       }
@@ -246,13 +297,20 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     auto wide = [&](OpBuilder &b) {
       auto vectorType = cast<VectorType>(value.getType());
       vector::StoreOp::create(
-          b, loc, value, base, ValueRange{offsets[0]}, /*nontemporal=*/false,
+          b, loc, value, base, ValueRange{offsets.at(b, loc, 0)},
+          /*nontemporal=*/false,
           llvm::MaybeAlign(runAlignment(slots, vectorType.getElementType())));
     };
+    Value bit = runMask(rewriter, op.getMask());
     if (!op.getContiguous() || slots == 1) {
       elementwise(rewriter);
     } else if (masks.empty()) {
       wide(rewriter);
+    } else if (bit) {
+      scf::IfOp::create(rewriter, loc, bit, [&](OpBuilder &b, Location l) {
+        wide(b);
+        scf::YieldOp::create(b, l);
+      });
     } else {
       scf::IfOp::create(
           rewriter, loc, allOf(rewriter, loc, masks),
@@ -282,6 +340,31 @@ struct ExpandLowering : OpConversionPattern<ExpandOp> {
                                                        adaptor.getSource());
     else
       rewriter.replaceOp(op, adaptor.getSource());
+    return success();
+  }
+};
+
+/// start + (0, 1, ..., R - 1) per thread.
+struct RunLowering : OpConversionPattern<RunOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RunOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    auto vectorType = dyn_cast<VectorType>(type);
+    if (!vectorType) {
+      rewriter.replaceOp(op, adaptor.getStart());
+      return success();
+    }
+    Location loc = op.getLoc();
+    SmallVector<int64_t> steps(vectorType.getNumElements());
+    std::iota(steps.begin(), steps.end(), 0);
+    Value step = arith::ConstantOp::create(
+        rewriter, loc, vectorType,
+        DenseElementsAttr::get(vectorType, ArrayRef<int64_t>(steps)));
+    Value start = vector::BroadcastOp::create(rewriter, loc, vectorType,
+                                              adaptor.getStart());
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(op, start, step);
     return success();
   }
 };
@@ -571,6 +654,12 @@ static void simplifyLoweredKernel(gpu::GPUFuncOp fn) {
   IRRewriter rewriter(ctx);
   DominanceInfo dominance(fn);
   eliminateCommonSubExpressions(rewriter, dominance, fn);
+  // What no op uses any more (a run's offsets that its vector accesses did
+  // not need), users before what they use.
+  fn.walk<WalkOrder::PostOrder, ReverseIterator>([](Operation *op) {
+    if (isOpTriviallyDead(op))
+      op->erase();
+  });
   fn.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
 }
 
@@ -612,7 +701,8 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   RewritePatternSet patterns(ctx);
   patterns.add<ProgramIdLowering, RangeLowering, SplatLowering, LoadLowering,
                StoreLowering, ExpandLowering, ScanLowering, ConstantLowering,
-               ElementwiseLowering, RunSelectLowering>(converter, ctx);
+               ElementwiseLowering, RunSelectLowering, RunLowering>(converter,
+                                                                    ctx);
   patterns.add<ColumnSumLowering>(converter, ctx, sumBuffers);
   populateMatrixTileLowering(converter, patterns, target, sumBuffers);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,

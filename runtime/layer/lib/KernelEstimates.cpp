@@ -389,9 +389,9 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
 /// counts, the state's global loads and stores of runs follow the kernel's
 /// loops exactly; the other figures are per unit of work (a copied run, a
 /// phi(Q) step's R F (p + 1) elements, a key step's K (DK + NV) + R K) from
-/// the emulator at p = 2, d = e = 64, bf16, data gate (the key steps at
-/// chunk 256, T = 256: heaviest and average program solved for the per-step
-/// figures; the runs at chunk 256, T = 1024).
+/// the emulator at p = 2, d = e = 64, bf16, data gate, chunk 256, T = 1024
+/// (the heaviest and the average program solved for the per-step and the
+/// per-program figures).
 KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
                                const ChunkOutputTile &split) {
   double R = double(split.rowsPerProgram), K = double(split.keysPerStep),
@@ -428,12 +428,10 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
         u(W * kSteps * NV / 8 * (split.splitScores ? 3 : 2));
     state.ldmatrix = u(W * kSteps * (halves + 2 * NV / 8));
     state.fp32Fma = u(z.d * R * NV);
-    // Per run, with the rows' q_a folded in: the emulator at p = 2,
-    // d = e = 64, bf16, chunk 256, T = 1024 (the factored part's counts
-    // less the rest of the estimate).
-    state.fp32Alu = u(1.023 * runs);
-    state.intAlu = u(48.6 * runs);
-    state.sharedLoads = u(0.373 * runs);
+    // Per run, with the rows' q_a and q's staging folded in.
+    state.fp32Alu = u(1.022 * runs);
+    state.intAlu = u(25.2 * runs);
+    state.sharedLoads = u(0.369 * runs);
     state.sharedLoadBytes = u(57.9 * runs);
     state.sharedStores = u(0.893 * runs);
     state.sharedStoreBytes = u(13.2 * runs);
@@ -444,8 +442,8 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     state.ldmatrix = u(W * F / 16 * (2 + 2 * NV / 8));
     // phi(Q)'s build per unit (R F (p + 1)) as fitted before the halves;
     // the copy per run as the factored part's.
-    state.fp32Alu = u(2.73 * R * F * (z.p + 1) + 1.023 * runs);
-    state.intAlu = u(5.56 * R * F * (z.p + 1) + 48.6 * runs);
+    state.fp32Alu = u(2.73 * R * F * (z.p + 1) + 1.022 * runs);
+    state.intAlu = u(5.56 * R * F * (z.p + 1) + 25.2 * runs);
     state.sharedLoads = u(0.382 * R * F * (z.p + 1));
     state.sharedLoadBytes = u(4.96 * R * F * (z.p + 1));
     state.sharedStores = u(0.436 * R * F * (z.p + 1) + stored);
@@ -460,10 +458,10 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   key.globalLoads = u(0.09 * keyUnits);
   key.globalLoadBytes = u(K * (z.d * (rot ? 4 : z.s) + z.e * z.s + 4));
   key.fp32Alu = u(4.27 * keyUnits);
-  key.intAlu = u(6.46 * keyUnits);
+  key.intAlu = u(5.20 * keyUnits);
   key.sfu = u(2 * R * K + 4 * P);
-  key.sharedLoads = u(0.245 * keyUnits);
-  key.sharedLoadBytes = u(7.70 * keyUnits);
+  key.sharedLoads = u(0.252 * keyUnits);
+  key.sharedLoadBytes = u(7.73 * keyUnits);
   key.sharedStores = u(0.115 * keyUnits);
   key.sharedStoreBytes = u(1.48 * keyUnits);
   key.shuffles = u(4 * W);

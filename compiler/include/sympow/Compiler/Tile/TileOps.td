@@ -237,6 +237,28 @@ def Tile_ExpandOp : Tile_Op<"expand", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_RunOp : Tile_Op<"run", [Pure]> {
+  let summary = "The offsets of each thread's run of R adjacent elements";
+  let description = [{
+    From an index tile of one element per thread (`blocked<P, 1>`) to one of
+    R per thread (`blocked<P, R>`): element t R + s of the result is
+    `start[t] + s`. These are the offsets of a `contiguous` load or store
+    whose runs start at `start`: such an access takes the start alone (one
+    vector access) and forms the other offsets only where its mask splits a
+    run, as the hardware addresses a vector access by its first element.
+
+    ```mlir
+    %at = sympow_tile.run %start : tensor<128xindex, #b1> -> tensor<1024xindex, #b8>
+    %x = sympow_tile.load %src[%at] contiguous
+        : memref<?xbf16> -> tensor<1024xbf16, #b8>
+    ```
+  }];
+  let arguments = (ins Tile_IndexTile:$start);
+  let results = (outs Tile_IndexTile:$result);
+  let assemblyFormat = "$start attr-dict `:` type($start) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_ColumnSumOp : Tile_Op<"column_sum", [Pure,
     AllTypesMatch<["source", "result"]>]> {
   let summary = "Every element gets the sum of its column";
