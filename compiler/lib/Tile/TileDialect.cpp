@@ -201,29 +201,32 @@ LogicalResult StoreOp::verify() {
   return verifyElements(*this, getBase().getType(), getValue().getType());
 }
 
-LogicalResult ExpandOp::verify() {
-  BlockedAttr from = getLayout(getSource().getType()),
-              to = getLayout(getType());
+/// `op` widens `source`, a tile of one element per thread (`what`
+/// describes that operand in the error), to `result`, R per thread over
+/// the same threads.
+static LogicalResult verifyWidening(Operation *op, Type source, Type result,
+                                    StringRef what) {
+  BlockedAttr from = getLayout(source), to = getLayout(result);
   if (from.getPerThread() != 1)
-    return emitOpError("expands a tile of one element per thread, not ")
-           << from.getPerThread();
+    return op->emitOpError()
+           << what << " one element per thread, not " << from.getPerThread();
   if (from.getThreads() != to.getThreads())
-    return emitOpError("keeps the threads: ")
+    return op->emitOpError("keeps the threads: ")
            << from.getThreads() << " to " << to.getThreads();
+  return success();
+}
+
+LogicalResult ExpandOp::verify() {
+  if (failed(verifyWidening(*this, getSource().getType(), getType(),
+                            "expands a tile of")))
+    return failure();
   if (getSource().getType().getElementType() != getType().getElementType())
     return emitOpError("keeps the element type");
   return success();
 }
 
 LogicalResult RunOp::verify() {
-  BlockedAttr from = getLayout(getStart().getType()), to = getLayout(getType());
-  if (from.getPerThread() != 1)
-    return emitOpError("starts from one element per thread, not ")
-           << from.getPerThread();
-  if (from.getThreads() != to.getThreads())
-    return emitOpError("keeps the threads: ")
-           << from.getThreads() << " to " << to.getThreads();
-  return success();
+  return verifyWidening(*this, getStart().getType(), getType(), "starts from");
 }
 
 LogicalResult ColumnSumOp::verify() {
