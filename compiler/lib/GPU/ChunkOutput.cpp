@@ -284,7 +284,6 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
 
   // 1. phi(Q) [S_n | Z_n]: F state rows per step.
   Value slot = E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
-  Value stateRow0 = E.mul(slot, E.idx(dim));
   // Stages `tileRows` rows of the chunk state's halves (chunk_state_pass
   // wrote them weighted, with Z in column e: ChunkOutputTile::
   // stateSlotElements) at rows [0, tileRows) of rowsHi and rowsLo: row j is
@@ -301,7 +300,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     std::array<Value, 2> halves = {rowsHi, rowsLo};
     for (int64_t half : {0, 1}) {
       Value staged = halves[half];
-      Value halfStart = E.add(slotStart, E.idx(half * dim * NV));
+      Value halfStart =
+          E.add(slotStart,
+                E.idx(half * ChunkOutputTile::stateHalfElements(dim, s.e)));
       forRunStarts(tileRows * NV, L, [&](Value start) {
         Value j = E.div(start, t.index(NV)), c = E.rem(start, t.index(NV));
         Value inTile = E.ult(start, t.index(tileRows * NV));

@@ -257,7 +257,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       if (NO > s.e + 1)
         m.store(zeros, chunkHalves, E.add(at, E.idx(s.e + 1)), NO, rows,
                 E.idx(NO - s.e - 1));
-      at = E.add(at, E.idx(dim * NO));
+      at = E.add(at, E.idx(ChunkOutputTile::stateHalfElements(dim, s.e)));
     }
   };
 

@@ -175,9 +175,10 @@ struct SlotOffsets {
   }
 };
 
-/// The one bit of a mask that is a per-thread condition expanded over the
-/// thread's run (sympow_tile.expand): the whole run is in or out, so a
-/// vector access needs no element-wise fallback. Null otherwise.
+/// The one bit of a mask or condition that is a per-thread bit expanded
+/// over the thread's run (sympow_tile.expand): the whole run is in or out,
+/// so a vector access needs no element-wise fallback and a select chooses
+/// the whole run. Null otherwise.
 Value runMask(ConversionPatternRewriter &rewriter, Value mask) {
   auto expand = mask ? mask.getDefiningOp<ExpandOp>() : ExpandOp();
   if (!expand || perThread(expand.getSource().getType()) != 1)
@@ -378,13 +379,9 @@ struct RunSelectLowering : OpConversionPattern<arith::SelectOp> {
   LogicalResult
   matchAndRewrite(arith::SelectOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto expand = op.getCondition().getDefiningOp<ExpandOp>();
-    if (!expand || !getLayout(expand.getSource().getType()) ||
-        perThread(expand.getSource().getType()) != 1)
-      return rewriter.notifyMatchFailure(op, "not one condition per thread");
-    Value condition = rewriter.getRemappedValue(expand.getSource());
+    Value condition = runMask(rewriter, op.getCondition());
     if (!condition)
-      return failure();
+      return rewriter.notifyMatchFailure(op, "not one condition per thread");
     rewriter.replaceOpWithNewOp<arith::SelectOp>(
         op, condition, adaptor.getTrueValue(), adaptor.getFalseValue());
     return success();

@@ -100,7 +100,7 @@ double stateLoads(const Sizes &z) {
 /// One chunk state as the tile chunk_output reads it (bf16 hi + lo halves,
 /// ChunkOutputTile::stateSlotElements).
 double stateHalvesBytes(const Sizes &z) {
-  return 2 * z.D * 2 * double(ChunkOutputTile::valueColumns(cols(z.e)));
+  return 2 * double(ChunkOutputTile::stateSlotElements(rows(z.D), cols(z.e)));
 }
 
 /// attention: blocks of 64 queries (tensor cores) walking back over key

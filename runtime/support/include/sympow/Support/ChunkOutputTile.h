@@ -71,8 +71,11 @@ struct ChunkOutputTile {
   /// valueColumns(e), w_f = scale^p times phi's multinomial factor of row f.
   /// Staging a piece of it is then a copy of whole 16-byte runs: no
   /// conversion, no weight, Z already in its column.
+  static int64_t stateHalfElements(int64_t dim, int64_t e) {
+    return dim * valueColumns(e);
+  }
   static int64_t stateSlotElements(int64_t dim, int64_t e) {
-    return 2 * dim * valueColumns(e);
+    return 2 * stateHalfElements(dim, e);
   }
   int64_t phiStride() const { return ldmatrixRowStride(stateRowsPerStep); }
   /// Programs per SM that ptxas must fit (its register cap, 168 for three
