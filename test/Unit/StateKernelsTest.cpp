@@ -207,8 +207,7 @@ TEST_F(RecurrentKernel, ChunkedKernelsCompileWithoutSpillsForSmallHeads) {
     ASSERT_FALSE(verifyChunkedKernelSpec(s, 64));
     OwningOpRef<ModuleOp> module = build(s, 64);
     std::vector<std::string> names = {"chunk_output"};
-    if (chunkStatePass(*symmetricPowerDim(s.d, s.p), s.d, s.e,
-                       s.dtype == ElementKind::F32 ? 4 : 2)) {
+    if (chunkStatePassOf(s, 64)) {
       names.push_back("chunk_state_pass");
       if (s.rotates())
         names.push_back("chunk_keys");

@@ -40,21 +40,6 @@ using namespace mlir;
 
 namespace sympow::chunked {
 
-namespace {
-
-/// The largest run of 8, 4, 2 or 1 adjacent elements that divides `width`
-/// and is at most 16 bytes of `elementBytes` each: one load instruction per
-/// run, so that a warp's runs are adjacent and fill whole sectors (two
-/// 16-byte loads per thread would each use half of every sector).
-int64_t runOf(int64_t width, int64_t elementBytes) {
-  int64_t L = std::min<int64_t>(8, 16 / elementBytes);
-  while (L > 1 && width % L != 0)
-    L /= 2;
-  return L;
-}
-
-} // namespace
-
 LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                               const AttentionKernelSpec &s, int64_t C,
                               int64_t dim, const ChunkOutputTile &split) {
@@ -188,7 +173,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                           int64_t stride, int64_t sourceBytes, Value hi,
                           Value lo, RunValues body, RunValues tail) {
     auto part = [&](int64_t from, int64_t W, RunValues values) {
-      int64_t L = runOf(W, sourceBytes);
+      int64_t L = vectorRun(W, sourceBytes);
       forRunStarts(tileRows * W, L, [&](Value start) {
         Value j = E.div(start, t.index(W));
         Value c = E.add(E.rem(start, t.index(W)), t.index(from));
@@ -232,7 +217,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           zeros);
       return;
     }
-    int64_t L = runOf(s.d, inputBytes);
+    int64_t L = vectorRun(s.d, inputBytes);
     forRuns(tileRows * DK, L, [&](Value item) {
       Value j = E.div(item, t.index(DK, L)), dd = E.rem(item, t.index(DK, L));
       Value inTile = E.ult(item, t.index(tileRows * DK, L));

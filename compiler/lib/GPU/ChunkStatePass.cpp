@@ -8,8 +8,9 @@
 // that never straddle a chunk:
 //
 //   at each chunk's first step:  S_n, Z_n (the workspace) <- [S | Z]
-//   per step (tokens t0 .. t0 + K - 1 of one chunk, G the inclusive prefix
-//   of the step's log gates, saturated as everywhere):
+//   per step (tokens t0 .. t0 + K - 1 of one chunk), per segment of KD of
+//   its tokens (G the inclusive prefix of the segment's log gates,
+//   saturated as everywhere):
 //     [S | Z] = exp(G_last) [S | Z] + Phi^T [V | 1],
 //     Phi[t, f] = w_t phi_f(k_t),  w_t = exp(G_last - G_t)
 //   (k_t rotated by chunk_keys for rotating schedules, ChunkKeys.cpp;
@@ -54,6 +55,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Location loc = module.getLoc();
   Type f32 = b.getF32Type();
   int64_t P = split.threads, R = split.rowsPerProgram, K = split.tokensPerStep;
+  // The dots take the step a segment of KD tokens at a time.
+  int64_t KD = split.segmentTokens(), segments = split.segments();
   int64_t NV = ChunkStatePass::valueColumns(s.e);
   int64_t VS = ChunkStatePass::valueStride(s.e);
   // bf16 values are exact as bf16; f16 ones as bf16 hi + lo.
@@ -65,7 +68,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   int64_t PS = split.phiStride(), KS = ChunkStatePass::keyStride(s.d);
   SmallVector<Type> workgroup = {
       workgroupMemRef({K * KS}, f32), workgroupMemRef({R * PS}, bf16),
-      workgroupMemRef({R * PS}, bf16), workgroupMemRef({K + 1}, f32),
+      workgroupMemRef({R * PS}, bf16), workgroupMemRef({K + segments}, f32),
       workgroupMemRef({K * VS}, bf16)};
   if (splitV)
     workgroup.push_back(workgroupMemRef({K * VS}, bf16));
@@ -141,9 +144,12 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
             t.eq(E.rem(thread, t.index(K / RK)), t.index(0)));
     gpu::BarrierOp::create(b, loc);
   }
-  SmallVector<Value> multiset2;
+  // The first pair's key elements and Phi^T elements.
+  SmallVector<Value> firstKeys;
+  Value firstKeyRow = E.mul(firstToken, t.index(KS, 2));
   for (Value i : multiset)
-    multiset2.push_back(t.expand(i, 2));
+    firstKeys.push_back(E.add(firstKeyRow, t.expand(i, 2)));
+  Value firstPhi = E.add(phiRow, firstToken);
 
   RankedTensorType accS = m.accumulator(R, NV),
                    accZ = m.accumulator(R, 8 * ChunkStatePass::warpsN);
@@ -155,7 +161,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   bool paired = s.e % 2 == 0;
   Value z0 = m.load(accZ, Z, zRows, 1, rows, one);
   Value ones = tile::SplatOp::create(
-      b, loc, m.operand(1, K, 8 * ChunkStatePass::warpsN, bf16),
+      b, loc, m.operand(1, KD, 8 * ChunkStatePass::warpsN, bf16),
       E.fconst(bf16, 1.0));
   Value gamma = logGamma ? E.load(logGamma, {h}) : Value();
 
@@ -175,19 +181,28 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     st.valid = E.min(E.idx(K), left);
     return st;
   };
-  // Each thread's runs of the step's keys (L adjacent dims of one token)
-  // and values (LV adjacent columns): item, token j, column, in the tile.
+  // Each thread's runs of the step's keys (L adjacent dims of one token,
+  // 16 bytes at most) and values (LV adjacent columns, all of them below e
+  // or none): token j and first column, one each per thread, so that
+  // their index math is done once per run; in the tile (null where every
+  // thread's runs are).
   struct Run {
-    Value item, j, col, inTile;
+    Value j, col, inTile;
   };
-  int64_t L = split.runLength(s.d), LV = split.runLength(NV);
+  int64_t L = split.runLength(s.d, s.rotates() ? 4 : 2),
+          LV = split.runLength(s.e, 2);
   auto runAt = [&](int64_t from, int64_t width, int64_t runLength) {
     Run r;
-    r.item = E.add(t.range(runLength), t.index(from, runLength));
-    r.j = E.div(r.item, t.index(width, runLength));
-    r.col = E.rem(r.item, t.index(width, runLength));
-    r.inTile = E.ult(r.item, t.index(K * width, runLength));
+    Value start = E.add(E.mul(thread, t.index(runLength)), t.index(from));
+    r.j = E.div(start, t.index(width));
+    r.col = E.rem(start, t.index(width));
+    if (from + P * runLength > K * width)
+      r.inTile = E.ult(start, t.index(K * width));
     return r;
+  };
+  // A run's one value for each of its L slots.
+  auto spread = [&](Value x, int64_t L) {
+    return x ? t.expand(x, L) : Value();
   };
   // The step's keys, values and log gates (0 past valid) as loaded, into
   // registers: issued a step ahead, so that their latency overlaps the
@@ -195,24 +210,25 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   auto fetch = [&](const Step &st) {
     SmallVector<Value> loaded;
     auto tokenBase = [&](int64_t width) {
-      return gpu_detail::tokenOffset(E, batch, T, st.t0, s.h, h, width);
+      return t.splat(
+          gpu_detail::tokenOffset(E, batch, T, st.t0, s.h, h, width));
     };
     for (int64_t from = 0; from < K * s.d; from += P * L) {
       Run r = runAt(from, s.d, L);
-      Value live = t.logicalAnd(r.inTile, E.ult(r.j, t.splat(st.valid, L)));
+      Value live = t.logicalAnd(r.inTile, E.ult(r.j, t.splat(st.valid)));
       // [b, t0 + j, h, dd] of a [B, T, H, d] tensor.
-      Value base =
-          E.add(t.splat(tokenBase(s.d), L), E.mul(r.j, t.index(s.h * s.d, L)));
-      loaded.push_back(t.load(k, E.add(base, r.col), live, L > 1));
+      Value at =
+          E.add(E.add(tokenBase(s.d), E.mul(r.j, t.index(s.h * s.d))), r.col);
+      loaded.push_back(t.load(k, t.run(at, L), spread(live, L), L > 1));
     }
     for (int64_t from = 0; from < K * NV; from += P * LV) {
       Run r = runAt(from, NV, LV);
-      Value live = t.logicalAnd(
-          t.logicalAnd(r.inTile, E.ult(r.j, t.splat(st.valid, LV))),
-          E.ult(r.col, t.index(s.e, LV)));
-      Value base = E.add(t.splat(tokenBase(s.e), LV),
-                         E.mul(r.j, t.index(s.h * s.e, LV)));
-      loaded.push_back(t.load(v, E.add(base, r.col), live, s.e % LV == 0));
+      Value live =
+          t.logicalAnd(t.logicalAnd(r.inTile, E.ult(r.j, t.splat(st.valid))),
+                       E.ult(r.col, t.index(s.e)));
+      Value at =
+          E.add(E.add(tokenBase(s.e), E.mul(r.j, t.index(s.h * s.e))), r.col);
+      loaded.push_back(t.load(v, t.run(at, LV), spread(live, LV), LV > 1));
     }
     loaded.push_back(
         tokenGates(t, s, logG, gamma, batch, T, h, st.t0, st.valid));
@@ -225,12 +241,14 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     for (int64_t from = 0; from < K * s.d; from += P * L) {
       Run r = runAt(from, s.d, L);
       t.store(t.convert(*next++, f32), keys,
-              E.add(E.mul(r.j, t.index(KS, L)), r.col), r.inTile, L > 1);
+              t.run(E.add(E.mul(r.j, t.index(KS)), r.col), L),
+              spread(r.inTile, L), L > 1);
     }
     for (int64_t from = 0; from < K * NV; from += P * LV) {
       Run r = runAt(from, NV, LV);
       t.storeBf16(t.convert(*next++, f32), valuesHi, valuesLo,
-                  E.add(E.mul(r.j, t.index(VS, LV)), r.col), r.inTile, LV > 1);
+                  t.run(E.add(E.mul(r.j, t.index(VS)), r.col), LV),
+                  spread(r.inTile, LV), LV > 1);
     }
   };
 
@@ -283,62 +301,74 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
 
         gpu::BarrierOp::create(b, loc); // the previous step's readers
         stage(acc.drop_front(2).drop_back());
-        // w_j = exp(G_last - G_j) and the step's decay exp(G_last), from
-        // the sums of the gates from j on: thread j < K holds token j's
-        // gate (0 past valid), and K <= 32 tokens lie in one warp, so a
-        // scan of shuffles gives them without workgroup memory.
+        // Per segment of KD tokens (one warp's lanes at most, so a scan of
+        // shuffles, without workgroup memory): w_j = exp(G_last - G_j)
+        // with G_last the segment's last prefix, and the segment's decay
+        // exp(G_last) at weights[K + segment], from the sums of the gates
+        // from j on. Thread j < K holds token j's gate (0 past valid).
         Value g = acc.back();
-        Value fromJ = tile::ScanOp::create(b, loc, g, K, /*reverse=*/true);
+        Value fromJ = tile::ScanOp::create(b, loc, g, KD, /*reverse=*/true);
         Value w = E.select(E.ult(thread, t.splat(st.valid)),
                            E.exp(E.sub(fromJ, g)), t.constant(f32, 0.0));
-        t.store(w, weights, thread, E.ult(thread, t.index(K)));
-        t.store(E.exp(fromJ), weights, t.index(K), E.ult(thread, t.index(1)));
+        Value inStep = E.ult(thread, t.index(K));
+        t.store(w, weights, thread, inStep);
+        t.store(
+            E.exp(fromJ), weights,
+            E.add(t.index(K), E.div(thread, t.index(KD))),
+            t.logicalAnd(inStep, t.eq(E.rem(thread, t.index(KD)), t.index(0))));
         // The next step's loads, in flight while this one computes.
         SmallVector<Value> ahead = fetch(stepAt(E.add(i, E.idx(1))));
         gpu::BarrierOp::create(b, loc);
 
         // Phi^T of this program's rows, every token of the step: RK tokens
-        // per thread, a pair at a time (scalar index math, few registers).
-        E.forLoop(
-            E.idx(0), E.idx(RK / 2), E.idx(1), {}, [&](Value slot, ValueRange) {
-              Value token =
-                  E.add(firstToken, t.splat(E.mul(slot, E.idx(2 * K / RK)), 2));
-              Value keyRow = E.mul(token, t.index(KS, 2));
-              SmallVector<Value> at;
-              for (Value i : multiset2)
-                at.push_back(E.add(keyRow, i));
-              Value product =
-                  gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr);
-              Value wt = t.load(weights, token, nullptr, /*contiguous=*/true);
-              // Split once here, so that the dots read native operands
-              // with ldmatrix.
-              t.storeBf16(E.mul(E.mul(product, rowScale2), wt), phiHi, phiLo,
-                          E.add(phiRow, token), nullptr, /*contiguous=*/true);
-              return SmallVector<Value>{};
-            });
+        // per thread, a pair at a time, unrolled: each pair's addresses are
+        // the first pair's plus a constant, which the loads and stores take
+        // as immediate offsets.
+        for (int64_t slot = 0; slot < RK / 2; ++slot) {
+          int64_t ahead = slot * (2 * K / RK);
+          SmallVector<Value> at;
+          for (Value key : firstKeys)
+            at.push_back(E.add(key, t.index(ahead * KS, 2)));
+          Value product = gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr);
+          Value wt = t.load(weights, E.add(firstToken, t.index(ahead, 2)),
+                            nullptr, /*contiguous=*/true);
+          // Split once here, so that the dots read native operands with
+          // ldmatrix.
+          t.storeBf16(E.mul(E.mul(product, rowScale2), wt), phiHi, phiLo,
+                      E.add(firstPhi, t.index(ahead, 2)), nullptr,
+                      /*contiguous=*/true);
+        }
         gpu::BarrierOp::create(b, loc);
 
-        auto phiOf = [&](Value array) {
-          return m.load(m.operand(0, R, K, bf16), array, E.idx(0), PS);
-        };
-        Value aHi = phiOf(phiHi), aLo = phiOf(phiLo);
-        auto valuesOf = [&](Value array) {
-          return m.load(m.operand(1, K, NV, bf16), array, E.idx(0), VS);
-        };
-        Value decay = E.load(weights, {E.idx(K)});
-        Value newS = E.mul(tile::SplatOp::create(b, loc, accS, decay), acc[0]);
-        Value newZ = E.mul(tile::SplatOp::create(b, loc, accZ, decay), acc[1]);
-        // Phi^T (hi + lo) times the values (bf16: exact for bf16 inputs;
-        // f16 ones as hi + lo, lo Phi times lo v dropped as split_bf16
-        // does), the small products first; lo v's fragments die before hi
-        // v's are loaded.
-        if (splitV)
-          newS = m.dot(aHi, valuesOf(valuesLo), newS);
-        Value vHi = valuesOf(valuesHi);
-        newS = m.dot(aLo, vHi, newS);
-        newS = m.dot(aHi, vHi, newS);
-        newZ = m.dot(aLo, ones, newZ);
-        SmallVector<Value> next = {newS, m.dot(aHi, ones, newZ)};
+        // Per segment: [S | Z] = decay [S | Z] + Phi^T [V | 1] over its
+        // tokens.
+        Value newS = acc[0], newZ = acc[1];
+        for (int64_t segment = 0; segment < segments; ++segment) {
+          int64_t first = segment * KD;
+          auto phiOf = [&](Value array) {
+            return m.load(m.operand(0, R, KD, bf16), array, E.idx(first), PS);
+          };
+          Value aHi = phiOf(phiHi), aLo = phiOf(phiLo);
+          auto valuesOf = [&](Value array) {
+            return m.load(m.operand(1, KD, NV, bf16), array, E.idx(first * VS),
+                          VS);
+          };
+          Value decay = E.load(weights, {E.idx(K + segment)});
+          newS = E.mul(tile::SplatOp::create(b, loc, accS, decay), newS);
+          newZ = E.mul(tile::SplatOp::create(b, loc, accZ, decay), newZ);
+          // Phi^T (hi + lo) times the values (bf16: exact for bf16
+          // inputs; f16 ones as hi + lo, lo Phi times lo v dropped as
+          // split_bf16 does), the small products first; lo v's fragments
+          // die before hi v's are loaded.
+          if (splitV)
+            newS = m.dot(aHi, valuesOf(valuesLo), newS);
+          Value vHi = valuesOf(valuesHi);
+          newS = m.dot(aLo, vHi, newS);
+          newS = m.dot(aHi, vHi, newS);
+          newZ = m.dot(aLo, ones, newZ);
+          newZ = m.dot(aHi, ones, newZ);
+        }
+        SmallVector<Value> next = {newS, newZ};
         llvm::append_range(next, ahead);
         return next;
       });

@@ -110,9 +110,9 @@ Value tokenGates(gpu_detail::Tiles &t, const AttentionKernelSpec &s, Value logG,
                  Value count);
 
 /// The split of the tile chunk_output for `spec` at chunks of `chunk`
-/// (ChunkOutputTile.h), or none; `dim` is the state's rows.
+/// (ChunkOutputTile.h), or none.
 std::optional<ChunkOutputTile> outputTileOf(const AttentionKernelSpec &spec,
-                                            int64_t chunk, int64_t dim);
+                                            int64_t chunk);
 
 /// c[b, h] = counts[b, T - 1, h] when T > 0 (the count after the layer), in
 /// a tile kernel: stored by the elements where `once` holds (one per

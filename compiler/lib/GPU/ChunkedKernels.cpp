@@ -132,10 +132,8 @@ Value tokenGates(gpu_detail::Tiles &t, const AttentionKernelSpec &s, Value logG,
 }
 
 std::optional<ChunkOutputTile> outputTileOf(const AttentionKernelSpec &spec,
-                                            int64_t chunk, int64_t dim) {
-  bool statePass = chunkStatePass(dim, spec.d, spec.e,
-                                  spec.dtype == ElementKind::F32 ? 4 : 2)
-                       .has_value();
+                                            int64_t chunk) {
+  bool statePass = chunkStatePassOf(spec, chunk).has_value();
   return chunkOutputTile(chunk, spec.p, spec.d, spec.e,
                          spec.dtype == ElementKind::F16, spec.rotates(),
                          statePass);
@@ -453,9 +451,19 @@ std::vector<int64_t> chunkCandidates(const AttentionKernelSpec &spec) {
   std::vector<int64_t> chunks = {shortChunk(spec)};
   std::optional<int64_t> dim = symmetricPowerDim(spec.d, spec.p);
   for (int64_t chunk = 128; dim && chunk <= 1024; chunk *= 2)
-    if (outputTileOf(spec, chunk, *dim))
+    if (outputTileOf(spec, chunk))
       chunks.push_back(chunk);
   return chunks;
+}
+
+std::optional<ChunkStatePass> chunkStatePassOf(const AttentionKernelSpec &spec,
+                                               int64_t chunk) {
+  std::optional<int64_t> dim = symmetricPowerDim(spec.d, spec.p);
+  if (!dim)
+    return std::nullopt;
+  return chunkStatePass(*dim, spec.d, spec.e, chunk,
+                        spec.dtype == ElementKind::F32 ? 4 : 2,
+                        spec.dtype == ElementKind::F16);
 }
 
 int64_t chunkedThreadsPerBlock(const AttentionKernelSpec &spec) {
@@ -482,7 +490,7 @@ llvm::Error verifyChunkedKernelSpec(const AttentionKernelSpec &spec,
   // chunk_state_pass and the tile chunk_output keep no whole chunk in
   // workgroup memory: long chunks (multiples of 16) need only them.
   bool tiles =
-      chunk >= 1 && chunk <= kLongestChunk && outputTileOf(spec, chunk, *dim);
+      chunk >= 1 && chunk <= kLongestChunk && outputTileOf(spec, chunk);
   if (!tiles && (chunk < 1 || chunk > 256))
     return fail(llvm::formatv(
         "chunk size {0} is not supported: it must be in [1, 256], or a "
@@ -518,8 +526,7 @@ std::vector<std::string> buildChunkedKernels(OpBuilder &builder,
     });
   bool mma = spec.dtype != ElementKind::F32;
   // The tile kernels are lowered here; they cannot fail on a verified spec.
-  std::optional<ChunkStatePass> pass = chunkStatePass(
-      dim, spec.d, spec.e, spec.dtype == ElementKind::F32 ? 4 : 2);
+  std::optional<ChunkStatePass> pass = chunkStatePassOf(spec, chunk);
   if (pass) {
     if (spec.rotates())
       emit(runtime::KernelId::ChunkKeys, [&] {
@@ -542,7 +549,7 @@ std::vector<std::string> buildChunkedKernels(OpBuilder &builder,
         llvm::report_fatal_error("chunk_scan: the tile lowering failed");
     });
   }
-  std::optional<ChunkOutputTile> outputTile = outputTileOf(spec, chunk, dim);
+  std::optional<ChunkOutputTile> outputTile = outputTileOf(spec, chunk);
   emit(runtime::KernelId::ChunkOutput, [&] {
     if (outputTile) {
       if (failed(

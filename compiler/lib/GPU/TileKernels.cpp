@@ -105,6 +105,8 @@ Value Tiles::convert(Value x, Type element) {
 }
 
 Value Tiles::logicalAnd(Value x, Value y) {
+  if (!x || !y)
+    return x ? x : y;
   return arith::AndIOp::create(b, loc, x, y);
 }
 

@@ -50,6 +50,8 @@ struct Tiles {
   static int64_t perThread(Value x);
   Value columnSum(Value x, int64_t columns);
   Value convert(Value x, Type element);
+  /// x and y, where a null mask holds everywhere (so null and null is
+  /// null: no mask).
   Value logicalAnd(Value x, Value y);
   Value eq(Value x, Value y);
 };

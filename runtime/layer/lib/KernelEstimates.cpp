@@ -244,13 +244,14 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 /// data gate; f16 values add a dot and their split, which the sizes cannot
 /// tell apart).
 KernelEstimate chunkStatePass(const Sizes &z, double C,
-                              const ChunkStatePass &split, bool halves) {
+                              const ChunkStatePass &split, bool halves,
+                              bool f16) {
   double P = double(split.threads), R = double(split.rowsPerProgram),
          K = double(split.tokensPerStep), X = double(split.programs);
   double WN = double(ChunkStatePass::warpsN);
   double NV = double(ChunkStatePass::valueColumns(cols(z.e)));
-  double L = double(split.runLength(cols(z.d))),
-         LV = double(split.runLength(cols(NV)));
+  double L = double(split.runLength(cols(z.d), z.rotates ? 4 : cols(z.s))),
+         LV = double(split.runLength(cols(z.e), cols(z.s)));
   double RK = R * K / P, p = z.p, de = z.d + z.e;
   double N = std::ceil(z.T / C), steps = N * std::ceil(C / K);
   double rot = z.rotates ? 1 : 0, E1 = z.e + 1;
@@ -315,7 +316,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                          (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
                      stateBytes,
                  N * chunkBytes + stateBytes),
-          {106, split.sharedBytes(cols(z.d), cols(z.e))}};
+          {106, split.sharedBytes(cols(z.d), cols(z.e), f16)}};
 }
 
 /// chunk_keys (a tile kernel, rotating schedules with chunk_state_pass):
@@ -601,15 +602,15 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
     std::vector<KernelEstimate> out;
     if (z.rotates)
       out.push_back(chunkCounts(z));
-    std::optional<ChunkStatePass> pass =
-        chunkStatePass(rows(z.D), cols(z.d), cols(z.e), cols(z.s));
+    std::optional<ChunkStatePass> pass = chunkStatePass(
+        rows(z.D), cols(z.d), cols(z.e), chunk, cols(z.s), sizes.f16);
     std::optional<ChunkOutputTile> tile =
         chunkOutputTile(chunk, int64_t(z.p), cols(z.d), cols(z.e), sizes.f16,
                         z.rotates, pass.has_value());
     if (pass) {
       if (z.rotates)
         out.push_back(chunkKeys(z));
-      out.push_back(chunkStatePass(z, C, *pass, tile.has_value()));
+      out.push_back(chunkStatePass(z, C, *pass, tile.has_value(), sizes.f16));
     } else {
       out.push_back(chunkStates(z, C));
       out.push_back(chunkScan(z, C));

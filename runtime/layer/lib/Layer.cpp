@@ -26,7 +26,8 @@ std::optional<ChunkStatePass> LayerVariant::chunkStatePass() const {
   int64_t dim = stateDim();
   if (dim < 1)
     return std::nullopt;
-  return sympow::chunkStatePass(dim, d, e, dtype == DType::F32 ? 4 : 2);
+  return sympow::chunkStatePass(dim, d, e, chunk, dtype == DType::F32 ? 4 : 2,
+                                dtype == DType::F16);
 }
 
 std::optional<ChunkOutputTile> LayerVariant::chunkOutputTile() const {

@@ -18,7 +18,9 @@
 #define SYMPOW_COMPILER_GPU_CHUNKEDKERNELS_H
 
 #include "sympow/Compiler/GPU/AttentionKernel.h"
+#include "sympow/Support/ChunkStatePass.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,12 @@ int64_t shortChunk(const AttentionKernelSpec &spec);
 /// The chunks a variant's default is chosen from: shortChunk, and the
 /// powers of two from 128 to 1024 that the tile chunk_output takes.
 std::vector<int64_t> chunkCandidates(const AttentionKernelSpec &spec);
+
+/// chunk_state_pass's split for `spec` at chunks of `chunk` tokens
+/// (sympow/Support/ChunkStatePass.h), or none where chunk_states and
+/// chunk_scan run instead.
+std::optional<ChunkStatePass> chunkStatePassOf(const AttentionKernelSpec &spec,
+                                               int64_t chunk);
 
 /// Threads per block of chunk_states, chunk_scan and chunk_output.
 int64_t chunkedThreadsPerBlock(const AttentionKernelSpec &spec);

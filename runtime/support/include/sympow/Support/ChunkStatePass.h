@@ -15,6 +15,7 @@
 
 #include "sympow/Support/GpuLimits.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -26,9 +27,19 @@ struct ChunkStatePass {
   /// B = 1 with 8 heads fills 132 SMs in one round.
   static constexpr int64_t warpsM = 4, warpsN = 2;
   int64_t threads = 256, rowsPerProgram = 64;
-  /// Tokens per step: the k extent of one dot, a multiple of 16.
-  int64_t tokensPerStep = 32;
+  /// Tokens per step (a multiple of 16, at most 64): a step waits at three
+  /// barriers and computes its index math once, so the longer the step the
+  /// less of the pass goes to them.
+  int64_t tokensPerStep = 64;
   int64_t programs = 1;
+
+  /// Tokens of one segment, a warp's lanes at most: the gates are summed
+  /// per segment by a scan of shuffles, and the dots take one segment at a
+  /// time with the state decaying between them.
+  int64_t segmentTokens() const {
+    return tokensPerStep < 32 ? tokensPerStep : 32;
+  }
+  int64_t segments() const { return tokensPerStep / segmentTokens(); }
 
   /// Value columns as the dot sees them: e rounded up to whole mma tiles
   /// of the warp columns.
@@ -55,20 +66,22 @@ struct ChunkStatePass {
   }
   /// Row stride of Phi^T's bf16 halves.
   int64_t phiStride() const { return ldmatrixRowStride(tokensPerStep); }
-  /// Staging runs: the largest of 8, 4, 2, 1 adjacent elements (one load
-  /// each) that divides a row of `width` and leaves no thread idle.
-  int64_t runLength(int64_t width) const {
-    int64_t L = 8;
-    while (L > 1 && (width % L != 0 || tokensPerStep * width < threads * L))
+  /// Staging runs of a step's rows of `width` elements of `elementBytes`:
+  /// vectorRun's, shorter where it would leave threads idle.
+  int64_t runLength(int64_t width, int64_t elementBytes) const {
+    int64_t L = vectorRun(width, elementBytes);
+    while (L > 1 && tokensPerStep * width < threads * L)
       L /= 2;
     return L;
   }
-  /// Workgroup bytes at most: the step's rotated keys (f32), its values
-  /// as bf16 hi and lo (f16 inputs; bf16 ones need hi only), Phi^T of the
-  /// program's rows (bf16 hi and lo) and the weights with the decay.
-  int64_t sharedBytes(int64_t d, int64_t e) const {
-    return tokensPerStep * (4 * keyStride(d) + 4 * valueStride(e) + 4) + 4 +
-           rowsPerProgram * phiStride() * 4;
+  /// Workgroup bytes: the step's keys (f32), its values as bf16 (hi and
+  /// lo for f16 inputs), Phi^T of the program's rows (bf16 hi and lo), the
+  /// weights with each segment's decay, and the rows' weights in the
+  /// chunk states.
+  int64_t sharedBytes(int64_t d, int64_t e, bool splitValues) const {
+    int64_t valueBytes = 2 * valueStride(e) * (splitValues ? 2 : 1);
+    return tokensPerStep * (4 * keyStride(d) + valueBytes + 4) +
+           4 * segments() + rowsPerProgram * (phiStride() * 4 + 4);
   }
 };
 
@@ -83,24 +96,29 @@ struct ChunkKeysSplit {
   }
 };
 
-/// The split for a state of `dim` rows, or none when the chunked
-/// formulation keeps chunk_states + chunk_scan: f32 inputs (the pass's
-/// split-bf16 products carry about 16 bits, the scalar kernels f32's 24)
-/// or arrays beyond the static workgroup memory.
-inline std::optional<ChunkStatePass>
-chunkStatePass(int64_t dim, int64_t d, int64_t e, int64_t elementBytes) {
-  ChunkStatePass s;
+/// The split for a state of `dim` rows and chunks of `chunk` tokens, or
+/// none when the chunked formulation keeps chunk_states + chunk_scan: f32
+/// inputs (the pass's split-bf16 products carry about 16 bits, the scalar
+/// kernels f32's 24) or arrays beyond the static workgroup memory. Steps
+/// are the longest that fit and no longer than a chunk (a step never
+/// straddles two).
+inline std::optional<ChunkStatePass> chunkStatePass(int64_t dim, int64_t d,
+                                                    int64_t e, int64_t chunk,
+                                                    int64_t elementBytes,
+                                                    bool f16) {
   if (elementBytes == 4)
     return std::nullopt;
-  // Steps of 32 tokens, or 16 where those do not fit (d = e = 128).
-  if (s.sharedBytes(d, e) > kStaticSharedBytes)
-    s.tokensPerStep = 16;
-  if (s.sharedBytes(d, e) > kStaticSharedBytes)
-    return std::nullopt;
-  s.programs = (dim + s.rowsPerProgram - 1) / s.rowsPerProgram;
-  if (s.programs < 1)
-    s.programs = 1;
-  return s;
+  ChunkStatePass s;
+  s.programs =
+      std::max<int64_t>(1, (dim + s.rowsPerProgram - 1) / s.rowsPerProgram);
+  for (int64_t tokens : {64, 32, 16}) {
+    s.tokensPerStep = tokens;
+    if (tokens > 16 && tokens > chunk)
+      continue;
+    if (s.sharedBytes(d, e, f16) <= kStaticSharedBytes)
+      return s;
+  }
+  return std::nullopt;
 }
 
 } // namespace sympow

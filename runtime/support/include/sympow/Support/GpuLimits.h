@@ -25,6 +25,19 @@ constexpr int64_t ldmatrixRowStride(int64_t columns) {
   return ((columns + 7) / 8 | 1) * 8;
 }
 
+/// The largest run of 8, 4, 2 or 1 adjacent elements of `elementBytes`
+/// each that divides `width` and is at most 16 bytes: one load or store
+/// instruction per run, so that a warp's runs are adjacent and fill whole
+/// sectors (two 16-byte loads per thread would each use half of every
+/// sector).
+constexpr int64_t vectorRun(int64_t width, int64_t elementBytes) {
+  int64_t L = elementBytes >= 16 ? 1 : 16 / elementBytes;
+  L = L < 8 ? L : 8;
+  while (L > 1 && width % L != 0)
+    L /= 2;
+  return L;
+}
+
 } // namespace sympow
 
 #endif // SYMPOW_SUPPORT_GPULIMITS_H
