@@ -236,54 +236,61 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 /// rows per (head, sequence) (ChunkStatePass.h), each walking the tokens in
 /// steps of K inside a chunk: the step's keys (rotated), values and gates
 /// loaded a step ahead and staged in runs, the weights by a warp scan of
-/// the gates (shuffles), phi of the program's rows built in workgroup
-/// memory as bf16 hi + lo in pairs of tokens, native dots of both halves
-/// ([S | Z] += Phi^T [V | 1]);
-/// the state before every chunk written once. Figures per step, per chunk
-/// and per program from the emulator at p = 2 and 4, d, e = 16 .. 64 (bf16,
-/// data gate; f16 values add a dot and their split, which the sizes cannot
-/// tell apart).
+/// the gates per segment (shuffles), phi of the program's rows built in
+/// workgroup memory as bf16 hi + lo in pairs of tokens, native dots of both
+/// halves per segment ([S | Z] = decay [S | Z] + Phi^T [V | 1]); f16 values
+/// as hi + lo, with a third dot. The state before every chunk written once.
+/// Memory and tensor figures follow the code; fp32 and int per step were
+/// fitted on the emulator's heaviest program, T = 512 against 1024, chunks
+/// of 256, at p = 2 (d, e = 64/64, 32/32, 32/16; bf16, f16, learned
+/// rotation) and p = 4 (d = 16, e = 32), all within 7%.
 KernelEstimate chunkStatePass(const Sizes &z, double C,
                               const ChunkStatePass &split, bool halves,
                               bool f16) {
   double P = double(split.threads), R = double(split.rowsPerProgram),
          K = double(split.tokensPerStep), X = double(split.programs);
+  double KD = double(split.segmentTokens()), segments = K / KD;
   double WN = double(ChunkStatePass::warpsN);
   double NV = double(ChunkStatePass::valueColumns(cols(z.e)));
   double L = double(split.runLength(cols(z.d), z.rotates ? 4 : cols(z.s))),
          LV = double(split.runLength(cols(z.e), cols(z.s)));
-  double RK = R * K / P, p = z.p, de = z.d + z.e;
+  double RK = R * K / P, p = z.p, splitV = f16 ? 1 : 0;
   double N = std::ceil(z.T / C), steps = N * std::ceil(C / K);
   double rot = z.rotates ? 1 : 0, E1 = z.e + 1;
+  double runs = K * z.d / L + K * NV / LV;
   OpCounts step;
   // Rotating schedules read the keys chunk_keys rotated (f32).
-  step.globalLoads = u(K * z.d / L + K * NV / LV + K);
+  step.globalLoads = u(runs + K);
   step.globalLoadBytes = u(K * z.d * (rot ? 4 : z.s) + K * NV * z.s + 4 * K);
-  // Phi^T in pairs of tokens: p key loads a token, one weight load a pair.
-  step.sharedLoads = u(P * RK * p + P * RK / 2 + P);
-  // ldmatrix: the values (x2, each warp its columns) and Phi^T's halves
-  // (x4, each warp column its copy).
-  double ldmatrixB = R / 16 * K / 16 * NV / 8,
+  // Phi^T in pairs of tokens: p key loads a token, one weight load a pair;
+  // each segment's decay.
+  step.sharedLoads = u(P * RK * p + P * RK / 2 + P * segments);
+  // ldmatrix: the values (x2, each warp its columns; hi and lo for f16)
+  // and Phi^T's halves (x4, each warp column its copy).
+  double ldmatrixB = (1 + splitV) * R / 16 * K / 16 * NV / 8,
          ldmatrixA = 2 * R / 16 * K / 16 * WN;
   step.ldmatrix = u(ldmatrixB + ldmatrixA);
   step.sharedLoadBytes =
       u(4 * double(step.sharedLoads) + 256 * ldmatrixB + 512 * ldmatrixA);
-  step.sharedStores = u(K * z.d / L + K * NV / LV + K + 1 + R * K);
-  step.sharedStoreBytes = u(4 * K * z.d + 2 * K * NV + 4 * (K + 1) + 4 * R * K);
-  step.mma[int(MmaShape::M16N8K16F16)] = u(R / 16 * K / 16 * (NV / 8 + WN) * 2);
-  // (Phi^T's split: once per element where it is built.)
-  step.fp32Alu = u(100 * P + 48 * de + R * K * (p - 2) - 4 * R * K);
+  step.sharedStores = u(runs + splitV * K * NV / LV + K + segments + R * K);
+  step.sharedStoreBytes = u(4 * K * z.d + 2 * (1 + splitV) * K * NV +
+                            4 * (K + segments) + 4 * R * K);
+  step.mma[int(MmaShape::M16N8K16F16)] =
+      u(R / 16 * K / 16 * ((2 + splitV) * NV / 8 + 2 * WN));
+  // Per Phi^T element (its product, weights and split), per staged element
+  // converted (keys from 16 bits, values to bf16; f16 values split), the
+  // accumulators' decay per segment, and per thread.
+  double converted = K * NV + (rot ? 0 : K * z.d);
+  step.fp32Alu = u(P + R * K * (7.4 + (p - 2)) + 0.63 * converted +
+                   5.5 * splitV * K * NV + segments * R * (NV + 8 * WN));
+  step.intAlu = u(32 * P + 0.63 * R * K + 2.26 * runs);
   step.sfu = u(2 * P);
-  // Staging runs of keys and values of equal length share their index
-  // math (CSE); unequal ones do not.
+  step.barriers = 3;
+  step.shuffles = u(P / 32 * std::log2(KD));
   // One chunk state's guarded stores: S's column pairs as 8-byte stores
   // where e is even, Z's column alone.
   bool paired = std::fmod(z.e, 2) == 0;
   double store = (paired ? 71 : 101) * NV + 101 * 16;
-  step.intAlu = u(17768 + 6 * K * (z.d + NV) + (L == LV ? 0 : 9500) +
-                  2 * R * K * (p - 2) - store / 2);
-  step.barriers = 3;
-  step.shuffles = u(P / 32 * std::log2(K));
   OpCounts program = times(step, steps);
   program.globalLoads += u(R * E1);
   program.globalLoadBytes += u(4 * R * E1);
@@ -291,7 +298,8 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   program.globalStores = u((N + 1) * R * (S + 1));
   program.globalStoreBytes = u(4 * (N + 1) * R * E1);
   program.sfu += u(2 * P);
-  program.intAlu += u(60000 + 360 * de + 32000 * (p - 2) + (N + 1) * store);
+  program.intAlu +=
+      u(60000 + 360 * (z.d + z.e) + 32000 * (p - 2) + (N + 1) * store);
   double stateBytes = z.B * z.H * 4 * z.D * E1, chunkBytes = stateBytes;
   if (halves) {
     // The chunk states as the tile chunk_output's halves: per half S's
@@ -316,7 +324,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                          (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
                      stateBytes,
                  N * chunkBytes + stateBytes),
-          {106, split.sharedBytes(cols(z.d), cols(z.e), f16)}};
+          {118, split.sharedBytes(cols(z.d), cols(z.e), f16)}};
 }
 
 /// chunk_keys (a tile kernel, rotating schedules with chunk_state_pass):
