@@ -17,8 +17,11 @@
 //            isnan, ...); vector.reduction counts n - 1 (+1 with an
 //            accumulator) ops
 //   fp64     any float op of those or of sfu involving f64
-//   sfu      arith.divf/remf and the other math ops on floats (exp, exp2,
-//            log*, sin, cos, tanh, sqrt, rsqrt, powf, erf, ...)
+//   sfu      arith.divf/remf and the other math ops on floats (exp2,
+//            log2, log1p, sin, cos, tanh, sqrt, rsqrt, powf, erf, ...)
+//   exp and log on f32 count as the instructions they become: libdevice's
+//            (exp: 1 sfu, 6 fp32Alu, 1 intAlu; log: 15 fp32Alu, 4 intAlu)
+//            or, with afn, the approximations' (1 sfu, 1 fp32Alu)
 //   intAlu   integer and index arith (including index_cast, ext/trunc,
 //            cmpi), math integer ops, and every arith.select
 // Not counted: arith.constant, arith.bitcast, vector data movement
@@ -34,6 +37,7 @@
 #include "sympow/Emulator/ABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -41,6 +45,7 @@
 #include "llvm/ADT/MapVector.h"
 
 #include <array>
+#include <optional>
 
 using namespace mlir;
 using namespace sympow::emulator;
@@ -100,21 +105,50 @@ std::pair<Unit, int64_t> classify(Operation *op) {
       return {floatUnit(op, Fma), lanes(op)};
     if (!anyType(op, isFloat))
       return {Int, lanes(op)};
-    bool cheap = llvm::is_contained(
-        {"absf", "copysign", "floor", "ceil", "round", "roundeven", "trunc",
-         "isnan", "isinf", "isfinite", "isnormal"},
-        name);
+    bool cheap = llvm::is_contained({"absf", "copysign", "floor", "ceil",
+                                     "round", "roundeven", "trunc", "isnan",
+                                     "isinf", "isfinite", "isnormal"},
+                                    name);
     return {floatUnit(op, cheap ? Alu : Sfu), lanes(op)};
   }
-  if (isa<vector::FMAOp>(op) || op->getName().getStringRef() == "llvm.intr.fma" ||
+  if (isa<vector::FMAOp>(op) ||
+      op->getName().getStringRef() == "llvm.intr.fma" ||
       op->getName().getStringRef() == "llvm.intr.fmuladd")
     return {floatUnit(op, Fma), lanes(op)};
   if (auto r = dyn_cast<vector::ReductionOp>(op)) {
-    int64_t n = r.getSourceVectorType().getNumElements() - 1 +
-                (r.getAcc() ? 1 : 0);
+    int64_t n =
+        r.getSourceVectorType().getNumElements() - 1 + (r.getAcc() ? 1 : 0);
     return {isFloat(r.getType()) ? floatUnit(op, Alu) : Int, n};
   }
   return {NoUnit, 0};
+}
+
+/// math.exp and math.log on 16/32-bit floats as the instructions they
+/// become (SASS, sm_90a): libdevice's expf reduces its argument around one
+/// MUFU.EX2 (6 fp32, 1 int, 1 sfu) and its logf is a polynomial without
+/// the SFU (15 fp32, 4 int); with afn (__nv_fast_expf, __nv_fast_logf)
+/// each is one MUFU and one FMUL. None for other ops.
+std::optional<Counts> libdeviceExpansion(Operation *op) {
+  if (!isa<math::ExpOp, math::LogOp>(op) || anyType(op, isF64))
+    return std::nullopt;
+  auto flags = cast<arith::ArithFastMathInterface>(op).getFastMathFlagsAttr();
+  bool approx = flags && arith::bitEnumContainsAll(flags.getValue(),
+                                                   arith::FastMathFlags::afn);
+  Counts c{};
+  if (approx) {
+    c[Sfu] = 1;
+    c[Alu] = 1;
+  } else if (isa<math::ExpOp>(op)) {
+    c[Sfu] = 1;
+    c[Alu] = 6;
+    c[Int] = 1;
+  } else {
+    c[Alu] = 15;
+    c[Int] = 4;
+  }
+  for (int64_t &n : c)
+    n *= lanes(op);
+  return c;
 }
 
 /// Whether a block whose parent is `op` may hold the count call: function
@@ -142,6 +176,11 @@ void sympow::emulator::insertOperationCounts(Operation *fn,
       target = target->getParentOp()->getBlock();
     Counts &c = perBlock[target];
     for (Operation &op : *block) {
+      if (std::optional<Counts> expansion = libdeviceExpansion(&op)) {
+        for (int unit = 0; unit < NumUnits; ++unit)
+          c[unit] += (*expansion)[unit];
+        continue;
+      }
       auto [unit, n] = classify(&op);
       if (unit != NoUnit)
         c[unit] += n;

@@ -173,16 +173,6 @@ std::pair<Value, Value> rotation(Kernel &K, Value c, Value theta) {
           math::SinOp::create(E.b, E.loc, a32, afn)};
 }
 
-/// exp and log of the weights, approximate (afn: ex2.approx/lg2.approx on
-/// NVPTX, relative error ~1e-6 for the arguments seen here, far inside
-/// SPEC's 1e-4): two per score, they dominate the non-matmul work.
-Value fastExp(Kernel &K, Value x) {
-  return math::ExpOp::create(K.E.b, K.E.loc, x, arith::FastMathFlags::afn);
-}
-Value fastLog(Kernel &K, Value x) {
-  return math::LogOp::create(K.E.b, K.E.loc, x, arith::FastMathFlags::afn);
-}
-
 /// theta[m] = rate_scale * base^(-2m/r) for m < r/2, in f64; no barrier
 /// (the first tile prefix or load barrier publishes it).
 void emitThetaTable(Kernel &K) {
@@ -319,8 +309,9 @@ Value laneMax(Kernel &K, Value x, int64_t lanes) {
 Value logWeight(Kernel &K, Value s, Value gi, Value col, Value cgTile,
                 Value masked) {
   Emitter &E = K.E;
-  Value lw = E.mul(E.f32(static_cast<double>(K.spec.p)),
-                   fastLog(K, E.abs(E.mul(s, E.f32(K.spec.effectiveScale())))));
+  Value lw =
+      E.mul(E.f32(static_cast<double>(K.spec.p)),
+            K.E.logApprox(E.abs(E.mul(s, E.f32(K.spec.effectiveScale())))));
   if (K.hasGates())
     lw = E.add(lw, E.sub(gi, gatePrime(K, col, cgTile)));
   if (masked)
@@ -524,12 +515,12 @@ void emitScalarBody(Kernel &K) {
                          chunkMax = E.max(chunkMax, lw.back());
                        }
                        auto [mNew, shift] = newMax(K, st[0], chunkMax);
-                       Value corr = fastExp(K, E.sub(st[0], shift));
+                       Value corr = K.E.expApprox(E.sub(st[0], shift));
                        SmallVector<Value> next{mNew, E.mul(st[1], corr)};
                        for (int64_t sl = 0; sl < outSlots; ++sl)
                          next.push_back(E.mul(st[2 + sl], corr));
                        for (int64_t c = 0; c < chunk; ++c) {
-                         Value w = fastExp(K, E.sub(lw[c], shift));
+                         Value w = K.E.expApprox(E.sub(lw[c], shift));
                          next[1] = E.add(next[1], w);
                          for (int64_t sl = 0; sl < outSlots; ++sl)
                            next[2 + sl] =
@@ -689,7 +680,7 @@ void emitMmaBody(Kernel &K) {
     Value corr[2], shift[2];
     for (int ri = 0; ri < 2; ++ri) {
       auto [mNew, sh] = newMax(K, st[ri], laneMax(K, rowMax[ri], 4));
-      corr[ri] = fastExp(K, E.sub(st[ri], sh));
+      corr[ri] = K.E.expApprox(E.sub(st[ri], sh));
       shift[ri] = sh;
       next[ri] = mNew;
     }
@@ -699,7 +690,7 @@ void emitMmaBody(Kernel &K) {
       int ri = (i / 2) % 2;
       // P enters P.V rounded to the input type; the denominator sums the
       // same rounded weights, so y stays a convex combination of v rows.
-      pv[i] = E.convert(fastExp(K, E.sub(lw[i], shift[ri])), K.elem);
+      pv[i] = E.convert(K.E.expApprox(E.sub(lw[i], shift[ri])), K.elem);
       rowSum[ri] = E.add(rowSum[ri], E.convert(pv[i], f32));
     }
     for (int ri = 0; ri < 2; ++ri)

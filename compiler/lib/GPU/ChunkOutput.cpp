@@ -436,7 +436,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value denS = denominators(acc);
   Value hasState = E.cmpf(arith::CmpFPredicate::ONE, denS, zero8);
   Value absDen = E.select(hasState, E.abs(denS), splatTo(rowType, 1.0));
-  Value m0 = E.select(hasState, E.add(gi, E.log(absDen)), negInf);
+  Value m0 = E.select(hasState, E.add(gi, E.logApprox(absDen)), negInf);
   Value inv0 = E.select(hasState, E.div(splatTo(rowType, 1.0), absDen), zero8);
   acc = E.mul(acc, repeat(inv0, accType));
 
@@ -510,8 +510,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
             t.logicalAnd(E.cmpi(arith::CmpIPredicate::ule, key, rowIndex),
                          E.cmpi(arith::CmpIPredicate::ult, key,
                                 tile::SplatOp::create(b, loc, indexType, end)));
-        Value lw = E.add(E.add(E.mul(power, E.log(E.abs(scores))), logScale),
-                         E.sub(repeat(gi, scoreType), gj));
+        Value lw =
+            E.add(E.add(E.mul(power, E.logApprox(E.abs(scores))), logScale),
+                  E.sub(repeat(gi, scoreType), gj));
         lw = E.select(inside, lw, scoreNegInf);
         // The running maximum; -inf rows (nothing yet) shift by 0.
         Value rowMax = repeat(tile::RowReduceOp::create(
@@ -520,8 +521,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         Value mNew = E.max(in[1], rowMax);
         Value shift = E.select(E.cmpf(arith::CmpFPredicate::ONE, mNew, negInf),
                                mNew, zero8);
-        Value alpha = E.exp(E.sub(in[1], shift));
-        Value weights = E.exp(E.sub(lw, repeat(shift, scoreType)));
+        Value alpha = E.expApprox(E.sub(in[1], shift));
+        Value weights = E.expApprox(E.sub(lw, repeat(shift, scoreType)));
         Value out = E.mul(in[0], repeat(alpha, accType));
         Value pA = tile::ToOperandOp::create(b, loc, m.operand(0, R, K, bf16),
                                              t.convert(weights, bf16));

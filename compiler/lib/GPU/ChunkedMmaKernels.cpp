@@ -366,7 +366,7 @@ void buildOutputMma(OpBuilder &b, gpu::GPUModuleOp module,
         Value gi = E.load(gp, {E.min(i, E.idx(C - 1))});
         Value gj = E.load(gp, {E.min(j, E.idx(C - 1))});
         Value logPow = E.mul(E.f32(static_cast<double>(s.p)),
-                             E.log(E.abs(M.element(acc, ri, ci))));
+                             E.logApprox(E.abs(M.element(acc, ri, ci))));
         Value inside = arith::AndIOp::create(
             b, loc, E.cmpi(arith::CmpIPredicate::ule, j, i), E.ult(j, valid));
         lw.push_back(E.select(inside, E.add(E.sub(gi, gj), logPow), negInf));
@@ -419,7 +419,7 @@ void buildOutputMma(OpBuilder &b, gpu::GPUModuleOp module,
       for (int ci = 0; ci < 2; ++ci) {
         Value x = lw[ri * 2 + ci];
         Value w = E.select(E.cmpf(arith::CmpFPredicate::ONE, x, negInf),
-                           E.exp(E.sub(x, mSafe)), E.f32(0.0));
+                           E.expApprox(E.sub(x, mSafe)), E.f32(0.0));
         E.store(E.convert(w, bf16), pTile, {i, E.add(n0, M.col(ci))});
       }
     }

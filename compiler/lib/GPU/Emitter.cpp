@@ -90,6 +90,12 @@ Value Emitter::cmpf(arith::CmpFPredicate pred, Value x, Value y) {
 
 Value Emitter::exp(Value x) { return math::ExpOp::create(b, loc, x); }
 Value Emitter::log(Value x) { return math::LogOp::create(b, loc, x); }
+Value Emitter::expApprox(Value x) {
+  return math::ExpOp::create(b, loc, x, arith::FastMathFlags::afn);
+}
+Value Emitter::logApprox(Value x) {
+  return math::LogOp::create(b, loc, x, arith::FastMathFlags::afn);
+}
 Value Emitter::abs(Value x) { return math::AbsFOp::create(b, loc, x); }
 Value Emitter::cos(Value x) { return math::CosOp::create(b, loc, x); }
 Value Emitter::sin(Value x) { return math::SinOp::create(b, loc, x); }
