@@ -281,9 +281,9 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   // converted (keys from 16 bits, values to bf16; f16 values split), the
   // accumulators' decay per segment, and per thread.
   double converted = K * NV + (rot ? 0 : K * z.d);
-  step.fp32Alu = u(P + R * K * (7.4 + (p - 2)) + 0.63 * converted +
+  step.fp32Alu = u(13 * P + R * K * (7.4 + (p - 2)) + 0.63 * converted +
                    5.5 * splitV * K * NV + segments * R * (NV + 8 * WN));
-  step.intAlu = u(32 * P + 0.63 * R * K + 2.26 * runs);
+  step.intAlu = u(34 * P + 0.63 * R * K + 2.26 * runs);
   step.sfu = u(2 * P);
   step.barriers = 3;
   step.shuffles = u(P / 32 * std::log2(KD));
@@ -438,7 +438,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     state.ldmatrix = u(W * kSteps * (halves + 2 * NV / 8));
     state.fp32Fma = u(z.d * R * NV);
     // Per run, with the rows' q_a and q's staging folded in.
-    state.fp32Alu = u(1.022 * runs);
+    state.fp32Alu = u(1.031 * runs);
     state.intAlu = u(25.2 * runs);
     state.sharedLoads = u(0.369 * runs);
     state.sharedLoadBytes = u(57.9 * runs);
@@ -466,7 +466,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   key.ldmatrix = u(W * (DK / 16 * halves * (1 + K / 8) + K / 16 * NV / 8 * pv));
   key.globalLoads = u(0.09 * keyUnits);
   key.globalLoadBytes = u(K * (z.d * (rot ? 4 : z.s) + z.e * z.s + 4));
-  key.fp32Alu = u(4.27 * keyUnits);
+  key.fp32Alu = u(4.99 * keyUnits);
   key.intAlu = u(5.20 * keyUnits);
   key.sfu = u(2 * R * K + 4 * P);
   key.sharedLoads = u(0.252 * keyUnits);
