@@ -467,7 +467,11 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   key.globalLoads = u(0.09 * keyUnits);
   key.globalLoadBytes = u(K * (z.d * (rot ? 4 : z.s) + z.e * z.s + 4));
   key.fp32Alu = u(4.99 * keyUnits);
-  key.intAlu = u(5.20 * keyUnits);
+  key.intAlu = u(3.54 * keyUnits);
+  // Steps at the diagonal also mask their scores: per score the key's
+  // index, two compares, their and, the select.
+  OpCounts diagonal;
+  diagonal.intAlu = u(5 * R * K);
   key.sfu = u(2 * R * K + 4 * P);
   key.sharedLoads = u(0.252 * keyUnits);
   key.sharedLoadBytes = u(7.73 * keyUnits);
@@ -485,12 +489,14 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   base.barriers = u(4 + std::log2(R));
 
   // Programs of one chunk of `tokens` tokens: key steps up to each tile's
-  // last row; the gates before the tile in block sums of P.
+  // last row, those from its first row on masked; the gates before the
+  // tile in block sums of P.
   auto programOf = [&](double l, double tokens, double &keySteps) {
     double rows = std::min(R, tokens - l * R);
     keySteps = std::ceil((l * R + rows) / K);
     OpCounts c = times(state, stateSteps);
     c += times(key, keySteps);
+    c += times(diagonal, keySteps - std::floor(l * R / K));
     c += base;
     c.globalLoadBytes += u(4 * l * R);
     c.barriers += u(2 * std::ceil(l * R / P));
