@@ -526,7 +526,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
           launch({g(std::ceil(z.T / R)), g(z.Hq), g(z.B)}, g(P), total,
                  heaviest, inputBytes(z) + N * z.H * z.B * stateHalvesBytes(z),
                  outputBytes(z)),
-          {split.factorsState ? 160 : 153,
+          {split.factorsState ? 166 : 153,
            split.sharedBytes(cols(z.d), cols(z.e))}};
 }
 
