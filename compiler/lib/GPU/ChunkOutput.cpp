@@ -453,101 +453,96 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value power = splatTo(scoreType, p);
   Value scoreNegInf =
       splatTo(scoreType, -std::numeric_limits<float>::infinity());
-  // One key step; `diagonal` steps hold keys at or after the program's
-  // first row (or T), the others only keys before it, whose scores need no
-  // mask.
-  auto keyStep = [&](Value step, ValueRange in, bool diagonal) {
-    Value kt = E.add(chunkStart, E.mul(step, E.idx(K)));
-    Value count = diagonal ? E.min(E.idx(K), E.sub(end, kt)) : E.idx(K);
-    gpu::BarrierOp::create(b, loc); // the previous step's readers
-    stageKeys(k, s.h, h, kt, count, K, operandHi, splitQK ? operandLo : Value(),
-              false);
-    // [V | 1 | 0 ...]: the ones column at e for the step's keys.
-    Value valueRows = tokenBase(kt, s.h, h, s.e);
-    stageRowRuns(
-        K, s.e, NV, VS, inputBytes, rowsHi, splitV ? rowsLo : Value(),
-        [&](Value j, Value c, Value inTile, int64_t L) {
-          Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
-          Value at =
-              E.add(E.add(t.splat(valueRows), E.mul(j, t.index(s.h * s.e))), c);
-          return t.convert(t.load(v, runOffsets(at, L), spread(live, L), L > 1),
-                           f32);
-        },
-        [&](Value j, Value c, Value inTile, int64_t L) {
-          Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
-          return E.select(t.logicalAnd(spread(live, L), atColumnE(c, L)),
-                          t.constant(f32, 1.0, L), t.constant(f32, 0.0, L));
-        });
-
-    // G_j from the chunk's start: the carried sum plus the step's
-    // prefix (the scan's barriers also publish the staged arrays).
-    int64_t keyHalf =
-        gpu_detail::inclusiveScan(t, keyScan, K, gatesOf(kt, count));
-    Value carry = in[2];
-    Value stepTotal = E.load(keyScan, {E.idx(keyHalf + K - 1)});
-
-    // Scores q.k (split: the small products first).
-    Value scores = splatTo(scoreType, 0.0);
-    for (int64_t k0 = 0; k0 < DK; k0 += 16) {
-      auto qOf = [&](Value array) {
-        return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0), QS);
-      };
-      auto kOf = [&](Value array) {
-        return m.loadTransposed(m.operand(1, 16, K, bf16), array, E.idx(k0),
-                                QS);
-      };
-      Value aHi = qOf(qHi), bHi = kOf(operandHi);
-      if (splitQK) {
-        scores = m.dot(qOf(qLo), bHi, scores);
-        scores = m.dot(aHi, kOf(operandLo), scores);
-      }
-      scores = m.dot(aHi, bHi, scores);
-    }
-    Value gj = E.add(m.load(scoreType, keyScan, E.idx(keyHalf), 0),
-                     tile::SplatOp::create(b, loc, scoreType, carry));
-    Value lw = E.add(E.add(E.mul(power, E.logApprox(E.abs(scores))), logScale),
-                     E.sub(repeat(gi, scoreType), gj));
-    if (diagonal) {
-      Value key = E.add(colIndex, tile::SplatOp::create(b, loc, indexType, kt));
-      Value inside =
-          t.logicalAnd(E.cmpi(arith::CmpIPredicate::ule, key, rowIndex),
-                       E.cmpi(arith::CmpIPredicate::ult, key,
-                              tile::SplatOp::create(b, loc, indexType, end)));
-      lw = E.select(inside, lw, scoreNegInf);
-    }
-    // The running maximum; -inf rows (nothing yet) shift by 0.
-    Value rowMax = repeat(
-        tile::RowReduceOp::create(b, loc, scoreType, tile::ReduceKind::max, lw),
-        rowType);
-    Value mNew = E.max(in[1], rowMax);
-    Value shift =
-        E.select(E.cmpf(arith::CmpFPredicate::ONE, mNew, negInf), mNew, zero8);
-    Value alpha = E.expApprox(E.sub(in[1], shift));
-    Value weights = E.expApprox(E.sub(lw, repeat(shift, scoreType)));
-    Value out = E.mul(in[0], repeat(alpha, accType));
-    Value pA = tile::ToOperandOp::create(b, loc, m.operand(0, R, K, bf16),
-                                         t.convert(weights, bf16));
-    auto valuesOf = [&](Value array) {
-      return m.load(m.operand(1, K, NV, bf16), array, E.idx(0), VS);
-    };
-    if (splitV)
-      out = m.dot(pA, valuesOf(rowsLo), out);
-    out = m.dot(pA, valuesOf(rowsHi), out);
-    return SmallVector<Value>{out, mNew, E.add(carry, stepTotal)};
-  };
-  // The steps wholly before the program's first row, then the rest.
+  // The steps before the program's first row hold only keys before every
+  // row and T: their scores need no mask.
   Value stepsBefore = E.div(before, E.idx(K));
-  SmallVector<Value> offDiagonal =
-      E.forLoop(E.idx(0), stepsBefore, E.idx(1), {acc, m0, E.f32(0.0)},
-                [&](Value step, ValueRange in) {
-                  return keyStep(step, in, /*diagonal=*/false);
-                });
-  SmallVector<Value> loop =
-      E.forLoop(stepsBefore, keySteps, E.idx(1), offDiagonal,
-                [&](Value step, ValueRange in) {
-                  return keyStep(step, in,
-                                 /*diagonal=*/true);
-                });
+  auto loop = E.forLoop(
+      E.idx(0), keySteps, E.idx(1), {acc, m0, E.f32(0.0)},
+      [&](Value step, ValueRange in) {
+        Value kt = E.add(chunkStart, E.mul(step, E.idx(K)));
+        Value count = E.min(E.idx(K), E.sub(end, kt));
+        gpu::BarrierOp::create(b, loc); // the previous step's readers
+        stageKeys(k, s.h, h, kt, count, K, operandHi,
+                  splitQK ? operandLo : Value(), false);
+        // [V | 1 | 0 ...]: the ones column at e for the step's keys.
+        Value valueRows = tokenBase(kt, s.h, h, s.e);
+        stageRowRuns(
+            K, s.e, NV, VS, inputBytes, rowsHi, splitV ? rowsLo : Value(),
+            [&](Value j, Value c, Value inTile, int64_t L) {
+              Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
+              Value at = E.add(
+                  E.add(t.splat(valueRows), E.mul(j, t.index(s.h * s.e))), c);
+              return t.convert(
+                  t.load(v, runOffsets(at, L), spread(live, L), L > 1), f32);
+            },
+            [&](Value j, Value c, Value inTile, int64_t L) {
+              Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
+              return E.select(t.logicalAnd(spread(live, L), atColumnE(c, L)),
+                              t.constant(f32, 1.0, L), t.constant(f32, 0.0, L));
+            });
+
+        // G_j from the chunk's start: the carried sum plus the step's
+        // prefix (the scan's barriers also publish the staged arrays).
+        int64_t keyHalf =
+            gpu_detail::inclusiveScan(t, keyScan, K, gatesOf(kt, count));
+        Value carry = in[2];
+        Value stepTotal = E.load(keyScan, {E.idx(keyHalf + K - 1)});
+
+        // Scores q.k (split: the small products first).
+        Value scores = splatTo(scoreType, 0.0);
+        for (int64_t k0 = 0; k0 < DK; k0 += 16) {
+          auto qOf = [&](Value array) {
+            return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0), QS);
+          };
+          auto kOf = [&](Value array) {
+            return m.loadTransposed(m.operand(1, 16, K, bf16), array, E.idx(k0),
+                                    QS);
+          };
+          Value aHi = qOf(qHi), bHi = kOf(operandHi);
+          if (splitQK) {
+            scores = m.dot(qOf(qLo), bHi, scores);
+            scores = m.dot(aHi, kOf(operandLo), scores);
+          }
+          scores = m.dot(aHi, bHi, scores);
+        }
+        Value gj = E.add(m.load(scoreType, keyScan, E.idx(keyHalf), 0),
+                         tile::SplatOp::create(b, loc, scoreType, carry));
+        Value lw =
+            E.add(E.add(E.mul(power, E.logApprox(E.abs(scores))), logScale),
+                  E.sub(repeat(gi, scoreType), gj));
+        // Only the steps from the first row on mask (a uniform branch).
+        lw = E.ifElse(
+            E.cmpi(arith::CmpIPredicate::uge, step, stepsBefore), scoreType,
+            [&] {
+              Value key =
+                  E.add(colIndex, tile::SplatOp::create(b, loc, indexType, kt));
+              Value inside = t.logicalAnd(
+                  E.cmpi(arith::CmpIPredicate::ule, key, rowIndex),
+                  E.cmpi(arith::CmpIPredicate::ult, key,
+                         tile::SplatOp::create(b, loc, indexType, end)));
+              return E.select(inside, lw, scoreNegInf);
+            },
+            [&] { return lw; });
+        // The running maximum; -inf rows (nothing yet) shift by 0.
+        Value rowMax = repeat(tile::RowReduceOp::create(
+                                  b, loc, scoreType, tile::ReduceKind::max, lw),
+                              rowType);
+        Value mNew = E.max(in[1], rowMax);
+        Value shift = E.select(E.cmpf(arith::CmpFPredicate::ONE, mNew, negInf),
+                               mNew, zero8);
+        Value alpha = E.expApprox(E.sub(in[1], shift));
+        Value weights = E.expApprox(E.sub(lw, repeat(shift, scoreType)));
+        Value out = E.mul(in[0], repeat(alpha, accType));
+        Value pA = tile::ToOperandOp::create(b, loc, m.operand(0, R, K, bf16),
+                                             t.convert(weights, bf16));
+        auto valuesOf = [&](Value array) {
+          return m.load(m.operand(1, K, NV, bf16), array, E.idx(0), VS);
+        };
+        if (splitV)
+          out = m.dot(pA, valuesOf(rowsLo), out);
+        out = m.dot(pA, valuesOf(rowsHi), out);
+        return SmallVector<Value>{out, mNew, E.add(carry, stepTotal)};
+      });
 
   // 3. y = num / den.
   Value den = denominators(loop[0]);

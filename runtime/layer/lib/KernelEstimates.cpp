@@ -467,9 +467,10 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   key.globalLoads = u(0.09 * keyUnits);
   key.globalLoadBytes = u(K * (z.d * (rot ? 4 : z.s) + z.e * z.s + 4));
   key.fp32Alu = u(4.99 * keyUnits);
-  key.intAlu = u(3.54 * keyUnits);
-  // Steps at the diagonal also mask their scores: per score the key's
-  // index, two compares, their and, the select.
+  key.intAlu = u(3.62 * keyUnits);
+  // Steps from the program's first row on also mask their scores (a
+  // uniform branch): per score the key's index, two compares, their and,
+  // the select.
   OpCounts diagonal;
   diagonal.intAlu = u(5 * R * K);
   key.sfu = u(2 * R * K + 4 * P);
@@ -526,7 +527,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
           launch({g(std::ceil(z.T / R)), g(z.Hq), g(z.B)}, g(P), total,
                  heaviest, inputBytes(z) + N * z.H * z.B * stateHalvesBytes(z),
                  outputBytes(z)),
-          {split.factorsState ? 166 : 153,
+          {split.factorsState ? 160 : 153,
            split.sharedBytes(cols(z.d), cols(z.e))}};
 }
 
