@@ -311,7 +311,7 @@ Value logWeight(Kernel &K, Value s, Value gi, Value col, Value cgTile,
   Emitter &E = K.E;
   Value lw =
       E.mul(E.f32(static_cast<double>(K.spec.p)),
-            K.E.logApprox(E.abs(E.mul(s, E.f32(K.spec.effectiveScale())))));
+            E.logApprox(E.abs(E.mul(s, E.f32(K.spec.effectiveScale())))));
   if (K.hasGates())
     lw = E.add(lw, E.sub(gi, gatePrime(K, col, cgTile)));
   if (masked)
@@ -515,12 +515,12 @@ void emitScalarBody(Kernel &K) {
                          chunkMax = E.max(chunkMax, lw.back());
                        }
                        auto [mNew, shift] = newMax(K, st[0], chunkMax);
-                       Value corr = K.E.expApprox(E.sub(st[0], shift));
+                       Value corr = E.expApprox(E.sub(st[0], shift));
                        SmallVector<Value> next{mNew, E.mul(st[1], corr)};
                        for (int64_t sl = 0; sl < outSlots; ++sl)
                          next.push_back(E.mul(st[2 + sl], corr));
                        for (int64_t c = 0; c < chunk; ++c) {
-                         Value w = K.E.expApprox(E.sub(lw[c], shift));
+                         Value w = E.expApprox(E.sub(lw[c], shift));
                          next[1] = E.add(next[1], w);
                          for (int64_t sl = 0; sl < outSlots; ++sl)
                            next[2 + sl] =
@@ -680,7 +680,7 @@ void emitMmaBody(Kernel &K) {
     Value corr[2], shift[2];
     for (int ri = 0; ri < 2; ++ri) {
       auto [mNew, sh] = newMax(K, st[ri], laneMax(K, rowMax[ri], 4));
-      corr[ri] = K.E.expApprox(E.sub(st[ri], sh));
+      corr[ri] = E.expApprox(E.sub(st[ri], sh));
       shift[ri] = sh;
       next[ri] = mNew;
     }
@@ -690,7 +690,7 @@ void emitMmaBody(Kernel &K) {
       int ri = (i / 2) % 2;
       // P enters P.V rounded to the input type; the denominator sums the
       // same rounded weights, so y stays a convex combination of v rows.
-      pv[i] = E.convert(K.E.expApprox(E.sub(lw[i], shift[ri])), K.elem);
+      pv[i] = E.convert(E.expApprox(E.sub(lw[i], shift[ri])), K.elem);
       rowSum[ri] = E.add(rowSum[ri], E.convert(pv[i], f32));
     }
     for (int ri = 0; ri < 2; ++ri)

@@ -189,8 +189,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   struct Run {
     Value j, col, inTile;
   };
-  int64_t L = split.runLength(s.d, s.rotates() ? 4 : 2),
-          LV = split.runLength(s.e, 2);
+  int64_t L = split.keyRun(s.d, s.rotates()), LV = split.valueRun(s.e);
   auto runAt = [&](int64_t from, int64_t width, int64_t runLength) {
     Run r;
     Value start = E.add(E.mul(thread, t.index(runLength)), t.index(from));

@@ -243,7 +243,7 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 /// Memory and tensor figures follow the code; fp32 and int per step were
 /// fitted on the emulator's heaviest program, T = 512 against 1024, chunks
 /// of 256, at p = 2 (d, e = 64/64, 32/32, 32/16; bf16, f16, learned
-/// rotation) and p = 4 (d = 16, e = 32), all within 7%.
+/// rotation) and p = 4 (d = 16, e = 32), all within 8%.
 KernelEstimate chunkStatePass(const Sizes &z, double C,
                               const ChunkStatePass &split, bool halves,
                               bool f16) {
@@ -252,8 +252,8 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   double KD = double(split.segmentTokens()), segments = K / KD;
   double WN = double(ChunkStatePass::warpsN);
   double NV = double(ChunkStatePass::valueColumns(cols(z.e)));
-  double L = double(split.runLength(cols(z.d), z.rotates ? 4 : cols(z.s))),
-         LV = double(split.runLength(cols(z.e), cols(z.s)));
+  double L = double(split.keyRun(cols(z.d), z.rotates)),
+         LV = double(split.valueRun(cols(z.e)));
   double RK = R * K / P, p = z.p, splitV = f16 ? 1 : 0;
   double N = std::ceil(z.T / C), steps = N * std::ceil(C / K);
   double rot = z.rotates ? 1 : 0, E1 = z.e + 1;

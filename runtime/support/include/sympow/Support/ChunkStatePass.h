@@ -74,6 +74,12 @@ struct ChunkStatePass {
       L /= 2;
     return L;
   }
+  /// The runs of the staged keys (f32 where chunk_keys rotated them, else
+  /// the 16-bit inputs) and of the values (16-bit).
+  int64_t keyRun(int64_t d, bool rotated) const {
+    return runLength(d, rotated ? 4 : 2);
+  }
+  int64_t valueRun(int64_t e) const { return runLength(e, 2); }
   /// Workgroup bytes: the step's keys (f32), its values as bf16 (hi and
   /// lo for f16 inputs), Phi^T of the program's rows (bf16 hi and lo), the
   /// weights with each segment's decay, and the rows' weights in the
