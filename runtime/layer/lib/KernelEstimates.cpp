@@ -527,7 +527,8 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
           launch({g(std::ceil(z.T / R)), g(z.Hq), g(z.B)}, g(P), total,
                  heaviest, inputBytes(z) + N * z.H * z.B * stateHalvesBytes(z),
                  outputBytes(z)),
-          {split.factorsState ? 160 : 153,
+          {std::min<int64_t>(split.factorsState ? 160 : 153,
+                             split.registerCap(cols(z.e))),
            split.sharedBytes(cols(z.d), cols(z.e))}};
 }
 

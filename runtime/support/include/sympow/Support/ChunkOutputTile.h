@@ -78,12 +78,22 @@ struct ChunkOutputTile {
     return 2 * stateHalfElements(dim, e);
   }
   int64_t phiStride() const { return ldmatrixRowStride(stateRowsPerStep); }
-  /// Programs per SM that ptxas must fit (its register cap, 168 for three
-  /// 128-thread programs): three where a thread's [num | den] accumulators
-  /// take at most 36 floats (e <= 64, which ran at 166 registers without
-  /// spills on the H100), else one (ptxas' own choice).
+  /// Programs per SM that ptxas must fit, where a thread's [num | den]
+  /// accumulators take at most 36 floats (e <= 64), else one (ptxas' own
+  /// choice): four (a cap of 128 registers) where q and k are exact bf16,
+  /// which ptxas fits without spills and with the same instructions as at
+  /// 160; three (168) where they come as hi + lo, whose extra fragments
+  /// spilled at 128 (a learned rotation at d = e = 64 on sm_90a).
   int32_t minProgramsPerSM(int64_t e) const {
-    return threads() == 128 && valueColumns(e) / 2 <= 36 ? 3 : 1;
+    if (threads() != 128 || valueColumns(e) / 2 > 36)
+      return 1;
+    return splitScores ? 3 : 4;
+  }
+  /// The registers a thread may take under that: 65536 per SM shared by
+  /// the programs' threads (kernels of one program per SM: ptxas' 255).
+  int64_t registerCap(int64_t e) const {
+    int32_t programs = minProgramsPerSM(e);
+    return programs == 1 ? 255 : 65536 / (programs * threads()) / 8 * 8;
   }
   /// Elements of the two arrays that hold phi(Q) (or q transposed) or a
   /// step's keys, and of the two that hold a step's state rows or values
