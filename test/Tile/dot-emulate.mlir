@@ -103,8 +103,9 @@ module attributes {gpu.container_module} {
 
     // out = s a b from transposed storage: at = aᵀ (32 x 64, [k][m]) and
     // bt = bᵀ (32 x 32, [n][k]) staged as they are (rows padded to 72 and
-    // 40), read as A with ldmatrix x4 .trans and as B with ldmatrix x2; the
-    // accumulator scaled by a splat of s.
+    // 40), read as A with ldmatrix x4 .trans and as B with ldmatrix x4, two
+    // 16 x 8 fragments adjacent in n per load; the accumulator scaled by a
+    // splat of s.
     gpu.func @matmul_t(%at: memref<?xbf16>, %bt: memref<?xbf16>,
                        %out: memref<?xf32>, %s64: i64)
         workgroup(%sa: memref<2304xbf16, #gpu.address_space<workgroup>>,

@@ -1,7 +1,8 @@
 // Matrix tiles and dot: the ops print and parse back, and
 // --sympow-convert-tile-to-gpu lowers them to mma.sync fragments: one
 // ldmatrix per operand fragment from workgroup memory (x4 for A, x2 for B,
-// .trans as the storage order needs), one mma.sync m16n8k16 per 16 x 8 piece
+// one x4 per two B fragments stored [n][k], .trans as the storage order
+// needs), one mma.sync m16n8k16 per 16 x 8 piece
 // and k step, per-element accesses elsewhere (guarded with bounds), and a
 // split_bf16 dot as three bf16 dots on hi/lo halves (two when one operand
 // is bf16). The PTX of the lowered
@@ -17,7 +18,7 @@
 // PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX-SAME: .entry matmul_t(
 // PTX-SAME: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// PTX-SAME: ldmatrix.sync.aligned.m8n8.x2.shared.b16
+// PTX-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX-SAME: .entry split(
 // PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
@@ -25,6 +26,9 @@
 #mma = #sympow_tile.mma<warps = [1, 2]>
 #A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
 #B = #sympow_tile.dot_operand<operand = 1, parent = #mma>
+#mma11 = #sympow_tile.mma<warps = [1, 1]>
+#A11 = #sympow_tile.dot_operand<operand = 0, parent = #mma11>
+#B11 = #sympow_tile.dot_operand<operand = 1, parent = #mma11>
 #mma22 = #sympow_tile.mma<warps = [2, 2]>
 #A22 = #sympow_tile.dot_operand<operand = 0, parent = #mma22>
 #B22 = #sympow_tile.dot_operand<operand = 1, parent = #mma22>
@@ -105,6 +109,39 @@ module attributes {gpu.container_module} {
       %zero = arith.constant dense<0.0> : tensor<32x16xf32, #mma22>
       %c = sympow_tile.dot %a, %b, %zero : tensor<32x16xbf16, #A22>, tensor<16x16xbf16, #B22> -> tensor<32x16xf32, #mma22>
       sympow_tile.matrix_store %c, %out[%c0] stride 16 : tensor<32x16xf32, #mma22>, memref<?xf32>
+      gpu.return
+    }
+
+    // B stored [n][k] with three fragments per warp: fragments 0 and 1 from
+    // one ldmatrix x4 (lanes 16-31 at n + 8), fragment 2 from an x2.
+    // CHECK-LABEL: gpu.func @transposed_pairs(
+    // CHECK-SAME: workgroup(%[[SA:.*]] : memref<512xbf16, #gpu.address_space<workgroup>> {{.*}}, %[[SB:.*]] : memref<512xbf16
+    // CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32
+    // CHECK: %[[HALF:.*]] = arith.divui %[[LANE]], %c16
+    // CHECK: %[[NEXT:.*]] = arith.muli %[[HALF]], %c8
+    // CHECK: nvgpu.ldmatrix %[[SA]]
+    // CHECK: %[[R:.*]] = arith.remui %[[LANE]], %c8
+    // CHECK: arith.addi %[[R]], %[[NEXT]]
+    // CHECK: %[[PAIR:.*]] = nvgpu.ldmatrix %[[SB]][%{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<512xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+    // CHECK: %[[F0:.*]] = vector.extract_strided_slice %[[PAIR]] {offsets = [0, 0], sizes = [2, 2], strides = [1, 1]} : vector<4x2xbf16> to vector<2x2xbf16>
+    // CHECK: vector.insert %[[F0]], %{{.*}} [0, 0]
+    // CHECK: %[[F1:.*]] = vector.extract_strided_slice %[[PAIR]] {offsets = [2, 0], sizes = [2, 2], strides = [1, 1]} : vector<4x2xbf16> to vector<2x2xbf16>
+    // CHECK: vector.insert %[[F1]], %{{.*}} [0, 1]
+    // CHECK: %[[F2:.*]] = nvgpu.ldmatrix %[[SB]][%{{.*}}] {numTiles = 2 : i32, transpose = false} : memref<512xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
+    // CHECK: vector.insert %[[F2]], %{{.*}} [0, 2]
+    // CHECK-COUNT-3: nvgpu.mma.sync
+    // CHECK-NOT: nvgpu.mma.sync
+    // CHECK: gpu.return
+    gpu.func @transposed_pairs(%out: memref<?xf32>)
+        workgroup(%sa: memref<512xbf16, #gpu.address_space<workgroup>>,
+                  %sb: memref<512xbf16, #gpu.address_space<workgroup>>)
+        kernel attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 32, grid = [1, 1, B]>} {
+      %c0 = arith.constant 0 : index
+      %a = sympow_tile.matrix_load %sa[%c0] stride 24 : memref<512xbf16, #gpu.address_space<workgroup>> -> tensor<16x16xbf16, #A11>
+      %b = sympow_tile.matrix_load %sb[%c0] stride 24 transposed : memref<512xbf16, #gpu.address_space<workgroup>> -> tensor<16x24xbf16, #B11>
+      %zero = arith.constant dense<0.0> : tensor<16x24xf32, #mma11>
+      %c = sympow_tile.dot %a, %b, %zero : tensor<16x16xbf16, #A11>, tensor<16x24xbf16, #B11> -> tensor<16x24xf32, #mma11>
+      sympow_tile.matrix_store %c, %out[%c0] stride 24 : tensor<16x24xf32, #mma11>, memref<?xf32>
       gpu.return
     }
 

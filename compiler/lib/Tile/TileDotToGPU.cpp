@@ -216,8 +216,13 @@ bool inWorkgroupMemory(Value buffer) {
 }
 
 /// Dot operands of 16-bit elements, from workgroup memory whose rows are
-/// 16-byte aligned: one ldmatrix per fragment (x4 for A's 16 x 16, x2 for
-/// B's 16 x 8), `.trans` when the memory order is the fragment's transpose.
+/// 16-byte aligned: one ldmatrix x4 per A fragment (16 x 16), x2 per B
+/// fragment (16 x 8); `.trans` when the memory order is the fragment's
+/// transpose. B stored [n][k] loads two fragments adjacent in n with one x4
+/// (lanes 16-31 address the second; an odd last one is an x2, which ignores
+/// them): 31 fewer instructions per key step of chunk_output. B stored
+/// [k][n] keeps x2: paired, its fragments raised ptxas' registers past the
+/// cap of four chunk_output programs per SM (4 and 12 bytes of spills).
 Value loadWithLdmatrix(Builder &B, MatrixLoadOp op, const Fragments &f,
                        VectorType type) {
   Value tid = gpu::ThreadIdOp::create(B.b, B.loc, gpu::Dimension::x);
@@ -247,12 +252,14 @@ Value loadWithLdmatrix(Builder &B, MatrixLoadOp op, const Fragments &f,
   } else {
     Value block = B.mul(B.rem(warp, wn), f.cols / wn);
     fragType = VectorType::get({2, 2}, element);
+    // Lanes 16-31 address fragment j + 1 of a pair.
+    Value next = B.mul(B.div(lane, 16), 8);
     if (!transposed) { // [k][n]: rows k 0-15 from lanes 0-15, .trans
       laneRow = B.rem(lane, 16);
-      laneCol = block;
+      laneCol = B.add(block, next);
       fragment = [](int64_t k, int64_t j) { return std::pair{16 * k, 8 * j}; };
     } else { // [n][k]: matrix 0 k 0-7, matrix 1 k 8-15
-      laneRow = B.add(block, B.rem(lane, 8));
+      laneRow = B.add(block, B.add(B.rem(lane, 8), next));
       laneCol = B.mul(B.rem(B.div(lane, 8), 2), 8);
       fragment = [](int64_t k, int64_t j) { return std::pair{8 * j, 16 * k}; };
     }
@@ -260,15 +267,30 @@ Value loadWithLdmatrix(Builder &B, MatrixLoadOp op, const Fragments &f,
   }
   Value first = B.add(op.getOffset(), B.add(B.mul(laneRow, stride), laneCol));
   Value result = arith::ConstantOp::create(B.b, B.loc, B.b.getZeroAttr(type));
+  auto load = [&](int64_t p, int64_t q, VectorType loaded) {
+    auto [r, c] = fragment(p, q);
+    return nvgpu::LdMatrixOp::create(B.b, B.loc, loaded, op.getBase(),
+                                     ValueRange{B.add(first, r * stride + c)},
+                                     trans, loaded.getDimSize(0));
+  };
+  auto insert = [&](Value frag, int64_t p, int64_t q) {
+    result = vector::InsertOp::create(B.b, B.loc, frag, result,
+                                      ArrayRef<int64_t>{p, q});
+  };
   for (int64_t p = 0; p < f.shape[0]; ++p)
     for (int64_t q = 0; q < f.shape[1]; ++q) {
-      auto [r, c] = fragment(p, q);
-      Value frag =
-          nvgpu::LdMatrixOp::create(B.b, B.loc, fragType, op.getBase(),
-                                    ValueRange{B.add(first, r * stride + c)},
-                                    trans, fragType.getDimSize(0));
-      result = vector::InsertOp::create(B.b, B.loc, frag, result,
-                                        ArrayRef<int64_t>{p, q});
+      if (f.role == Role::A || !transposed || q + 1 == f.shape[1]) {
+        insert(load(p, q, fragType), p, q);
+        continue;
+      }
+      // A pair of B fragments: matrices 0-1 are fragment q, 2-3 q + 1.
+      Value pair = load(p, q, VectorType::get({4, 2}, element));
+      for (int64_t half : {0, 1})
+        insert(vector::ExtractStridedSliceOp::create(
+                   B.b, B.loc, pair, ArrayRef<int64_t>{2 * half, 0},
+                   ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1}),
+               p, q + half);
+      ++q;
     }
   return result;
 }

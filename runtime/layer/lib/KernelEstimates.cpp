@@ -463,7 +463,9 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   state.globalLoadBytes = u(16 * runs);
   key.mma[int(MmaShape::M16N8K16F16)] =
       u(W * (DK / 16 * K / 8 * qk + K / 16 * NV / 8 * pv));
-  key.ldmatrix = u(W * (DK / 16 * halves * (1 + K / 8) + K / 16 * NV / 8 * pv));
+  // The keys (B stored [n][k]) two fragments per ldmatrix x4.
+  key.ldmatrix =
+      u(W * (DK / 16 * halves * (1 + K / 16) + K / 16 * NV / 8 * pv));
   key.globalLoads = u(0.09 * keyUnits);
   key.globalLoadBytes = u(K * (z.d * (rot ? 4 : z.s) + z.e * z.s + 4));
   key.fp32Alu = u(4.99 * keyUnits);
