@@ -80,14 +80,14 @@ struct ChunkOutputTile {
   int64_t phiStride() const { return ldmatrixRowStride(stateRowsPerStep); }
   /// Programs per SM that ptxas must fit, where a thread's [num | den]
   /// accumulators take at most 36 floats (e <= 64), else one (ptxas' own
-  /// choice): four (a cap of 128 registers) where q and k are exact bf16,
-  /// which ptxas fits without spills and with the same instructions as at
-  /// 160; three (168) where they come as hi + lo, whose extra fragments
-  /// spilled at 128 (a learned rotation at d = e = 64 on sm_90a).
+  /// choice): four (a cap of 128 registers) for bf16 values, which ptxas
+  /// fits without spills (rotated q and k too, since their key fragments
+  /// load in ldmatrix x4 pairs); three (168) for f16 values, whose hi + lo
+  /// halves spilled 8 to 12 bytes at 128.
   int32_t minProgramsPerSM(int64_t e) const {
     if (threads() != 128 || valueColumns(e) / 2 > 36)
       return 1;
-    return splitScores ? 3 : 4;
+    return splitValues ? 3 : 4;
   }
   /// The registers a thread may take under that: 65536 per SM shared by
   /// the programs' threads (kernels of one program per SM: ptxas' 255).
