@@ -13,9 +13,10 @@
 // BF16: gpu.module @sympow_p2_d64_e64_hq1_h1_bf16_gnone_none_mma
 // BF16: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: i64, %{{.*}}: i64)
 // Two buffers of K and V tiles (the next tile is copied during this one).
-// 16-byte alignment for ldmatrix and cp.async.
+// 16-byte alignment for ldmatrix and cp.async. Four blocks per SM (no
+// rotation: 128 registers, attentionBlocksPerSM).
 // BF16-SAME: workgroup(%{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
-// BF16-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 2 : i32, sympow.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_bytes = 0 : i64, grid_y = 1 : i64, tokens_per_block = 64 : i64}}
+// BF16-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 4 : i32, sympow.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_bytes = 0 : i64, grid_y = 1 : i64, tokens_per_block = 64 : i64}}
 // Tiles with no rotation arrive by cp.async, zero-filled past T.
 // BF16: nvgpu.device_async_copy %{{.*}}, 8, %{{.*}} {bypassL1} : memref<?xbf16> to memref<2x64x72xbf16, #gpu.address_space<workgroup>>
 // BF16: nvgpu.device_async_create_group

@@ -16,6 +16,8 @@
 #include "KernelCommon.h"
 #include "MmaTiles.h"
 
+#include "sympow/Support/GpuLimits.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -795,9 +797,8 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
 
   auto fn = gpu::GPUFuncOp::create(
       builder, loc, name, builder.getFunctionType(args.types, {}), workgroup);
-  // Two blocks per SM: the tiles' registers fit 65536 / (2 * threads).
   gpu_detail::setLaunch(builder, fn, spec.threadsPerBlock(), bt, spec.hq,
-                        /*minBlocksPerSM=*/2);
+                        attentionBlocksPerSM(mmaPath, spec.rotates()));
 
   builder.setInsertionPointToStart(&fn.getBody().front());
   Emitter E(builder, loc);

@@ -14,6 +14,7 @@
 #include "sympow/Support/ChunkOutputTile.h"
 #include "sympow/Support/ChunkScanSplit.h"
 #include "sympow/Support/ChunkStatePass.h"
+#include "sympow/Support/GpuLimits.h"
 #include "sympow/Support/RecurrentSplit.h"
 
 #include <algorithm>
@@ -140,7 +141,11 @@ KernelEstimate attention(const Sizes &z) {
   return {"attention",
           launch({g(n), g(z.Hq), g(z.B)}, g(threads), total, heaviest,
                  inputBytes(z), outputBytes(z)),
-          {z.tensorCores ? 140 : 110, 37376}};
+          {std::min<int64_t>(
+               z.tensorCores ? 140 : 110,
+               registerCap(attentionBlocksPerSM(z.tensorCores, z.rotates),
+                           int64_t(threads))),
+           37376}};
 }
 
 /// chunk_counts: one program of 256 threads per (head, sequence), in tiles

@@ -93,7 +93,7 @@ struct ChunkOutputTile {
   /// the programs' threads (kernels of one program per SM: ptxas' 255).
   int64_t registerCap(int64_t e) const {
     int32_t programs = minProgramsPerSM(e);
-    return programs == 1 ? 255 : 65536 / (programs * threads()) / 8 * 8;
+    return programs == 1 ? 255 : sympow::registerCap(programs, threads());
   }
   /// Elements of the two arrays that hold phi(Q) (or q transposed) or a
   /// step's keys, and of the two that hold a step's state rows or values

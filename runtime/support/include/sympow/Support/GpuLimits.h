@@ -38,6 +38,21 @@ constexpr int64_t vectorRun(int64_t width, int64_t elementBytes) {
   return L;
 }
 
+/// Blocks per SM that ptxas must fit for the attention kernel: four of its
+/// 128-thread tensor-core blocks (a cap of 128 registers, which ptxas
+/// meets for unrotated q and k with the SASS it gave at 140) where no
+/// rotation is applied, two otherwise (rotated tiles spilled 8 to 76 bytes
+/// at 128) and for the 256-thread scalar path.
+constexpr int32_t attentionBlocksPerSM(bool tensorCores, bool rotates) {
+  return tensorCores && !rotates ? 4 : 2;
+}
+
+/// The registers a thread may take when `blocks` blocks of `threads` share
+/// an SM's 65536 (ptxas allocates them in multiples of 8).
+constexpr int64_t registerCap(int32_t blocks, int64_t threads) {
+  return 65536 / (blocks * threads) / 8 * 8;
+}
+
 } // namespace sympow
 
 #endif // SYMPOW_SUPPORT_GPULIMITS_H
