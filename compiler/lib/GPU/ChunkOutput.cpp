@@ -12,8 +12,10 @@
 //     the dots' A operand (exact for unrotated bf16), a's weighted state
 //     rows as B (hi + lo), each row's q_a applied to the f32 result;
 //  2. the causal part as FlashAttention-2 over the chunk's keys up to the
-//     diagonal, K per step: log weights p log|q.k| + G_i - G_j, a running
-//     row maximum m, P = exp(lw - m) in bf16 through `to_operand` into
+//     diagonal, K per step: log weights p log|q.k| + G_i - G_j in base 2
+//     (the gates times log2 e, so that log2 and 2^x are the hardware's
+//     MUFU.LG2 and MUFU.EX2 without a change of base), a running row
+//     maximum m, P = 2^(lw - m) in bf16 through `to_operand` into
 //     P [V | 1]. The state's part starts the running maximum at
 //     G_i + log|den_S| (the accumulator divided by |den_S|), which is the
 //     combination at M = max(m, G_i + log|den_S|) of the whole-chunk
@@ -109,8 +111,11 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   double p = double(s.p);
 
   Value gamma = logGamma ? E.load(logGamma, {h}) : Value();
+  // The log gates in base 2 (times log2 e), as every log weight here: the
+  // weights are then 2^(lw - m), the hardware's own exp.
   auto gatesOf = [&](Value first, Value count) {
-    return tokenGates(t, s, logG, gamma, batch, T, h, first, count);
+    Value g = tokenGates(t, s, logG, gamma, batch, T, h, first, count);
+    return E.mul(g, t.constant(f32, M_LOG2E));
   };
 
   // G_i of the query rows from the chunk's start: the gates before t0 as
@@ -429,14 +434,15 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   }
 
   // The state's part as the running maximum's start: log weight
-  // G_i + log|den_S|, the accumulator divided by |den_S| (none: -inf, 0).
+  // G_i + log|den_S| (base 2), the accumulator divided by |den_S| (none:
+  // -inf, 0).
   Value negInf = splatTo(rowType, -std::numeric_limits<float>::infinity());
   Value zero8 = splatTo(rowType, 0.0);
   Value gi = m.loadTransposed(rowType, queryGates, E.idx(0), 0);
   Value denS = denominators(acc);
   Value hasState = E.cmpf(arith::CmpFPredicate::ONE, denS, zero8);
   Value absDen = E.select(hasState, E.abs(denS), splatTo(rowType, 1.0));
-  Value m0 = E.select(hasState, E.add(gi, E.logApprox(absDen)), negInf);
+  Value m0 = E.select(hasState, E.add(gi, E.log2Approx(absDen)), negInf);
   Value inv0 = E.select(hasState, E.div(splatTo(rowType, 1.0), absDen), zero8);
   acc = E.mul(acc, repeat(inv0, accType));
 
@@ -449,7 +455,6 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value rowIndex = E.add(tile::MatrixRangeOp::create(b, loc, indexType, 0),
                          tile::SplatOp::create(b, loc, indexType, t0));
   Value colIndex = tile::MatrixRangeOp::create(b, loc, indexType, 1);
-  Value logScale = splatTo(scoreType, p * std::log(scale));
   Value power = splatTo(scoreType, p);
   Value scoreNegInf =
       splatTo(scoreType, -std::numeric_limits<float>::infinity());
@@ -505,11 +510,14 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           }
           scores = m.dot(aHi, bHi, scores);
         }
-        Value gj = E.add(m.load(scoreType, keyScan, E.idx(keyHalf), 0),
-                         tile::SplatOp::create(b, loc, scoreType, carry));
-        Value lw =
-            E.add(E.add(E.mul(power, E.logApprox(E.abs(scores))), logScale),
-                  E.sub(repeat(gi, scoreType), gj));
+        // lw = p log2|q.k| + p log2(scale) + G_i - G_j: the row's part
+        // (G_i, the scale, minus the carried sum) once per row, then per
+        // score a subtraction and one fma.
+        Value rowPart = E.add(gi, splatTo(rowType, p * std::log2(scale)));
+        rowPart = E.sub(rowPart, tile::SplatOp::create(b, loc, rowType, carry));
+        Value gj = m.load(scoreType, keyScan, E.idx(keyHalf), 0);
+        Value lw = E.fma(power, E.log2Approx(E.abs(scores)),
+                         E.sub(repeat(rowPart, scoreType), gj));
         // Only the steps from the first row on mask (a uniform branch).
         lw = E.ifElse(
             E.cmpi(arith::CmpIPredicate::uge, step, stepsBefore), scoreType,
@@ -530,8 +538,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         Value mNew = E.max(in[1], rowMax);
         Value shift = E.select(E.cmpf(arith::CmpFPredicate::ONE, mNew, negInf),
                                mNew, zero8);
-        Value alpha = E.expApprox(E.sub(in[1], shift));
-        Value weights = E.expApprox(E.sub(lw, repeat(shift, scoreType)));
+        Value alpha = E.exp2Approx(E.sub(in[1], shift));
+        Value weights = E.exp2Approx(E.sub(lw, repeat(shift, scoreType)));
         Value out = E.mul(in[0], repeat(alpha, accType));
         Value pA = tile::ToOperandOp::create(b, loc, m.operand(0, R, K, bf16),
                                              t.convert(weights, bf16));

@@ -96,6 +96,12 @@ Value Emitter::expApprox(Value x) {
 Value Emitter::logApprox(Value x) {
   return math::LogOp::create(b, loc, x, arith::FastMathFlags::afn);
 }
+Value Emitter::exp2Approx(Value x) {
+  return math::Exp2Op::create(b, loc, x, arith::FastMathFlags::afn);
+}
+Value Emitter::log2Approx(Value x) {
+  return math::Log2Op::create(b, loc, x, arith::FastMathFlags::afn);
+}
 Value Emitter::abs(Value x) { return math::AbsFOp::create(b, loc, x); }
 Value Emitter::cos(Value x) { return math::CosOp::create(b, loc, x); }
 Value Emitter::sin(Value x) { return math::SinOp::create(b, loc, x); }

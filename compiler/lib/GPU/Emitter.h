@@ -59,6 +59,10 @@ public:
   /// instructions.
   mlir::Value expApprox(mlir::Value x);
   mlir::Value logApprox(mlir::Value x);
+  /// 2^x and log2(x), `afn`: the hardware's own bases (MUFU.EX2, MUFU.LG2),
+  /// without the scaling expApprox/logApprox add.
+  mlir::Value exp2Approx(mlir::Value x);
+  mlir::Value log2Approx(mlir::Value x);
   mlir::Value abs(mlir::Value x);
   mlir::Value cos(mlir::Value x);
   mlir::Value sin(mlir::Value x);

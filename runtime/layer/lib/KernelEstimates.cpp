@@ -141,10 +141,10 @@ KernelEstimate attention(const Sizes &z) {
   return {"attention",
           launch({g(n), g(z.Hq), g(z.B)}, g(threads), total, heaviest,
                  inputBytes(z), outputBytes(z)),
-          {std::min<int64_t>(
+          {int(std::min<int64_t>(
                z.tensorCores ? 140 : 110,
                registerCap(attentionBlocksPerSM(z.tensorCores, z.rotates),
-                           int64_t(threads))),
+                           int64_t(threads)))),
            37376}};
 }
 
@@ -473,7 +473,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
       u(W * (DK / 16 * halves * (1 + K / 16) + K / 16 * NV / 8 * pv));
   key.globalLoads = u(0.09 * keyUnits);
   key.globalLoadBytes = u(K * (z.d * (rot ? 4 : z.s) + z.e * z.s + 4));
-  key.fp32Alu = u(4.99 * keyUnits);
+  key.fp32Alu = u(3.10 * keyUnits);
   key.intAlu = u(3.62 * keyUnits);
   // Steps from the program's first row on also mask their scores (a
   // uniform branch): per score the key's index, two compares, their and,
@@ -534,8 +534,8 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
           launch({g(std::ceil(z.T / R)), g(z.Hq), g(z.B)}, g(P), total,
                  heaviest, inputBytes(z) + N * z.H * z.B * stateHalvesBytes(z),
                  outputBytes(z)),
-          {std::min<int64_t>(split.factorsState ? 160 : 153,
-                             split.registerCap(cols(z.e))),
+          {int(std::min<int64_t>(split.factorsState ? 160 : 153,
+                                 split.registerCap(cols(z.e)))),
            split.sharedBytes(cols(z.d), cols(z.e))}};
 }
 
