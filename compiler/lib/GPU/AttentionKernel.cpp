@@ -75,8 +75,8 @@ Value clampToken(Kernel &K, Value t) {
   return K.E.min(t, K.E.sub(K.T, K.E.idx(1)));
 }
 
-/// log_g[b, t, h] + log_gamma[h] saturated at kLogGateFloor, 0 past the
-/// end.
+/// (log_g[b, t, h] + log_gamma[h]) log2 e, saturated at kLogGateFloor first,
+/// 0 past the end.
 Value gateAt(Kernel &K, Value t) {
   Emitter &E = K.E;
   Value g = E.f32(0.0);
@@ -85,7 +85,8 @@ Value gateAt(Kernel &K, Value t) {
   if (K.spec.hasLogGamma())
     g = E.add(g, K.gammaH);
   g = E.max(g, E.f32(sympow::gpu_detail::kLogGateFloor));
-  return E.select(E.ult(t, K.T), g, E.f32(0.0));
+  // In base 2 (times log2 e), as the log weights (logWeight).
+  return E.select(E.ult(t, K.T), E.mul(g, E.f32(M_LOG2E)), E.f32(0.0));
 }
 
 /// beta[b, t, h] in f64, 0 past the end.
@@ -306,16 +307,24 @@ Value laneMax(Kernel &K, Value x, int64_t lanes) {
   return x;
 }
 
-/// Log-space weight p*log|scale*s| + G'_i - G'_j; -inf where masked. |s| = 0
-/// gives -inf (weight 0), never NaN.
-Value logWeight(Kernel &K, Value s, Value gi, Value col, Value cgTile,
+/// A query row's part of its log weights, once per row: p log2|scale| +
+/// G'_i (`gi`, null without gates).
+Value rowLogWeight(Kernel &K, Value gi) {
+  Value scale = K.E.f32(static_cast<double>(K.spec.p) *
+                        std::log2(std::abs(K.spec.effectiveScale())));
+  return gi ? K.E.add(gi, scale) : scale;
+}
+
+/// Log-space weight in base 2, p log2|scale s| + G'_i - G'_j (the gates are
+/// in base 2 already: gateAt), from the row's part `row` (rowLogWeight):
+/// one fma on the hardware's log2; -inf where masked. |s| = 0 gives -inf
+/// (weight 0), never NaN. The weights are then 2^(lw - m).
+Value logWeight(Kernel &K, Value s, Value row, Value col, Value cgTile,
                 Value masked) {
   Emitter &E = K.E;
+  Value rest = K.hasGates() ? E.sub(row, gatePrime(K, col, cgTile)) : row;
   Value lw =
-      E.mul(E.f32(static_cast<double>(K.spec.p)),
-            E.logApprox(E.abs(E.mul(s, E.f32(K.spec.effectiveScale())))));
-  if (K.hasGates())
-    lw = E.add(lw, E.sub(gi, gatePrime(K, col, cgTile)));
+      E.fma(E.f32(static_cast<double>(K.spec.p)), E.log2Approx(E.abs(s)), rest);
   if (masked)
     lw = E.select(masked, E.f32(-INFINITY), lw);
   return lw;
@@ -417,9 +426,7 @@ void emitScalarBody(Kernel &K) {
 
   // Diagonal tile: prefixes, then Q through the K tile into registers.
   emitTilePrefix(K, K.q0);
-  Value gi;
-  if (K.hasGates())
-    gi = E.load(K.pg, {row});
+  Value gi = rowLogWeight(K, K.hasGates() ? E.load(K.pg, {row}) : Value());
   Value zeroCc = s.hasBeta() ? E.f64(0.0) : Value();
   emitLoadTile(K, K.q, s.hq, K.hq, s.d, K.q0, kTile, K.absoluteRotation(),
                zeroCc);
@@ -517,12 +524,12 @@ void emitScalarBody(Kernel &K) {
                          chunkMax = E.max(chunkMax, lw.back());
                        }
                        auto [mNew, shift] = newMax(K, st[0], chunkMax);
-                       Value corr = E.expApprox(E.sub(st[0], shift));
+                       Value corr = E.exp2Approx(E.sub(st[0], shift));
                        SmallVector<Value> next{mNew, E.mul(st[1], corr)};
                        for (int64_t sl = 0; sl < outSlots; ++sl)
                          next.push_back(E.mul(st[2 + sl], corr));
                        for (int64_t c = 0; c < chunk; ++c) {
-                         Value w = E.expApprox(E.sub(lw[c], shift));
+                         Value w = E.exp2Approx(E.sub(lw[c], shift));
                          next[1] = E.add(next[1], w);
                          for (int64_t sl = 0; sl < outSlots; ++sl)
                            next[2 + sl] =
@@ -587,9 +594,8 @@ void emitMmaBody(Kernel &K) {
   // Diagonal tile: prefixes, Q through the K tile into A fragments.
   emitTilePrefix(K, K.q0);
   Value gi[2];
-  if (K.hasGates())
-    for (int ri = 0; ri < 2; ++ri)
-      gi[ri] = E.load(K.pg, {rows[ri]});
+  for (int ri = 0; ri < 2; ++ri)
+    gi[ri] = rowLogWeight(K, K.hasGates() ? E.load(K.pg, {rows[ri]}) : Value());
   Value zeroCc = s.hasBeta() ? E.f64(0.0) : Value();
   // Tiles that need no rotation go through cp.async (no register staging).
   bool asyncQK = !K.absoluteRotation();
@@ -682,7 +688,7 @@ void emitMmaBody(Kernel &K) {
     Value corr[2], shift[2];
     for (int ri = 0; ri < 2; ++ri) {
       auto [mNew, sh] = newMax(K, st[ri], laneMax(K, rowMax[ri], 4));
-      corr[ri] = E.expApprox(E.sub(st[ri], sh));
+      corr[ri] = E.exp2Approx(E.sub(st[ri], sh));
       shift[ri] = sh;
       next[ri] = mNew;
     }
@@ -692,7 +698,7 @@ void emitMmaBody(Kernel &K) {
       int ri = (i / 2) % 2;
       // P enters P.V rounded to the input type; the denominator sums the
       // same rounded weights, so y stays a convex combination of v rows.
-      pv[i] = E.convert(E.expApprox(E.sub(lw[i], shift[ri])), K.elem);
+      pv[i] = E.convert(E.exp2Approx(E.sub(lw[i], shift[ri])), K.elem);
       rowSum[ri] = E.add(rowSum[ri], E.convert(pv[i], f32));
     }
     for (int ri = 0; ri < 2; ++ri)

@@ -115,7 +115,10 @@ KernelEstimate attention(const Sizes &z) {
   perTile.globalLoadBytes = u(bt * (z.d + z.e) * z.s + 768);
   perTile.sharedLoadBytes = u(tile * 22.3 * (z.d + z.e) / 128);
   perTile.sharedStoreBytes = u(tile * 4.25 * (z.d + z.e) / 128);
-  perTile.fp32Alu = u(tile * 13);
+  // Per score: the log weight in base 2 (one fma on the hardware's log2),
+  // the mask, the row maximum, the weight 2^(lw - m).
+  perTile.fp32Alu = u(tile * 10);
+  perTile.fp32Fma = u(tile * 1.06);
   perTile.sfu = u(tile * 2.07);
   perTile.intAlu = u(tile * 8.3);
   if (z.learned) {
@@ -133,7 +136,7 @@ KernelEstimate attention(const Sizes &z) {
         u(bt / 16 * (qk * z.d / 16 * bt / 8 + bt / 16 * z.e / 8) * 1);
     perTile.ldmatrix = perTile.mma[0];
   } else {
-    perTile.fp32Fma = u(tile * (z.d + z.e));
+    perTile.fp32Fma += u(tile * (z.d + z.e));
   }
   double tiles = z.B * z.Hq * n * (n + 1) / 2;
   OpCounts total = times(perTile, tiles);
