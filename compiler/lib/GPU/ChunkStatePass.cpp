@@ -77,9 +77,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   bool toHalves = toRuntime(s, runtime::Formulation::Chunked, C)
                       .chunkOutputTile()
                       .has_value();
-  size_t rowWeightsArray = workgroup.size();
-  if (toHalves)
-    workgroup.push_back(workgroupMemRef({R}, f32));
+  // Each row's factor of phi (rowFactors below).
+  size_t rowFactorsArray = workgroup.size();
+  workgroup.push_back(workgroupMemRef({R}, f32));
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, runtime::KernelId::ChunkStatePass, P,
@@ -118,11 +118,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   // This thread's row of Phi^T (one multiset, found once) and its tokens.
   Value thread = t.range();
   Value row = E.add(t.splat(firstRow), E.div(thread, t.index(K / RK)));
-  Value inside = E.ult(row, t.index(dim));
   SmallVector<Value> multiset =
       gpu_detail::unrankRows(t, s.p, s.d, E.min(row, t.index(dim - 1)));
   Value scale = gpu_detail::rowScales(t, f32, multiset);
-  Value rowScale = E.select(inside, scale, t.constant(f32, 0.0));
   // Its tokens in pairs (one 4-byte store of a bf16 pair per half): the
   // K / RK threads of a row take adjacent pairs, 2 K / RK tokens a slot,
   // and their key rows start 8 banks apart (keyStride). Per-row values are
@@ -132,18 +130,20 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       E.add(t.expand(pairOf, 2), E.rem(t.range(2), t.index(2, 2)));
   Value phiRow =
       t.expand(E.mul(E.div(thread, t.index(K / RK)), t.index(PS)), 2);
-  Value rowScale2 = t.expand(rowScale, 2);
-  Value rowWeights;
-  if (toHalves) {
-    // Row f's weight in the halves: scale^p and phi's factor of the row
-    // (a barrier of its own: the first chunk's store precedes the loop's).
-    rowWeights = wg[rowWeightsArray];
-    double phiScale = std::pow(std::abs(s.effectiveScale()), double(s.p));
-    t.store(E.mul(rowScale, t.constant(f32, phiScale)), rowWeights,
-            E.div(thread, t.index(K / RK)),
-            t.eq(E.rem(thread, t.index(K / RK)), t.index(0)));
-    gpu::BarrierOp::create(b, loc);
-  }
+  // Phi^T holds the keys' products alone; phi's factor c_f of each row
+  // (the multinomial square root) is applied where the state is read or
+  // written: the accumulators hold S_f / c_f and Z_f / c_f, which saves a
+  // multiplication per Phi^T element. Rows past the state (their multiset
+  // clamped to the last row's) are never stored, so they need no mask. (A
+  // barrier of its own: the initial state is read before the loop.)
+  Value rowFactors = wg[rowFactorsArray];
+  t.store(scale, rowFactors, E.div(thread, t.index(K / RK)),
+          t.eq(E.rem(thread, t.index(K / RK)), t.index(0)));
+  gpu::BarrierOp::create(b, loc);
+  auto rowFactor = [&](Value x) {
+    auto type = cast<RankedTensorType>(x.getType());
+    return m.loadTransposed(type, rowFactors, E.idx(0), 0);
+  };
   // The first pair's key elements and Phi^T elements.
   SmallVector<Value> firstKeys;
   Value firstKeyRow = E.mul(firstToken, t.index(KS, 2));
@@ -156,10 +156,12 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Value sRows = E.mul(E.add(E.mul(bh, E.idx(dim)), firstRow), E.idx(s.e));
   Value zRows = E.add(E.mul(bh, E.idx(dim)), firstRow);
   Value s0 = m.load(accS, S, sRows, s.e, rows, cols);
+  s0 = E.div(s0, rowFactor(s0));
   // S rows of even length start at even offsets in 16-byte aligned buffers
   // (the workspace, the C API's states): column pairs as 8-byte stores.
   bool paired = s.e % 2 == 0;
   Value z0 = m.load(accZ, Z, zRows, 1, rows, one);
+  z0 = E.div(z0, rowFactor(z0));
   Value ones = tile::SplatOp::create(
       b, loc, m.operand(1, KD, 8 * ChunkStatePass::warpsN, bf16),
       E.fconst(bf16, 1.0));
@@ -256,10 +258,15 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   // accumulator, whose warp columns hold other columns than S's), zeros.
   auto storeHalves = [&](Value sAcc, Value zAcc, Value slot) {
     int64_t NO = ChunkOutputTile::valueColumns(s.e);
+    // Row f's weight in the halves: scale^p and phi's factor of the row,
+    // times the factor the accumulator lacks.
+    double phiScale = std::pow(std::abs(s.effectiveScale()), double(s.p));
     auto weighted = [&](Value x) {
       auto type = cast<RankedTensorType>(x.getType());
-      return tile::splitBf16(
-          b, loc, E.mul(x, m.loadTransposed(type, rowWeights, E.idx(0), 0)));
+      Value c = rowFactor(x);
+      Value w = E.mul(E.mul(c, c),
+                      tile::SplatOp::create(b, loc, type, E.f32(phiScale)));
+      return tile::splitBf16(b, loc, E.mul(x, w));
     };
     auto [sHi, sLo] = weighted(sAcc);
     auto [zHi, zLo] = weighted(zAcc);
@@ -292,9 +299,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
             storeHalves(acc[0], acc[1], slot);
           else {
             Value at = E.add(E.mul(slot, E.idx(dim)), firstRow);
-            m.store(acc[0], chunkS, E.mul(at, E.idx(s.e)), s.e, rows, cols,
-                    paired);
-            m.store(acc[1], chunkZ, at, 1, rows, one);
+            m.store(E.mul(acc[0], rowFactor(acc[0])), chunkS,
+                    E.mul(at, E.idx(s.e)), s.e, rows, cols, paired);
+            m.store(E.mul(acc[1], rowFactor(acc[1])), chunkZ, at, 1, rows, one);
           }
         });
 
@@ -333,7 +340,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
                             nullptr, /*contiguous=*/true);
           // Split once here, so that the dots read native operands with
           // ldmatrix.
-          t.storeBf16(E.mul(E.mul(product, rowScale2), wt), phiHi, phiLo,
+          t.storeBf16(E.mul(product, wt), phiHi, phiLo,
                       E.add(firstPhi, t.index(ahead, 2)), nullptr,
                       /*contiguous=*/true);
         }
@@ -371,8 +378,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         llvm::append_range(next, ahead);
         return next;
       });
-  m.store(state[0], S, sRows, s.e, rows, cols, paired);
-  m.store(state[1], Z, zRows, 1, rows, one);
+  m.store(E.mul(state[0], rowFactor(state[0])), S, sRows, s.e, rows, cols,
+          paired);
+  m.store(E.mul(state[1], rowFactor(state[1])), Z, zRows, 1, rows, one);
 
   if (s.rotates()) {
     // One thread of the grid writes c.

@@ -289,7 +289,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   // converted (keys from 16 bits, values to bf16; f16 values split), the
   // accumulators' decay per segment, and per thread.
   double converted = K * NV + (rot ? 0 : K * z.d);
-  step.fp32Alu = u(13 * P + R * K * (7.4 + (p - 2)) + 0.63 * converted +
+  step.fp32Alu = u(13 * P + R * K * (6.4 + (p - 2)) + 0.63 * converted +
                    5.5 * splitV * K * NV + segments * R * (NV + 8 * WN));
   step.intAlu = u(34 * P + 0.63 * R * K + 2.26 * runs);
   step.sfu = u(2 * P);
@@ -306,6 +306,12 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   program.globalStores = u((N + 1) * R * (S + 1));
   program.globalStoreBytes = u(4 * (N + 1) * R * E1);
   program.sfu += u(2 * P);
+  // The accumulators hold the state divided by phi's row factors: the
+  // initial state divided (divf, an sfu op), the final one multiplied, and
+  // every chunk state multiplied on its way out.
+  double accumulators = R * (NV + 8 * WN);
+  program.sfu += u(accumulators);
+  program.fp32Alu += u((N + 1) * accumulators);
   program.intAlu +=
       u(60000 + 360 * (z.d + z.e) + 32000 * (p - 2) + (N + 1) * store);
   double stateBytes = z.B * z.H * 4 * z.D * E1, chunkBytes = stateBytes;
@@ -318,7 +324,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
     double elements = N * R * (NV + 8 * WN);
     program.globalStores = u(R * (S + 1) + 2 * N * R * (S + NO - z.e));
     program.globalStoreBytes = u(4 * R * E1 + 4 * N * R * NO);
-    program.fp32Alu += u(4.22 * elements);
+    program.fp32Alu += u(5.22 * elements);
     program.intAlu += u(1.62 * elements);
     program.sharedLoads += u(4 * P * N);
     program.sharedLoadBytes += u(6.0 * elements);
