@@ -443,6 +443,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value hasState = E.cmpf(arith::CmpFPredicate::ONE, denS, zero8);
   Value absDen = E.select(hasState, E.abs(denS), splatTo(rowType, 1.0));
   Value m0 = E.select(hasState, E.add(gi, E.log2Approx(absDen)), negInf);
+  // The query rows' part of every log weight but the carried gate sum:
+  // G_i + p log2(scale).
+  Value giScaled = E.add(gi, splatTo(rowType, p * std::log2(scale)));
   Value inv0 = E.select(hasState, E.div(splatTo(rowType, 1.0), absDen), zero8);
   acc = E.mul(acc, repeat(inv0, accType));
 
@@ -511,10 +514,10 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           scores = m.dot(aHi, bHi, scores);
         }
         // lw = p log2|q.k| + p log2(scale) + G_i - G_j: the row's part
-        // (G_i, the scale, minus the carried sum) once per row, then per
-        // score a subtraction and one fma.
-        Value rowPart = E.add(gi, splatTo(rowType, p * std::log2(scale)));
-        rowPart = E.sub(rowPart, tile::SplatOp::create(b, loc, rowType, carry));
+        // (giScaled minus the carried sum) once per row, then per score a
+        // subtraction and one fma.
+        Value rowPart =
+            E.sub(giScaled, tile::SplatOp::create(b, loc, rowType, carry));
         Value gj = m.load(scoreType, keyScan, E.idx(keyHalf), 0);
         Value lw = E.fma(power, E.log2Approx(E.abs(scores)),
                          E.sub(repeat(rowPart, scoreType), gj));

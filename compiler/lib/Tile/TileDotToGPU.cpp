@@ -252,13 +252,13 @@ Value loadWithLdmatrix(Builder &B, MatrixLoadOp op, const Fragments &f,
   } else {
     Value block = B.mul(B.rem(warp, wn), f.cols / wn);
     fragType = VectorType::get({2, 2}, element);
-    // Lanes 16-31 address fragment j + 1 of a pair.
-    Value next = B.mul(B.div(lane, 16), 8);
     if (!transposed) { // [k][n]: rows k 0-15 from lanes 0-15, .trans
       laneRow = B.rem(lane, 16);
-      laneCol = B.add(block, next);
+      laneCol = block;
       fragment = [](int64_t k, int64_t j) { return std::pair{16 * k, 8 * j}; };
-    } else { // [n][k]: matrix 0 k 0-7, matrix 1 k 8-15
+    } else { // [n][k]: matrix 0 k 0-7, matrix 1 k 8-15; lanes 16-31 the
+             // same for fragment j + 1 of a pair (n + 8)
+      Value next = B.mul(B.div(lane, 16), 8);
       laneRow = B.add(block, B.add(B.rem(lane, 8), next));
       laneCol = B.mul(B.rem(B.div(lane, 8), 2), 8);
       fragment = [](int64_t k, int64_t j) { return std::pair{8 * j, 16 * k}; };

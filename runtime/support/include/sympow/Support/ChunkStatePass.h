@@ -82,8 +82,8 @@ struct ChunkStatePass {
   int64_t valueRun(int64_t e) const { return runLength(e, 2); }
   /// Workgroup bytes: the step's keys (f32), its values as bf16 (hi and
   /// lo for f16 inputs), Phi^T of the program's rows (bf16 hi and lo), the
-  /// weights with each segment's decay, and the rows' weights in the
-  /// chunk states.
+  /// weights with each segment's decay, and phi's factor of each row
+  /// (applied where the state is read and written).
   int64_t sharedBytes(int64_t d, int64_t e, bool splitValues) const {
     int64_t valueBytes = 2 * valueStride(e) * (splitValues ? 2 : 1);
     return tokensPerStep * (4 * keyStride(d) + valueBytes + 4) +
