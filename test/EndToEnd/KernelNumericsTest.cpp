@@ -159,7 +159,13 @@ INSTANTIATE_TEST_SUITE_P(
                     128},
         ChunkedCase{{"p2_f16_both_none_c96", 2, 32, 16, 2, 2, ElementKind::F16,
                      GateKind::Both, ScheduleKind::None},
-                    96}),
+                    96},
+        // p = 4 in the tile chunk_output: phi(Q) built, and the key steps
+        // before a program's first row weigh (q.k)^4 by products.
+        ChunkedCase{{"p4_bf16_data_none_c128", 4, 16, 16, 2, 1,
+                     ElementKind::BF16, GateKind::Data, ScheduleKind::None,
+                     RotaryLayout::Interleaved, 0, 1},
+                    128}),
     [](const ::testing::TestParamInfo<ChunkedCase> &info) {
       return std::string(info.param.layer.name);
     });
@@ -233,6 +239,7 @@ struct SaturationCase {
   ElementKind dtype;
   AttentionPath path;
   int64_t chunk;
+  int64_t T = 40;
 };
 
 void PrintTo(const SaturationCase &c, std::ostream *os) { *os << c.name; }
@@ -246,7 +253,7 @@ TEST_P(GateSaturation, TinyGatesGiveTheValues) {
   layerCase.path = c.path;
   AttentionKernelSpec spec = specOf(layerCase);
   bool state = c.formulation != runtime::Formulation::Attention;
-  LayerCase layer = randomLayer(spec, /*B=*/1, /*T=*/40, /*seed=*/13, state);
+  LayerCase layer = randomLayer(spec, /*B=*/1, c.T, /*seed=*/13, state);
   for (double &g : layer.logG)
     g = -1e37;
   KernelResult got = runLayer(spec, c.formulation, c.chunk, layer);
@@ -279,6 +286,10 @@ INSTANTIATE_TEST_SUITE_P(
                        ElementKind::BF16, AttentionPath::Auto, 64},
         SaturationCase{"chunked_mma_f16_c16", runtime::Formulation::Chunked,
                        ElementKind::F16, AttentionPath::Auto, 16},
+        // The tile chunk_output: rows 64 .. 127 of a chunk walk two key
+        // steps before their first row (weights by products) first.
+        SaturationCase{"chunked_tile_bf16_c128", runtime::Formulation::Chunked,
+                       ElementKind::BF16, AttentionPath::Auto, 128, 160},
         SaturationCase{"recurrent_f32", runtime::Formulation::Recurrent,
                        ElementKind::F32, AttentionPath::Auto, 0}),
     [](const ::testing::TestParamInfo<SaturationCase> &info) {

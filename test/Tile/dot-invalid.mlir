@@ -192,7 +192,7 @@ func.func @to_operand_type(%x: tensor<16x16xf32, #mma>) {
 
 #mma = #sympow_tile.mma<warps = [1, 1]>
 func.func @matrix_range_type() {
-  // expected-error @+1 {{yields an index tile}}
+  // expected-error @+1 {{yields an index or i32 tile}}
   %i = sympow_tile.matrix_range 0 : tensor<16x8xf32, #mma>
   return
 }

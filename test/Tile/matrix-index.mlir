@@ -1,15 +1,20 @@
 // Per-element indices and per-row / per-column values of matrix tiles, on
 // the emulator, in mma<warps = [2, 2]> (32 x 16: each warp a 16 x 8 block).
-// @causal: matrix_range 0 >= matrix_range 1, as 1 or 0 (a causal mask).
+// @causal: matrix_range 0 >= matrix_range 1, as 1 or 0 (a causal mask);
+// @causal_i32 the same on i32 ranges.
 // @broadcast: g = iota; matrix_load stride 0 transposed gives g[i] in every
 // column of row i, stride 0 gives g[j] in every row of column j; their
 // difference is i - j (gate differences G_i - G_j).
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu | FileCheck %s
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel causal --grid 1 --block 128 --arg f32:512 --print | FileCheck %s --check-prefix=CAUSAL
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel causal_i32 --grid 1 --block 128 --arg f32:512 --print | FileCheck %s --check-prefix=CAUSAL
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel broadcast --grid 1 --block 128 --arg f32:32=iota --arg f32:512 --print | FileCheck %s --check-prefix=BROADCAST
 
 // CHECK-LABEL: gpu.func @causal
 // CHECK-NOT: sympow_tile.
+// CHECK-LABEL: gpu.func @causal_i32
+// CHECK-NOT: sympow_tile.
+// CHECK: arith.cmpi uge, {{.*}} : vector<{{.*}}xi32>
 // CHECK-LABEL: gpu.func @broadcast
 // CHECK-NOT: nvgpu.ldmatrix
 // CHECK: gpu.return
@@ -34,6 +39,18 @@ module attributes {gpu.container_module} {
       %i = sympow_tile.matrix_range 0 : tensor<32x16xindex, #mma>
       %j = sympow_tile.matrix_range 1 : tensor<32x16xindex, #mma>
       %keep = arith.cmpi uge, %i, %j : tensor<32x16xindex, #mma>
+      %one = arith.constant dense<1.0> : tensor<32x16xf32, #mma>
+      %zero = arith.constant dense<0.0> : tensor<32x16xf32, #mma>
+      %mask = arith.select %keep, %one, %zero : tensor<32x16xi1, #mma>, tensor<32x16xf32, #mma>
+      sympow_tile.matrix_store %mask, %out[%c0] stride 16 : tensor<32x16xf32, #mma>, memref<?xf32>
+      gpu.return
+    }
+    gpu.func @causal_i32(%out: memref<?xf32>)
+        kernel attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 128, grid = [1, 1, B]>} {
+      %c0 = arith.constant 0 : index
+      %i = sympow_tile.matrix_range 0 : tensor<32x16xi32, #mma>
+      %j = sympow_tile.matrix_range 1 : tensor<32x16xi32, #mma>
+      %keep = arith.cmpi uge, %i, %j : tensor<32x16xi32, #mma>
       %one = arith.constant dense<1.0> : tensor<32x16xf32, #mma>
       %zero = arith.constant dense<0.0> : tensor<32x16xf32, #mma>
       %mask = arith.select %keep, %one, %zero : tensor<32x16xi1, #mma>, tensor<32x16xf32, #mma>

@@ -16,10 +16,14 @@
 //     (the gates times log2 e, so that log2 and 2^x are the hardware's
 //     MUFU.LG2 and MUFU.EX2 without a change of base), a running row
 //     maximum m, P = 2^(lw - m) in bf16 through `to_operand` into
-//     P [V | 1]. The state's part starts the running maximum at
-//     G_i + log|den_S| (the accumulator divided by |den_S|), which is the
-//     combination at M = max(m, G_i + log|den_S|) of the whole-chunk
-//     kernel done online;
+//     P [V | 1]. The step's gates are summed after each key by a scan of
+//     shuffles (sigma_j). Steps before the program's first row (most of
+//     them in long chunks) need no log or exp per score: 2^lw =
+//     (q.k)^p 2^sigma_j 2^rowPart_i, so P = u_ij 2^(rowPart_i - m) with
+//     u = (q.k)^p 2^sigma_j and m from the row's largest u. The state's
+//     part starts the running maximum at G_i + log|den_S| (the accumulator
+//     divided by |den_S|), which is the combination at
+//     M = max(m, G_i + log|den_S|) of the whole-chunk kernel done online;
 //  3. y = num / den.
 // The scale of q is folded out of the dots (p log|scale| on the log
 // weights, scale^p on phi), so unrotated bf16 q and k are exact operands.
@@ -64,10 +68,14 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   // q's halves; phi(Q) or a step's keys (hi, lo); a step's state rows or
   // values (hi, lo); G of the query rows; the query and key gate scans.
   SmallVector<Type> workgroup = {
-      workgroupMemRef({R * QS}, bf16),    workgroupMemRef({operands}, bf16),
-      workgroupMemRef({operands}, bf16),  workgroupMemRef({rowArrays}, bf16),
-      workgroupMemRef({rowArrays}, bf16), workgroupMemRef({R}, f32),
-      workgroupMemRef({2 * R}, f32),      workgroupMemRef({2 * K}, f32)};
+      workgroupMemRef({R * QS}, bf16),
+      workgroupMemRef({operands}, bf16),
+      workgroupMemRef({operands}, bf16),
+      workgroupMemRef({rowArrays}, bf16),
+      workgroupMemRef({rowArrays}, bf16),
+      workgroupMemRef({R}, f32),
+      workgroupMemRef({2 * R}, f32),
+      workgroupMemRef({ChunkOutputTile::keyGateElements(K)}, f32)};
   if (splitQK)
     workgroup.push_back(workgroupMemRef({R * QS}, bf16));
   gpu_detail::KernelArguments args;
@@ -91,7 +99,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         y = args.get(fn, KernelArg::Y);
   auto wg = fn.getWorkgroupAttributions();
   Value qHi = wg[0], operandHi = wg[1], operandLo = wg[2], rowsHi = wg[3],
-        rowsLo = wg[4], queryGates = wg[5], queryScan = wg[6], keyScan = wg[7];
+        rowsLo = wg[4], queryGates = wg[5], queryScan = wg[6], keyGates = wg[7];
   Value qLo = splitQK ? Value(wg[8]) : Value();
 
   gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
@@ -451,19 +459,29 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
 
   // 2. The chunk's keys up to the diagonal, K per step.
   RankedTensorType scoreType = m.accumulator(R, K);
+  // Token positions in the masks as i32 (a sequence is below 2^31 tokens):
+  // one register per element where index takes two.
   RankedTensorType indexType = RankedTensorType::get(
-      scoreType.getShape(), b.getIndexType(), scoreType.getEncoding());
+      scoreType.getShape(), b.getI32Type(), scoreType.getEncoding());
+  auto splatPosition = [&](Value x) -> Value {
+    return tile::SplatOp::create(
+        b, loc, indexType,
+        arith::IndexCastOp::create(b, loc, b.getI32Type(), x));
+  };
   Value end = E.add(t0, rows);
   Value keySteps = E.div(E.add(E.sub(end, chunkStart), E.idx(K - 1)), E.idx(K));
-  Value rowIndex = E.add(tile::MatrixRangeOp::create(b, loc, indexType, 0),
-                         tile::SplatOp::create(b, loc, indexType, t0));
+  // Rows and keys counted from the program's first row t0 (signed: a
+  // step's first key may be before it).
+  Value rowIndex = tile::MatrixRangeOp::create(b, loc, indexType, 0);
   Value colIndex = tile::MatrixRangeOp::create(b, loc, indexType, 1);
   Value power = splatTo(scoreType, p);
   Value scoreNegInf =
       splatTo(scoreType, -std::numeric_limits<float>::infinity());
   // The steps before the program's first row hold only keys before every
-  // row and T: their scores need no mask.
+  // row and T: their scores need no mask, and they weigh them without a log
+  // or exp per score (below).
   Value stepsBefore = E.div(before, E.idx(K));
+  bool gated = s.gate != GateKind::None;
   auto loop = E.forLoop(
       E.idx(0), keySteps, E.idx(1), {acc, m0, E.f32(0.0)},
       [&](Value step, ValueRange in) {
@@ -489,12 +507,25 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                               t.constant(f32, 1.0, L), t.constant(f32, 0.0, L));
             });
 
-        // G_j from the chunk's start: the carried sum plus the step's
-        // prefix (the scan's barriers also publish the staged arrays).
-        int64_t keyHalf =
-            gpu_detail::inclusiveScan(t, keyScan, K, gatesOf(kt, count));
-        Value carry = in[2];
-        Value stepTotal = E.load(keyScan, {E.idx(keyHalf + K - 1)});
+        // The step's gates (thread j < K: key j's, 0 past count) summed
+        // after each key by a reversed scan of shuffles (K keys are one
+        // warp's lanes): sigma_j = sum of the gates after key j (<= 0) at
+        // keyGates[j], 2^sigma_j at [K + j], the step's sum at [2 K]. The
+        // barrier also publishes the staged arrays. (Without gates sigma_j
+        // is 0, and the scores skip it; the scan stays: without it ptxas
+        // spilled at d = e = 32 on sm_80.)
+        Value g = gatesOf(kt, count);
+        Value fromJ = tile::ScanOp::create(b, loc, g, K, /*reverse=*/true);
+        Value after = E.sub(fromJ, g);
+        Value isKey = E.ult(thread, t.index(K));
+        t.store(after, keyGates, thread, isKey);
+        t.store(E.exp2Approx(after), keyGates, E.add(thread, t.index(K)),
+                isKey);
+        t.store(fromJ, keyGates, E.add(thread, t.index(2 * K)),
+                E.ult(thread, t.index(1)));
+        gpu::BarrierOp::create(b, loc);
+        // G of the step's last key from the chunk's start.
+        Value carry = E.add(in[2], E.load(keyGates, {E.idx(2 * K)}));
 
         // Scores q.k (split: the small products first).
         Value scores = splatTo(scoreType, 0.0);
@@ -513,46 +544,68 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           }
           scores = m.dot(aHi, bHi, scores);
         }
-        // lw = p log2|q.k| + p log2(scale) + G_i - G_j: the row's part
-        // (giScaled minus the carried sum) once per row, then per score a
-        // subtraction and one fma.
+        // lw = p log2|q.k| + p log2(scale) + G_i - G_j = p log2|q.k| +
+        // rowPart_i + sigma_j, rowPart_i = G_i + p log2(scale) - G of the
+        // step's last key.
         Value rowPart =
             E.sub(giScaled, tile::SplatOp::create(b, loc, rowType, carry));
-        Value gj = m.load(scoreType, keyScan, E.idx(keyHalf), 0);
-        Value lw = E.fma(power, E.log2Approx(E.abs(scores)),
-                         E.sub(repeat(rowPart, scoreType), gj));
-        // Only the steps from the first row on mask (a uniform branch).
-        lw = E.ifElse(
-            E.cmpi(arith::CmpIPredicate::uge, step, stepsBefore), scoreType,
-            [&] {
-              Value key =
-                  E.add(colIndex, tile::SplatOp::create(b, loc, indexType, kt));
+        // Weights 2^(lw - m) against a new running maximum m (-inf rows,
+        // nothing yet, shift by 0).
+        auto shiftOf = [&](Value m) {
+          return E.select(E.cmpf(arith::CmpFPredicate::ONE, m, negInf), m,
+                          zero8);
+        };
+        auto rowMax = [&](Value x) {
+          return repeat(tile::RowReduceOp::create(b, loc, scoreType,
+                                                  tile::ReduceKind::max, x),
+                        rowType);
+        };
+        Value mOld = in[1];
+        // Steps from the program's first row on (a uniform branch) mask
+        // their scores and take lw per score; the steps before it, whose
+        // keys are before every row and all inside, take u = (q.k)^p
+        // 2^sigma_j (in f32, the range phi(q) . S has): 2^lw = u 2^rowPart_i,
+        // so that the row's maximum and the weights 2^(lw - m) take a log
+        // and an exp per row, none per score.
+        SmallVector<Value> weighed = E.ifElse(
+            E.cmpi(arith::CmpIPredicate::uge, step, stepsBefore),
+            TypeRange{scoreType, rowType},
+            [&]() -> SmallVector<Value> {
+              Value logBase = repeat(rowPart, scoreType);
+              if (gated)
+                logBase =
+                    E.add(logBase, m.load(scoreType, keyGates, E.idx(0), 0));
+              Value lw = E.fma(power, E.log2Approx(E.abs(scores)), logBase);
+              Value key = E.add(colIndex, splatPosition(E.sub(kt, t0)));
               Value inside = t.logicalAnd(
-                  E.cmpi(arith::CmpIPredicate::ule, key, rowIndex),
-                  E.cmpi(arith::CmpIPredicate::ult, key,
-                         tile::SplatOp::create(b, loc, indexType, end)));
-              return E.select(inside, lw, scoreNegInf);
+                  E.cmpi(arith::CmpIPredicate::sle, key, rowIndex),
+                  E.cmpi(arith::CmpIPredicate::slt, key, splatPosition(rows)));
+              lw = E.select(inside, lw, scoreNegInf);
+              Value mNew = E.max(mOld, rowMax(lw));
+              return {E.exp2Approx(E.sub(lw, repeat(shiftOf(mNew), scoreType))),
+                      mNew};
             },
-            [&] { return lw; });
-        // The running maximum; -inf rows (nothing yet) shift by 0.
-        Value rowMax = repeat(tile::RowReduceOp::create(
-                                  b, loc, scoreType, tile::ReduceKind::max, lw),
-                              rowType);
-        Value mNew = E.max(in[1], rowMax);
-        Value shift = E.select(E.cmpf(arith::CmpFPredicate::ONE, mNew, negInf),
-                               mNew, zero8);
-        Value alpha = E.exp2Approx(E.sub(in[1], shift));
-        Value weights = E.exp2Approx(E.sub(lw, repeat(shift, scoreType)));
-        Value out = E.mul(in[0], repeat(alpha, accType));
+            [&]() -> SmallVector<Value> {
+              Value u = E.power(E.mul(scores, scores), s.p / 2);
+              if (gated) // else 2^sigma_j = 1
+                u = E.mul(u, m.load(scoreType, keyGates, E.idx(K), 0));
+              Value mNew = E.max(mOld, E.add(E.log2Approx(rowMax(u)), rowPart));
+              Value rowWeight = E.exp2Approx(E.sub(rowPart, shiftOf(mNew)));
+              return {E.mul(u, repeat(rowWeight, scoreType)), mNew};
+            });
+        Value weights = weighed[0], mNew = weighed[1];
+        Value shift = shiftOf(mNew);
         Value pA = tile::ToOperandOp::create(b, loc, m.operand(0, R, K, bf16),
                                              t.convert(weights, bf16));
+        Value alpha = E.exp2Approx(E.sub(mOld, shift));
+        Value out = E.mul(in[0], repeat(alpha, accType));
         auto valuesOf = [&](Value array) {
           return m.load(m.operand(1, K, NV, bf16), array, E.idx(0), VS);
         };
         if (splitV)
           out = m.dot(pA, valuesOf(rowsLo), out);
         out = m.dot(pA, valuesOf(rowsHi), out);
-        return SmallVector<Value>{out, mNew, E.add(carry, stepTotal)};
+        return SmallVector<Value>{out, mNew, carry};
       });
 
   // 3. y = num / den.

@@ -121,6 +121,18 @@ Value Emitter::convert(Value x, Type to) {
   return arith::TruncFOp::create(b, loc, to, x);
 }
 
+Value Emitter::power(Value x, int64_t n) {
+  assert(n >= 1 && "a positive power");
+  Value result;
+  for (; n > 0; n /= 2) {
+    if (n % 2)
+      result = result ? mul(result, x) : x;
+    if (n > 1)
+      x = mul(x, x);
+  }
+  return result;
+}
+
 Value Emitter::indexToF64(Value x) {
   Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), x);
   return arith::SIToFPOp::create(b, loc, b.getF64Type(), i);
@@ -171,14 +183,20 @@ void Emitter::ifThen(Value cond, llvm::function_ref<void()> thenBody) {
 Value Emitter::ifElse(Value cond, Type type,
                       llvm::function_ref<Value()> thenBody,
                       llvm::function_ref<Value()> elseBody) {
-  auto op = scf::IfOp::create(b, loc, TypeRange{type}, cond,
-                              /*withElseRegion=*/true);
+  return ifElse(
+      cond, TypeRange{type}, [&] { return SmallVector<Value>{thenBody()}; },
+      [&] { return SmallVector<Value>{elseBody()}; })[0];
+}
+
+SmallVector<Value> Emitter::ifElse(Value cond, TypeRange types, Branch thenBody,
+                                   Branch elseBody) {
+  auto op = scf::IfOp::create(b, loc, types, cond, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(op.thenBlock());
   scf::YieldOp::create(b, loc, thenBody());
   b.setInsertionPointToStart(op.elseBlock());
   scf::YieldOp::create(b, loc, elseBody());
-  return op.getResult(0);
+  return SmallVector<Value>(op.getResults());
 }
 
 } // namespace sympow::gpu_detail

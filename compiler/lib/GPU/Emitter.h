@@ -64,6 +64,8 @@ public:
   mlir::Value exp2Approx(mlir::Value x);
   mlir::Value log2Approx(mlir::Value x);
   mlir::Value abs(mlir::Value x);
+  /// x^n for n >= 1, by squarings.
+  mlir::Value power(mlir::Value x, int64_t n);
   mlir::Value cos(mlir::Value x);
   mlir::Value sin(mlir::Value x);
   mlir::Value floor(mlir::Value x);
@@ -93,6 +95,10 @@ public:
   mlir::Value ifElse(mlir::Value cond, mlir::Type type,
                      llvm::function_ref<mlir::Value()> thenBody,
                      llvm::function_ref<mlir::Value()> elseBody);
+  /// scf.if with results of `types`, each branch returning them.
+  using Branch = llvm::function_ref<llvm::SmallVector<mlir::Value>()>;
+  llvm::SmallVector<mlir::Value> ifElse(mlir::Value cond, mlir::TypeRange types,
+                                        Branch thenBody, Branch elseBody);
 };
 
 } // namespace sympow::gpu_detail

@@ -103,8 +103,9 @@ LogicalResult DotOp::verify() {
 }
 
 LogicalResult MatrixRangeOp::verify() {
-  if (!getType().getElementType().isIndex())
-    return emitOpError("yields an index tile");
+  Type element = getType().getElementType();
+  if (!element.isIndex() && !element.isSignlessInteger(32))
+    return emitOpError("yields an index or i32 tile");
   return success();
 }
 

@@ -528,8 +528,13 @@ struct MatrixRangeLowering : OpConversionPattern<MatrixRangeOp> {
     Coordinates at = getCoordinates(B, f);
     bool rows = op.getDim() == 0;
     SmallVector<Value> elements;
-    for (auto [dr, dc] : at.deltas)
-      elements.push_back(rows ? B.add(at.row, dr) : B.add(at.col, dc));
+    Type element = type.getElementType();
+    for (auto [dr, dc] : at.deltas) {
+      Value x = rows ? B.add(at.row, dr) : B.add(at.col, dc);
+      if (!element.isIndex())
+        x = arith::IndexCastOp::create(rewriter, op.getLoc(), element, x);
+      elements.push_back(x);
+    }
     rewriter.replaceOp(op,
                        packFragments(rewriter, op.getLoc(), type, elements));
     return success();

@@ -414,7 +414,9 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
 /// phi(Q) step's R F (p + 1) elements, a key step's K (DK + NV) + R K) from
 /// the emulator at p = 2, d = e = 64, bf16, data gate, chunk 256, T = 1024
 /// (the heaviest and the average program solved for the per-step and the
-/// per-program figures).
+/// per-program figures); a key step's weights per score by their kind (the
+/// steps before the first row and those from it) from chunks of 128, 256
+/// and 512 at T = 1024, within 2.5% of those counts.
 KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
                                const ChunkOutputTile &split) {
   double R = double(split.rowsPerProgram), K = double(split.keysPerStep),
@@ -482,27 +484,40 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
       u(W * (DK / 16 * halves * (1 + K / 16) + K / 16 * NV / 8 * pv));
   key.globalLoads = u(0.09 * keyUnits);
   key.globalLoadBytes = u(K * (z.d * (rot ? 4 : z.s) + z.e * z.s + 4));
-  key.fp32Alu = u(3.10 * keyUnits);
-  key.intAlu = u(3.62 * keyUnits);
-  // Steps from the program's first row on also mask their scores (a
-  // uniform branch): per score the key's index, two compares, their and,
-  // the select.
+  // Per step, whichever way its scores are weighed: the staging, the dots,
+  // the gate scan (shuffles, 2^sigma per thread) and each row's rescale.
+  key.fp32Alu = u(1.309 * keyUnits);
+  key.intAlu = u(3.985 * keyUnits);
+  key.sfu = u(P + 8 * R);
+  key.sharedLoads = u(0.2 * keyUnits);
+  key.sharedLoadBytes = u(7.52 * keyUnits);
+  key.sharedStores = u(0.0953 * keyUnits);
+  key.sharedStoreBytes = u(1.401 * keyUnits);
+  key.shuffles = u(W * (std::log2(K) + 5.25));
+  key.barriers = 2;
+  // Steps before the program's first row weigh a score with products
+  // (q.k)^p 2^sigma_j 2^(rowPart_i - m): the square, p/2 - 1 more, its
+  // row maximum, two weights, the conversion; a log and an exp per row.
+  OpCounts before;
+  before.fp32Alu = u((6.10 + (z.p / 2 - 1)) * R * K);
+  before.fp32Fma = u(8 * R);
+  before.sfu = u(16 * R);
+  // Steps from the first row on mask their scores (per score the key's
+  // index, two compares, their and, the select) and take log weights: a
+  // log, an fma, an exp per score.
   OpCounts diagonal;
   diagonal.intAlu = u(5 * R * K);
-  key.sfu = u(2 * R * K + 4 * P);
-  key.sharedLoads = u(0.252 * keyUnits);
-  key.sharedLoadBytes = u(7.73 * keyUnits);
-  key.sharedStores = u(0.115 * keyUnits);
-  key.sharedStoreBytes = u(1.48 * keyUnits);
-  key.shuffles = u(4 * W);
-  key.barriers = u(2 + std::log2(K));
+  diagonal.fp32Alu = u(6 * R * K);
+  diagonal.fp32Fma = u(R * K);
+  diagonal.sfu = u(2 * R * K);
   // q staged (and rotated), y stored element by element.
   base.globalLoads = u(R * z.d * (1 + rot) / 4);
   base.globalLoadBytes = u(R * z.d * z.s * (1 + rot) + 8 * R * rot);
   base.globalStores = u(R * z.e);
   base.globalStoreBytes = u(R * z.e * z.s);
   base.fp64 = u(9 * R * z.d * rot);
-  base.sfu = u(2 * R * z.d * rot + 4 * P);
+  base.sfu = u(2 * R * z.d * rot + 24 * R);
+  base.shuffles = u(6.75 * W);
   base.barriers = u(4 + std::log2(R));
 
   // Programs of one chunk of `tokens` tokens: key steps up to each tile's
@@ -512,8 +527,10 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     double rows = std::min(R, tokens - l * R);
     keySteps = std::ceil((l * R + rows) / K);
     OpCounts c = times(state, stateSteps);
+    double stepsBefore = std::floor(l * R / K);
     c += times(key, keySteps);
-    c += times(diagonal, keySteps - std::floor(l * R / K));
+    c += times(before, stepsBefore);
+    c += times(diagonal, keySteps - stepsBefore);
     c += base;
     c.globalLoadBytes += u(4 * l * R);
     c.barriers += u(2 * std::ceil(l * R / P));

@@ -149,7 +149,8 @@ def Tile_MatrixRangeOp : Tile_Op<"matrix_range", [Pure]> {
     Element (i, j) of the result is i (`dim = 0`) or j (`dim = 1`), in the
     layout of the result: masks of matrix tiles (a causal edge j <= i, rows
     past a sequence's end) by elementwise comparisons, as `range` serves
-    blocked tiles.
+    blocked tiles. Index or i32 elements: i32 masks take one register per
+    element where index (64-bit on the GPU) takes two.
 
     ```mlir
     %i = sympow_tile.matrix_range 0 : tensor<64x64xindex, #mma>

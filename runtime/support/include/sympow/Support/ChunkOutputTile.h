@@ -106,13 +106,16 @@ struct ChunkOutputTile {
   int64_t rowElements(int64_t e) const {
     return std::max(stateRowsPerStep, keysPerStep) * valueStride(e);
   }
+  /// Floats of a key step's gate sums: each key's sum of the gates after
+  /// it, 2 to that power, the step's sum (padded to 16 bytes).
+  static int64_t keyGateElements(int64_t keys) { return 2 * keys + 4; }
   /// Workgroup bytes: q's halves, the two pairs of operand arrays, the
-  /// query rows' gate prefix, the two gate scans' buffers and the block
-  /// sum's (one float per thread).
+  /// query rows' gate prefix and its scan's buffer, the key step's gate
+  /// sums and the block sum's buffer (one float per thread).
   int64_t sharedBytes(int64_t d, int64_t e) const {
     int64_t queries = rowsPerProgram * keyStride(d) * (splitScores ? 2 : 1);
     return 2 * (queries + 2 * operandElements(d) + 2 * rowElements(e)) +
-           4 * (3 * rowsPerProgram + 2 * keysPerStep + threads());
+           4 * (3 * rowsPerProgram + keyGateElements(keysPerStep) + threads());
   }
 };
 
