@@ -5,6 +5,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cmath>
+
 using namespace sympow::aot;
 
 namespace {
@@ -17,9 +19,13 @@ llvm::Error fail(const llvm::Twine &message) {
 std::optional<std::string> scalarText(const llvm::json::Value &value) {
   if (auto s = value.getAsString())
     return s->str();
-  if (auto i = value.getAsInteger())
-    return std::to_string(*i);
-  if (auto d = value.getAsNumber()) {
+  // json::Value::getAsInteger lets a double of 2^63 through its range check
+  // and converts it (undefined behaviour): numbers that large stay doubles.
+  std::optional<double> number = value.getAsNumber();
+  if (number && std::abs(*number) < 0x1p63)
+    if (auto i = value.getAsInteger())
+      return std::to_string(*i);
+  if (auto d = number) {
     std::string text;
     llvm::raw_string_ostream(text) << llvm::json::Value(*d);
     return text;
