@@ -66,7 +66,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   int64_t operands = split.operandElements(s.d),
           rowArrays = split.rowElements(s.e);
   // q's halves; phi(Q) or a step's keys (hi, lo); a step's state rows or
-  // values (hi, lo); G of the query rows; the query and key gate scans.
+  // values (hi, lo); G of the query rows; the query rows' gate scan; the
+  // key step's gate sums.
   SmallVector<Type> workgroup = {
       workgroupMemRef({R * QS}, bf16),
       workgroupMemRef({operands}, bf16),

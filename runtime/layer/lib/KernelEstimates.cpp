@@ -496,10 +496,15 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   key.shuffles = u(W * (std::log2(K) + 5.25));
   key.barriers = 2;
   // Steps before the program's first row weigh a score with products
-  // (q.k)^p 2^sigma_j 2^(rowPart_i - m): the square, p/2 - 1 more, its
-  // row maximum, two weights, the conversion; a log and an exp per row.
+  // (q.k)^p 2^sigma_j 2^(rowPart_i - m): the square, then (q.k)^2 to the
+  // p/2 by squarings (Emitter::power: floor(log2 n) squarings and
+  // popcount(n) - 1 products), its row maximum, two weights, the
+  // conversion; a log and an exp per row.
+  double powerProducts = -1;
+  for (int64_t n = int64_t(z.p) / 2; n > 0; n /= 2)
+    powerProducts += (n > 1) + n % 2;
   OpCounts before;
-  before.fp32Alu = u((6.10 + (z.p / 2 - 1)) * R * K);
+  before.fp32Alu = u((6.10 + powerProducts) * R * K);
   before.fp32Fma = u(8 * R);
   before.sfu = u(16 * R);
   // Steps from the first row on mask their scores (per score the key's
