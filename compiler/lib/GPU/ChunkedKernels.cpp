@@ -458,10 +458,7 @@ std::vector<int64_t> chunkCandidates(const AttentionKernelSpec &spec) {
 
 std::optional<ChunkStatePass> chunkStatePassOf(const AttentionKernelSpec &spec,
                                                int64_t chunk) {
-  std::optional<int64_t> dim = symmetricPowerDim(spec.d, spec.p);
-  if (!dim)
-    return std::nullopt;
-  return chunkStatePass(*dim, spec.d, spec.e, chunk,
+  return chunkStatePass(spec.p, spec.d, spec.e, chunk,
                         spec.dtype == ElementKind::F32 ? 4 : 2,
                         spec.dtype == ElementKind::F16);
 }

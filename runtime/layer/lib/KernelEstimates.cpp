@@ -258,8 +258,8 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   double P = double(split.threads), R = double(split.rowsPerProgram),
          K = double(split.tokensPerStep), X = double(split.programs);
   double KD = double(split.segmentTokens()), segments = K / KD;
-  double WN = double(ChunkStatePass::warpsN);
-  double NV = double(ChunkStatePass::valueColumns(cols(z.e)));
+  double WN = double(split.warpsN);
+  double NV = double(split.valueColumns(cols(z.e)));
   double L = double(split.keyRun(cols(z.d), z.rotates)),
          LV = double(split.valueRun(cols(z.e)));
   double RK = R * K / P, p = z.p, splitV = f16 ? 1 : 0;
@@ -338,7 +338,8 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                          (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
                      stateBytes,
                  N * chunkBytes + stateBytes),
-          {118, split.sharedBytes(cols(z.d), cols(z.e), f16)}};
+          {int(std::min<int64_t>(118, split.registerCap(cols(z.e)))),
+           split.sharedBytes(cols(z.d), cols(z.e), f16)}};
 }
 
 /// chunk_keys (a tile kernel, rotating schedules with chunk_state_pass):
@@ -657,7 +658,7 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
     if (z.rotates)
       out.push_back(chunkCounts(z));
     std::optional<ChunkStatePass> pass = chunkStatePass(
-        rows(z.D), cols(z.d), cols(z.e), chunk, cols(z.s), sizes.f16);
+        int64_t(z.p), cols(z.d), cols(z.e), chunk, cols(z.s), sizes.f16);
     std::optional<ChunkOutputTile> tile =
         chunkOutputTile(chunk, int64_t(z.p), cols(z.d), cols(z.e), sizes.f16,
                         z.rotates, pass.has_value());

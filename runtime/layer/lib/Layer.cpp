@@ -23,10 +23,7 @@ int64_t LayerVariant::stateDim() const {
 }
 
 std::optional<ChunkStatePass> LayerVariant::chunkStatePass() const {
-  int64_t dim = stateDim();
-  if (dim < 1)
-    return std::nullopt;
-  return sympow::chunkStatePass(dim, d, e, chunk, dtype == DType::F32 ? 4 : 2,
+  return sympow::chunkStatePass(p, d, e, chunk, dtype == DType::F32 ? 4 : 2,
                                 dtype == DType::F16);
 }
 
