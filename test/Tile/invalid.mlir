@@ -99,26 +99,6 @@ func.func @expand(%x: tensor<64xf32, #b2>) {
 
 // -----
 
-#b2 = #sympow_tile.blocked<threads = 32, per_thread = 2>
-#b4 = #sympow_tile.blocked<threads = 32, per_thread = 4>
-func.func @slot_sum_to_slots(%x: tensor<128xf32, #b4>) {
-  // expected-error @+1 {{sums into a tile of one element per thread, not 2}}
-  %s = sympow_tile.slot_sum %x : tensor<128xf32, #b4> -> tensor<64xf32, #b2>
-  return
-}
-
-// -----
-
-#b1 = #sympow_tile.blocked<threads = 64, per_thread = 1>
-#b4 = #sympow_tile.blocked<threads = 32, per_thread = 4>
-func.func @slot_sum_threads(%x: tensor<128xf32, #b4>) {
-  // expected-error @+1 {{keeps the threads: 64 to 32}}
-  %s = sympow_tile.slot_sum %x : tensor<128xf32, #b4> -> tensor<64xf32, #b1>
-  return
-}
-
-// -----
-
 #b1 = #sympow_tile.blocked<threads = 32, per_thread = 1>
 #b4 = #sympow_tile.blocked<threads = 64, per_thread = 4>
 func.func @run_threads(%x: tensor<32xindex, #b1>) {

@@ -263,7 +263,7 @@ TEST(ChunkOutputTile, StridesKeepLdmatrixRowsInDistinctBanks) {
   // chunk_state_pass's staged arrays: the same rule, the same strides as
   // its 16 bytes of padding gave.
   ChunkStatePass pass;
-  EXPECT_EQ(pass.valueStride(64), 72);
+  EXPECT_EQ(ChunkStatePass::valueStride(64), 72);
   EXPECT_EQ(pass.tokensPerStep, 64);
   EXPECT_EQ(pass.phiStride(), 72); // Phi^T's 64 tokens in 9 pieces
   pass.tokensPerStep = 32;

@@ -3,9 +3,9 @@
 // The state before every chunk, in one pass over the tokens, parallel over
 // tiles of the state's rows (issue 12; flash-linear-attention's chunk_fwd_h
 // splits its state the same way). Program (x, h, b) keeps rows
-// [x R, x R + R) of [S | Z] of head h, sequence b (S in tensor-core
-// accumulators, mma<warps = [4, split.warpsN]>; Z a float per row) and walks
-// the tokens in steps of K that never straddle a chunk:
+// [x R, x R + R) of [S | Z] of head h, sequence b in tensor-core
+// accumulators (mma<warps = [4, 2]>) and walks the tokens in steps of K
+// that never straddle a chunk:
 //
 //   at each chunk's first step:  S_n, Z_n (the workspace) <- [S | Z]
 //   per step (tokens t0 .. t0 + K - 1 of one chunk), per segment of KD of
@@ -21,11 +21,8 @@
 // row's run of tokens, split once into hi + lo bf16 halves (about 16 bits,
 // the accuracy the 16-bit inputs' states are held to), and multiplied with
 // the step's values (bf16, exact for bf16 inputs; hi + lo for f16) by
-// native sympow_tile.dots whose operands ldmatrix reads. Z is summed in f32
-// as Phi^T is built (Phi^T 1: each thread's run, then the row's threads by
-// a scan of shuffles) and held by each row's first thread, not as an
-// accumulator tile every warp column would repeat. Chunk states are written
-// once (the old chunk_states +
+// native sympow_tile.dots whose operands ldmatrix reads; Z's column is a
+// dot with ones. Chunk states are written once (the old chunk_states +
 // chunk_scan wrote each chunk's own contribution, then read and rewrote
 // them all). The pass is latency-bound (one step's work is small): each
 // step's global loads are issued during the step before, into registers
@@ -60,8 +57,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   int64_t P = split.threads, R = split.rowsPerProgram, K = split.tokensPerStep;
   // The dots take the step a segment of KD tokens at a time.
   int64_t KD = split.segmentTokens(), segments = split.segments();
-  int64_t NV = split.valueColumns(s.e);
-  int64_t VS = split.valueStride(s.e);
+  int64_t NV = ChunkStatePass::valueColumns(s.e);
+  int64_t VS = ChunkStatePass::valueStride(s.e);
   // bf16 values are exact as bf16; f16 ones as bf16 hi + lo.
   bool splitV = s.dtype == ElementKind::F16;
   Type bf16 = b.getBF16Type();
@@ -69,11 +66,10 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   int64_t RK = R * K / P;
   using gpu_detail::workgroupMemRef;
   int64_t PS = split.phiStride(), KS = ChunkStatePass::keyStride(s.d);
-  SmallVector<Type> workgroup = {workgroupMemRef({K * KS}, f32),
-                                 workgroupMemRef({R * PS}, bf16),
-                                 workgroupMemRef({R * PS}, bf16),
-                                 workgroupMemRef({split.weightElements()}, f32),
-                                 workgroupMemRef({K * VS}, bf16)};
+  SmallVector<Type> workgroup = {
+      workgroupMemRef({K * KS}, f32), workgroupMemRef({R * PS}, bf16),
+      workgroupMemRef({R * PS}, bf16), workgroupMemRef({2 * K}, f32),
+      workgroupMemRef({K * VS}, bf16)};
   if (splitV)
     workgroup.push_back(workgroupMemRef({K * VS}, bf16));
   // The tile chunk_output's chunk states (ChunkOutputTile::
@@ -91,7 +87,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   tile::setMinBlocksPerSM(fn, split.minProgramsPerSM(s.e));
   Emitter E(b, loc);
   gpu_detail::Tiles t{b, loc, E, P};
-  gpu_detail::MatrixTiles m{b, loc, ChunkStatePass::warpsM, split.warpsN};
+  gpu_detail::MatrixTiles m{b, loc, ChunkStatePass::warpsM,
+                            ChunkStatePass::warpsN};
   using runtime::KernelArg;
   // Rotating schedules read the keys chunk_keys rotated (f32).
   Value k = args.get(fn, s.rotates() ? KernelArg::RotatedK : KernelArg::K),
@@ -116,7 +113,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Value bh = E.add(E.mul(batch, E.idx(s.h)), h);
   Value firstRow = E.mul(x, E.idx(R));
   Value rows = E.min(E.idx(R), E.sub(E.idx(dim), firstRow));
-  Value cols = E.idx(s.e);
+  Value cols = E.idx(s.e), one = E.idx(1);
 
   // This thread's row of Phi^T (one multiset, found once) and its tokens.
   Value thread = t.range();
@@ -142,22 +139,10 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Value rowFactors = wg[rowFactorsArray];
   t.store(scale, rowFactors, E.div(thread, t.index(K / RK)),
           t.eq(E.rem(thread, t.index(K / RK)), t.index(0)));
-  // The initial Z by a thread per row (r < rows) into the weights array,
-  // free until the loop: not from the addresses the final Z is stored to,
-  // which would otherwise be formed once and kept through the loop.
-  Value zRows = E.add(E.mul(bh, E.idx(dim)), firstRow);
-  t.store(
-      t.load(Z, E.add(t.splat(zRows), thread), E.ult(thread, t.splat(rows))),
-      weights, thread, E.ult(thread, t.index(R)));
   gpu::BarrierOp::create(b, loc);
   auto rowFactor = [&](Value x) {
     auto type = cast<RankedTensorType>(x.getType());
     return m.loadTransposed(type, rowFactors, E.idx(0), 0);
-  };
-  // This thread's row's factor, read again where Z is stored rather than
-  // kept in a register through the loop.
-  auto ownRowFactor = [&] {
-    return t.load(rowFactors, E.div(thread, t.index(K / RK)), nullptr);
   };
   // The first pair's key elements and Phi^T elements.
   SmallVector<Value> firstKeys;
@@ -165,24 +150,21 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   for (Value i : multiset)
     firstKeys.push_back(E.add(firstKeyRow, t.expand(i, 2)));
   Value firstPhi = E.add(phiRow, firstToken);
-  // The tokens between a thread's pairs (its first pair's offset ahead).
-  int64_t tokensPerPair = 2 * K / RK;
-  assert(KD % tokensPerPair == 0 && "a pair of slots straddles two segments");
 
-  RankedTensorType accS = m.accumulator(R, NV);
-  Value sRows = E.mul(zRows, E.idx(s.e));
+  RankedTensorType accS = m.accumulator(R, NV),
+                   accZ = m.accumulator(R, 8 * ChunkStatePass::warpsN);
+  Value sRows = E.mul(E.add(E.mul(bh, E.idx(dim)), firstRow), E.idx(s.e));
+  Value zRows = E.add(E.mul(bh, E.idx(dim)), firstRow);
   Value s0 = m.load(accS, S, sRows, s.e, rows, cols);
   s0 = E.div(s0, rowFactor(s0));
   // S rows of even length start at even offsets in 16-byte aligned buffers
   // (the workspace, the C API's states): column pairs as 8-byte stores.
   bool paired = s.e % 2 == 0;
-  // Z of this thread's row, meaningful in the row's first thread (the one
-  // that stores it; the others' copies are never read).
-  Value rowInProgram = E.div(thread, t.index(K / RK));
-  Value leadsRow =
-      t.logicalAnd(E.ult(row, t.index(dim)),
-                   t.eq(E.rem(thread, t.index(K / RK)), t.index(0)));
-  Value z0 = E.div(t.load(weights, rowInProgram, nullptr), scale);
+  Value z0 = m.load(accZ, Z, zRows, 1, rows, one);
+  z0 = E.div(z0, rowFactor(z0));
+  Value ones = tile::SplatOp::create(
+      b, loc, m.operand(1, KD, 8 * ChunkStatePass::warpsN, bf16),
+      E.fconst(bf16, 1.0));
   Value gamma = logGamma ? E.load(logGamma, {h}) : Value();
 
   // Where step i lies: its chunk n, its offset in the chunk, its first
@@ -272,31 +254,30 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   };
 
   // Slot `slot`'s rows of the halves: w_f [S_f | Z_f | 0 ...] as bf16 hi
-  // and lo, each half in three disjoint stores: S's columns, Z (each row's
-  // first thread), zeros.
-  int64_t NO = ChunkOutputTile::valueColumns(s.e);
-  // Row f's weight in the halves: scale^p and phi's factor of the row,
-  // times the factor the accumulator lacks.
-  double phiScale = std::pow(std::abs(s.effectiveScale()), double(s.p));
-  auto storeHalves = [&](Value sAcc, Value zRow, Value slot) {
-    Value cS = rowFactor(sAcc), c = ownRowFactor();
-    auto [sHi, sLo] = tile::splitBf16(
-        b, loc,
-        E.mul(sAcc, E.mul(E.mul(cS, cS), tile::SplatOp::create(
-                                             b, loc, accS, E.f32(phiScale)))));
-    auto [zHi, zLo] = tile::splitBf16(
-        b, loc, E.mul(zRow, E.mul(E.mul(c, c), t.constant(f32, phiScale))));
-    Value zeros = tile::SplatOp::create(
-        b, loc,
-        RankedTensorType::get(accS.getShape(), bf16, accS.getEncoding()),
-        E.fconst(bf16, 0.0));
+  // and lo, each half in three disjoint stores: S's columns, Z's (its own
+  // accumulator, whose warp columns hold other columns than S's), zeros.
+  auto storeHalves = [&](Value sAcc, Value zAcc, Value slot) {
+    int64_t NO = ChunkOutputTile::valueColumns(s.e);
+    // Row f's weight in the halves: scale^p and phi's factor of the row,
+    // times the factor the accumulator lacks.
+    double phiScale = std::pow(std::abs(s.effectiveScale()), double(s.p));
+    auto weighted = [&](Value x) {
+      auto type = cast<RankedTensorType>(x.getType());
+      Value c = rowFactor(x);
+      Value w = E.mul(E.mul(c, c),
+                      tile::SplatOp::create(b, loc, type, E.f32(phiScale)));
+      return tile::splitBf16(b, loc, E.mul(x, w));
+    };
+    auto [sHi, sLo] = weighted(sAcc);
+    auto [zHi, zLo] = weighted(zAcc);
+    Value zeros =
+        tile::SplatOp::create(b, loc, zHi.getType(), E.fconst(bf16, 0.0));
     Value at =
         E.add(E.mul(slot, E.idx(ChunkOutputTile::stateSlotElements(dim, s.e))),
               E.mul(firstRow, E.idx(NO)));
-    Value zAt = E.add(E.mul(rowInProgram, t.index(NO)), t.index(s.e));
     for (auto [sHalf, zHalf] : {std::pair{sHi, zHi}, std::pair{sLo, zLo}}) {
       m.store(sHalf, chunkHalves, at, NO, rows, cols, paired);
-      t.store(zHalf, chunkHalves, E.add(t.splat(at), zAt), leadsRow);
+      m.store(zHalf, chunkHalves, E.add(at, E.idx(s.e)), NO, rows, one);
       if (NO > s.e + 1)
         m.store(zeros, chunkHalves, E.add(at, E.idx(s.e + 1)), NO, rows,
                 E.idx(NO - s.e - 1));
@@ -323,8 +304,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
             Value at = E.add(E.mul(slot, E.idx(dim)), firstRow);
             m.store(E.mul(acc[0], rowFactor(acc[0])), chunkS,
                     E.mul(at, E.idx(s.e)), s.e, rows, cols, paired);
-            t.store(E.mul(acc[1], ownRowFactor()), chunkZ,
-                    E.add(t.splat(at), rowInProgram), leadsRow);
+            m.store(E.mul(acc[1], rowFactor(acc[1])), chunkZ, at, 1, rows, one);
           }
         });
 
@@ -344,21 +324,16 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         Value inStep = E.ult(thread, t.index(K));
         t.store(w, weights, thread, inStep);
         t.store(E.expApprox(fromJ), weights, E.add(t.index(K), thread), inStep);
+        // The next step's loads, in flight while this one computes.
+        SmallVector<Value> ahead = fetch(stepAt(E.add(i, E.idx(1))));
         gpu::BarrierOp::create(b, loc);
-
-        // Each segment's decay.
-        SmallVector<Value> decays;
-        for (int64_t segment = 0; segment < segments; ++segment)
-          decays.push_back(E.load(weights, {E.idx(K + segment * KD)}));
 
         // Phi^T of this program's rows, every token of the step: RK tokens
         // per thread, a pair at a time, unrolled: each pair's addresses are
         // the first pair's plus a constant, which the loads and stores take
-        // as immediate offsets. A pair lies in one segment (tokensPerPair
-        // divides KD); Z's share of each segment is summed on the way.
-        SmallVector<Value> zParts(segments);
+        // as immediate offsets.
         for (int64_t slot = 0; slot < RK / 2; ++slot) {
-          int64_t ahead = slot * tokensPerPair;
+          int64_t ahead = slot * (2 * K / RK);
           SmallVector<Value> at;
           for (Value key : firstKeys)
             at.push_back(E.add(key, t.index(ahead * KS, 2)));
@@ -367,32 +342,15 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
                             nullptr, /*contiguous=*/true);
           // Split once here, so that the dots read native operands with
           // ldmatrix.
-          Value phi = E.mul(product, wt);
-          t.storeBf16(phi, phiHi, phiLo, E.add(firstPhi, t.index(ahead, 2)),
-                      nullptr, /*contiguous=*/true);
-          Value &part = zParts[ahead / KD];
-          part = part ? E.add(part, phi) : phi;
+          t.storeBf16(E.mul(product, wt), phiHi, phiLo,
+                      E.add(firstPhi, t.index(ahead, 2)), nullptr,
+                      /*contiguous=*/true);
         }
-        // Z = decay Z + Phi^T 1 per segment: the thread's shares as one
-        // (later segments' decays applied to earlier shares), then the
-        // row's threads added by a reversed scan, whose first holds the
-        // row's sum.
-        Value zStep, zDecay;
-        for (int64_t segment = 0; segment < segments; ++segment) {
-          Value part = t.slotSum(zParts[segment]);
-          zStep = zStep ? E.add(E.mul(zStep, t.splat(decays[segment])), part)
-                        : part;
-          zDecay = zDecay ? E.mul(zDecay, decays[segment]) : decays[segment];
-        }
-        Value newZ = E.add(
-            E.mul(acc[1], t.splat(zDecay)),
-            tile::ScanOp::create(b, loc, zStep, K / RK, /*reverse=*/true));
         gpu::BarrierOp::create(b, loc);
-        // The next step's loads, in flight while this one computes.
-        SmallVector<Value> ahead = fetch(stepAt(E.add(i, E.idx(1))));
 
-        // Per segment: S = decay S + Phi^T V over its tokens.
-        Value newS = acc[0];
+        // Per segment: [S | Z] = decay [S | Z] + Phi^T [V | 1] over its
+        // tokens.
+        Value newS = acc[0], newZ = acc[1];
         for (int64_t segment = 0; segment < segments; ++segment) {
           int64_t first = segment * KD;
           auto phiOf = [&](Value array) {
@@ -403,8 +361,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
             return m.load(m.operand(1, KD, NV, bf16), array, E.idx(first * VS),
                           VS);
           };
-          newS =
-              E.mul(tile::SplatOp::create(b, loc, accS, decays[segment]), newS);
+          Value decay = E.load(weights, {E.idx(K + first)});
+          newS = E.mul(tile::SplatOp::create(b, loc, accS, decay), newS);
+          newZ = E.mul(tile::SplatOp::create(b, loc, accZ, decay), newZ);
           // Phi^T (hi + lo) times the values (bf16: exact for bf16
           // inputs; f16 ones as hi + lo, lo Phi times lo v dropped as
           // split_bf16 does), the small products first; lo v's fragments
@@ -414,6 +373,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           Value vHi = valuesOf(valuesHi);
           newS = m.dot(aLo, vHi, newS);
           newS = m.dot(aHi, vHi, newS);
+          newZ = m.dot(aLo, ones, newZ);
+          newZ = m.dot(aHi, ones, newZ);
         }
         SmallVector<Value> next = {newS, newZ};
         llvm::append_range(next, ahead);
@@ -421,8 +382,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       });
   m.store(E.mul(state[0], rowFactor(state[0])), S, sRows, s.e, rows, cols,
           paired);
-  t.store(E.mul(state[1], ownRowFactor()), Z,
-          E.add(t.splat(zRows), rowInProgram), leadsRow);
+  m.store(E.mul(state[1], rowFactor(state[1])), Z, zRows, 1, rows, one);
 
   if (s.rotates()) {
     // One thread of the grid writes c.

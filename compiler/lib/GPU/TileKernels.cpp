@@ -76,13 +76,6 @@ Value Tiles::expand(Value x, int64_t perThread) {
       type(cast<RankedTensorType>(x.getType()).getElementType(), perThread), x);
 }
 
-Value Tiles::slotSum(Value x) {
-  auto tile = cast<RankedTensorType>(x.getType());
-  if (tile::getLayout(tile).getPerThread() == 1)
-    return x;
-  return tile::SlotSumOp::create(b, loc, type(tile.getElementType()), x);
-}
-
 Value Tiles::run(Value start, int64_t perThread) {
   if (perThread == 1)
     return start;

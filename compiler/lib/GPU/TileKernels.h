@@ -43,8 +43,6 @@ struct Tiles {
   void storeBf16(Value x, Value hi, Value lo, Value at, Value mask,
                  bool contiguous = false);
   Value expand(Value x, int64_t perThread);
-  /// Each thread's slots of x added up (sympow_tile.slot_sum).
-  Value slotSum(Value x);
   /// Each thread's run of `perThread` offsets from its element of `start`
   /// (sympow_tile.run): what contiguous loads and stores take.
   Value run(Value start, int64_t perThread);

@@ -201,10 +201,9 @@ LogicalResult StoreOp::verify() {
   return verifyElements(*this, getBase().getType(), getValue().getType());
 }
 
-/// `op` relates `source`, a tile of one element per thread (`what`
+/// `op` widens `source`, a tile of one element per thread (`what`
 /// describes that operand in the error), to `result`, R per thread over
-/// the same threads (expand and run widen; slot_sum narrows, so it passes
-/// its operands the other way round).
+/// the same threads.
 static LogicalResult verifyWidening(Operation *op, Type source, Type result,
                                     StringRef what) {
   BlockedAttr from = getLayout(source), to = getLayout(result);
@@ -220,15 +219,6 @@ static LogicalResult verifyWidening(Operation *op, Type source, Type result,
 LogicalResult ExpandOp::verify() {
   if (failed(verifyWidening(*this, getSource().getType(), getType(),
                             "expands a tile of")))
-    return failure();
-  if (getSource().getType().getElementType() != getType().getElementType())
-    return emitOpError("keeps the element type");
-  return success();
-}
-
-LogicalResult SlotSumOp::verify() {
-  if (failed(verifyWidening(*this, getType(), getSource().getType(),
-                            "sums into a tile of")))
     return failure();
   if (getSource().getType().getElementType() != getType().getElementType())
     return emitOpError("keeps the element type");

@@ -345,22 +345,6 @@ struct ExpandLowering : OpConversionPattern<ExpandOp> {
   }
 };
 
-/// The thread's slots added up (a vector reduction).
-struct SlotSumLowering : OpConversionPattern<SlotSumOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(SlotSumOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value source = adaptor.getSource();
-    if (isa<VectorType>(source.getType()))
-      rewriter.replaceOpWithNewOp<vector::ReductionOp>(
-          op, vector::CombiningKind::ADD, source);
-    else
-      rewriter.replaceOp(op, source);
-    return success();
-  }
-};
-
 /// start + (0, 1, ..., R - 1) per thread.
 struct RunLowering : OpConversionPattern<RunOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -713,9 +697,9 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
       [&](Operation *op) { return converter.isLegal(op); });
   RewritePatternSet patterns(ctx);
   patterns.add<ProgramIdLowering, RangeLowering, SplatLowering, LoadLowering,
-               StoreLowering, ExpandLowering, SlotSumLowering, ScanLowering,
-               ConstantLowering, ElementwiseLowering, RunSelectLowering,
-               RunLowering>(converter, ctx);
+               StoreLowering, ExpandLowering, ScanLowering, ConstantLowering,
+               ElementwiseLowering, RunSelectLowering, RunLowering>(converter,
+                                                                    ctx);
   patterns.add<ColumnSumLowering>(converter, ctx, sumBuffers);
   populateMatrixTileLowering(converter, patterns, target, sumBuffers);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,

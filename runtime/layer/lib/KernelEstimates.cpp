@@ -248,18 +248,20 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 /// workgroup memory as bf16 hi + lo in pairs of tokens, native dots of both
 /// halves per segment ([S | Z] = decay [S | Z] + Phi^T [V | 1]); f16 values
 /// as hi + lo, with a third dot. The state before every chunk written once.
-/// Memory and tensor figures follow the code; fp32 and int per step were
-/// fitted on the emulator's heaviest program, T = 512 against 1024, chunks
-/// of 256, at p = 2 (d, e = 64/64, 32/32, 32/16; bf16, f16, learned
-/// rotation) and p = 4 (d = 16, e = 32), all within 8%.
+/// Memory and tensor figures follow the code; fp32, int and the
+/// per-program and per-chunk figures were fitted on the emulator's heaviest
+/// program, T = 512 against 1024, chunks of 256 (and 512 against 256 for a
+/// chunk's), at p = 2 (d, e = 64/64, 32/32, 32/16; bf16, f16, learned
+/// rotation) and p = 4 (d = 16, e = 32): a step's within 9%, the rest of a
+/// program within 15%.
 KernelEstimate chunkStatePass(const Sizes &z, double C,
                               const ChunkStatePass &split, bool halves,
                               bool f16) {
   double P = double(split.threads), R = double(split.rowsPerProgram),
          K = double(split.tokensPerStep), X = double(split.programs);
   double KD = double(split.segmentTokens()), segments = K / KD;
-  double WN = double(split.warpsN);
-  double NV = double(split.valueColumns(cols(z.e)));
+  double WN = double(ChunkStatePass::warpsN);
+  double NV = double(ChunkStatePass::valueColumns(cols(z.e)));
   double L = double(split.keyRun(cols(z.d), z.rotates)),
          LV = double(split.valueRun(cols(z.e)));
   double RK = R * K / P, p = z.p, splitV = f16 ? 1 : 0;
@@ -285,13 +287,13 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                             4 * (K + segments) + 4 * R * K);
   step.mma[int(MmaShape::M16N8K16F16)] =
       u(R / 16 * K / 16 * ((2 + splitV) * NV / 8 + 2 * WN));
-  // Per Phi^T element (its product, weights and split), per staged element
+  // Per Phi^T element (its product, weight and split), per staged element
   // converted (keys from 16 bits, values to bf16; f16 values split), the
-  // accumulators' decay per segment, and per thread.
-  double converted = K * NV + (rot ? 0 : K * z.d);
-  step.fp32Alu = u(13 * P + R * K * (6.4 + (p - 2)) + 0.63 * converted +
-                   5.5 * splitV * K * NV + segments * R * (NV + 8 * WN));
-  step.intAlu = u(34 * P + 0.63 * R * K + 2.26 * runs);
+  // accumulators' decay per segment, and per thread (the weights' exps).
+  double accumulators = R * (NV + 8 * WN);
+  step.fp32Alu = u(3 * P + R * K * (5.79 + (p - 2)) + (rot ? 0 : K * z.d) +
+                   (1 + 5.09 * splitV) * K * NV + segments * accumulators);
+  step.intAlu = u(36.2 * P + 3.14 * runs);
   step.sfu = u(2 * P);
   step.barriers = 3;
   step.shuffles = u(P / 32 * std::log2(KD));
@@ -308,24 +310,24 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   program.sfu += u(2 * P);
   // The accumulators hold the state divided by phi's row factors: the
   // initial state divided (divf, an sfu op), the final one multiplied, and
-  // every chunk state multiplied on its way out.
-  double accumulators = R * (NV + 8 * WN);
+  // every f32 chunk state multiplied on its way out (the halves weigh
+  // theirs below).
   program.sfu += u(accumulators);
-  program.fp32Alu += u((N + 1) * accumulators);
+  program.fp32Alu += u((halves ? 1 : N + 1) * accumulators);
   program.intAlu +=
-      u(60000 + 360 * (z.d + z.e) + 32000 * (p - 2) + (N + 1) * store);
+      u(95850 + 209 * (z.d + z.e) + 39950 * (p - 2) + (N + 1) * store);
   double stateBytes = z.B * z.H * 4 * z.D * E1, chunkBytes = stateBytes;
   if (halves) {
     // The chunk states as the tile chunk_output's halves: per half S's
     // columns, Z's and the zero columns up to NO; the weight and the split
     // per element of both accumulators (per element: the emulator at p = 2,
-    // d = e = 64, bf16, chunk 256, T = 1024).
+    // d = e = 64, bf16, T = 1024, chunks of 256 against 512).
     double NO = double(ChunkOutputTile::valueColumns(cols(z.e)));
-    double elements = N * R * (NV + 8 * WN);
+    double elements = N * accumulators;
     program.globalStores = u(R * (S + 1) + 2 * N * R * (S + NO - z.e));
     program.globalStoreBytes = u(4 * R * E1 + 4 * N * R * NO);
-    program.fp32Alu += u(5.22 * elements);
-    program.intAlu += u(1.62 * elements);
+    program.fp32Alu += u(7 * elements);
+    program.intAlu += u(2 * elements);
     program.sharedLoads += u(4 * P * N);
     program.sharedLoadBytes += u(6.0 * elements);
     chunkBytes = z.B * z.H * stateHalvesBytes(z);
@@ -338,8 +340,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                          (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
                      stateBytes,
                  N * chunkBytes + stateBytes),
-          {int(std::min<int64_t>(118, split.registerCap(cols(z.e)))),
-           split.sharedBytes(cols(z.d), cols(z.e), f16)}};
+          {118, split.sharedBytes(cols(z.d), cols(z.e), f16)}};
 }
 
 /// chunk_keys (a tile kernel, rotating schedules with chunk_state_pass):

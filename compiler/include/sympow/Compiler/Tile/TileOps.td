@@ -237,28 +237,6 @@ def Tile_ExpandOp : Tile_Op<"expand", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_SlotSumOp : Tile_Op<"slot_sum", [Pure]> {
-  let summary = "Each thread's sum over its R slots";
-  let description = [{
-    From a tile of R elements per thread (`blocked<P, R>`) to one of one
-    per thread (`blocked<P, 1>`): element t of the result is the sum of
-    elements t R .. t R + R - 1 of the source, the thread's own slots, so
-    no value crosses threads (the converse of `expand`). Kernels that build
-    a row's run of elements per thread sum them this way before a `scan`
-    adds the row's threads. Floats only; the order of the additions is
-    unspecified.
-
-    ```mlir
-    %z = sympow_tile.slot_sum %phi : tensor<1024xf32, #b2> -> tensor<512xf32, #b1>
-    ```
-  }];
-  let arguments = (ins Tile_TileOf<[AnyFloat], "floats">:$source);
-  let results = (outs Tile_TileOf<[AnyFloat], "floats">:$result);
-  let assemblyFormat =
-      "$source attr-dict `:` type($source) `->` type($result)";
-  let hasVerifier = 1;
-}
-
 def Tile_RunOp : Tile_Op<"run", [Pure]> {
   let summary = "The offsets of each thread's run of R adjacent elements";
   let description = [{

@@ -3,10 +3,10 @@
 // chunk_state_pass (compiler/lib/GPU/ChunkStatePass.cpp) walks the tokens of
 // each (head, sequence) once and writes the state before every chunk,
 // parallel over tiles of whole state rows: program (x, h, b) keeps rows
-// [x R, x R + R) of S in tensor-core accumulators (and Z's, a float per
-// row) and takes the tokens in steps of K. It replaces chunk_states +
-// chunk_scan for 16-bit inputs when its workgroup arrays fit; the generator,
-// the runtime's kernel list and the GPU model's estimates all decide here.
+// [x R, x R + R) of [S | Z] in tensor-core accumulators and takes the
+// tokens in steps of K. It replaces chunk_states + chunk_scan for 16-bit
+// inputs when its workgroup arrays fit; the generator, the runtime's
+// kernel list and the GPU model's estimates all decide here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,16 +23,15 @@
 namespace sympow {
 
 struct ChunkStatePass {
-  /// Warps over S's rows and columns (mma<warps = [warpsM, warpsN]>), 64
-  /// rows a program: 33 programs per head at p = 2, d = 64, so that B = 1
-  /// with 8 heads fills 132 SMs in one round. Sixteen warps ([4, 4]) where
-  /// p = 2 and e is 32 or 64: two programs per SM at 64 registers, 32
-  /// warps to hide the latency of a step's barriers and dots. Else eight
-  /// ([4, 2]): p = 4's rows take twice the key products, d = e = 128 four
-  /// times the accumulators, other e mask their value columns, and 64
-  /// registers do not hold them without spills (ptxas, sm_80 and sm_90a).
-  static constexpr int64_t warpsM = 4;
-  int64_t warpsN = 4, threads = 512, rowsPerProgram = 64;
+  /// Eight warps, 4 over the rows and 2 over the columns (mma<warps =
+  /// [4, 2]>): 33 programs of 64 rows per head at p = 2, d = 64, so that
+  /// B = 1 with 8 heads fills 132 SMs in one round. (Sixteen warps, [4, 4]
+  /// with two programs per SM at 64 registers, fit without spills at p = 2
+  /// once Z is summed per row, but every warp column reads Phi^T again and
+  /// a warp's key reads conflict two ways: 48% more shared-memory
+  /// wavefronts a step, which then bound the pass; docs/Performance.md.)
+  static constexpr int64_t warpsM = 4, warpsN = 2;
+  int64_t threads = 256, rowsPerProgram = 64;
   /// Tokens per step (a multiple of 16, at most 64): a step waits at three
   /// barriers and computes its index math once, so the longer the step the
   /// less of the pass goes to them.
@@ -49,16 +48,12 @@ struct ChunkStatePass {
 
   /// Value columns as the dot sees them: e rounded up to whole mma tiles
   /// of the warp columns.
-  int64_t valueColumns(int64_t e) const {
+  static int64_t valueColumns(int64_t e) {
     return (e + 8 * warpsN - 1) / (8 * warpsN) * (8 * warpsN);
   }
   /// Row stride of the staged values (bf16).
-  int64_t valueStride(int64_t e) const {
+  static int64_t valueStride(int64_t e) {
     return ldmatrixRowStride(valueColumns(e));
-  }
-  /// S's floats per thread.
-  int64_t accumulatorsPerThread(int64_t e) const {
-    return rowsPerProgram * valueColumns(e) / threads;
   }
   /// Row stride of the staged keys (f32 words): the least >= d that is 4
   /// modulo 32. A warp builds Phi^T for 8 rows and 4 adjacent pairs of
@@ -67,18 +62,12 @@ struct ChunkStatePass {
   /// 3.3-way conflicts measured on the H100). Also a multiple of 4: the
   /// staging's vector stores stay 16-byte aligned.
   static int64_t keyStride(int64_t d) { return d + ((4 - d % 32) + 32) % 32; }
-  /// Programs per SM that ptxas must fit (its register cap): two where S
-  /// takes at most 16 floats a thread (64 registers for sixteen warps, 128
-  /// for eight), one where it takes more (d = e = 128: a cap of 128 would
-  /// spill).
+  /// Programs per SM that ptxas must fit (its register cap): two where
+  /// the accumulators take at most 16 floats a thread (d = e = 64: 16
+  /// warps per SM, 110 registers instead of 135 and one program), one
+  /// where they take more (d = e = 128: a cap of 128 would spill).
   int32_t minProgramsPerSM(int64_t e) const {
-    return accumulatorsPerThread(e) <= 16 ? 2 : 1;
-  }
-  /// The registers a thread may take under that (one program per SM:
-  /// ptxas' 255).
-  int64_t registerCap(int64_t e) const {
-    int32_t programs = minProgramsPerSM(e);
-    return programs == 1 ? 255 : sympow::registerCap(programs, threads);
+    return rowsPerProgram * valueColumns(e) / threads <= 16 ? 2 : 1;
   }
   /// Row stride of Phi^T's bf16 halves.
   int64_t phiStride() const { return ldmatrixRowStride(tokensPerStep); }
@@ -96,19 +85,14 @@ struct ChunkStatePass {
     return runLength(d, rotated ? 4 : 2);
   }
   int64_t valueRun(int64_t e) const { return runLength(e, 2); }
-  /// Floats of the weights array: a step's weights and the decays from
-  /// each token on; before the loop, the initial Z of each row.
-  int64_t weightElements() const {
-    return std::max(2 * tokensPerStep, rowsPerProgram);
-  }
   /// Workgroup bytes: the step's keys (f32), its values as bf16 (hi and
   /// lo for f16 inputs), Phi^T of the program's rows (bf16 hi and lo), the
-  /// weights array, and phi's factor of each row (applied where the state
-  /// is read and written).
+  /// weights and the decays from each token on, and phi's factor of each
+  /// row (applied where the state is read and written).
   int64_t sharedBytes(int64_t d, int64_t e, bool splitValues) const {
     int64_t valueBytes = 2 * valueStride(e) * (splitValues ? 2 : 1);
-    return tokensPerStep * (4 * keyStride(d) + valueBytes) +
-           4 * weightElements() + rowsPerProgram * (phiStride() * 4 + 4);
+    return tokensPerStep * (4 * keyStride(d) + valueBytes + 8) +
+           rowsPerProgram * (phiStride() * 4 + 4);
   }
 };
 
@@ -138,10 +122,6 @@ inline std::optional<ChunkStatePass> chunkStatePass(int64_t p, int64_t d,
   if (elementBytes == 4 || !dim || *dim < 1)
     return std::nullopt;
   ChunkStatePass s;
-  if (p > 2 || s.valueColumns(e) != e || s.accumulatorsPerThread(e) > 8) {
-    s.warpsN = 2;
-    s.threads = 256;
-  }
   s.programs =
       std::max<int64_t>(1, (*dim + s.rowsPerProgram - 1) / s.rowsPerProgram);
   for (int64_t tokens : {64, 32, 16}) {
