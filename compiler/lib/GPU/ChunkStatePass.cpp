@@ -8,13 +8,14 @@
 // that never straddle a chunk:
 //
 //   at each chunk's first step:  S_n, Z_n (the workspace) <- [S | Z]
-//   per step (tokens t0 .. t0 + K - 1 of one chunk), per segment of KD of
-//   its tokens (G the inclusive prefix of the segment's log gates,
-//   saturated as everywhere):
+//   per step (tokens t0 .. t0 + K - 1 of one chunk; G the inclusive
+//   prefix of the step's log gates, saturated as everywhere):
 //     [S | Z] = exp(G_last) [S | Z] + Phi^T [V | 1],
 //     Phi[t, f] = w_t phi_f(k_t),  w_t = exp(G_last - G_t)
 //   (k_t rotated by chunk_keys for rotating schedules, ChunkKeys.cpp;
-//   G_last - G_t as the sum of the gates after t, by a reversed scan)
+//   G_last - G_t as the sum of the gates after t: a reversed scan per
+//   segment of KD tokens, one warp's, times the decays of the segments
+//   after t's)
 //   finally [S | Z] (the layer's state) <- [S | Z]; c <- counts[T - 1].
 //
 // Phi^T (R x K) is built element-wise in workgroup memory, each thread one
@@ -328,10 +329,23 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         SmallVector<Value> ahead = fetch(stepAt(E.add(i, E.idx(1))));
         gpu::BarrierOp::create(b, loc);
 
+        // The segments' decays: the accumulators take their product once,
+        // and each segment's weights the decays of the segments after it
+        // (one multiply per pair of weights, where decaying the
+        // accumulators per segment took one per accumulator element).
+        SmallVector<Value> later(segments);
+        Value stepDecay;
+        for (int64_t segment = segments - 1; segment >= 0; --segment) {
+          later[segment] = stepDecay;
+          Value decay = E.load(weights, {E.idx(K + segment * KD)});
+          stepDecay = stepDecay ? E.mul(stepDecay, decay) : decay;
+        }
+
         // Phi^T of this program's rows, every token of the step: RK tokens
         // per thread, a pair at a time, unrolled: each pair's addresses are
         // the first pair's plus a constant, which the loads and stores take
-        // as immediate offsets.
+        // as immediate offsets. A pair's tokens lie in one segment.
+        assert(KD % (2 * K / RK) == 0 && "a pair straddles two segments");
         for (int64_t slot = 0; slot < RK / 2; ++slot) {
           int64_t ahead = slot * (2 * K / RK);
           SmallVector<Value> at;
@@ -340,6 +354,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           Value product = gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr);
           Value wt = t.load(weights, E.add(firstToken, t.index(ahead, 2)),
                             nullptr, /*contiguous=*/true);
+          if (Value decay = later[ahead / KD])
+            wt = E.mul(wt, t.splat(decay, 2));
           // Split once here, so that the dots read native operands with
           // ldmatrix.
           t.storeBf16(E.mul(product, wt), phiHi, phiLo,
@@ -348,9 +364,12 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         }
         gpu::BarrierOp::create(b, loc);
 
-        // Per segment: [S | Z] = decay [S | Z] + Phi^T [V | 1] over its
-        // tokens.
-        Value newS = acc[0], newZ = acc[1];
+        // [S | Z] = decay [S | Z] + Phi^T [V | 1], a segment's tokens at a
+        // time.
+        Value newS =
+            E.mul(tile::SplatOp::create(b, loc, accS, stepDecay), acc[0]);
+        Value newZ =
+            E.mul(tile::SplatOp::create(b, loc, accZ, stepDecay), acc[1]);
         for (int64_t segment = 0; segment < segments; ++segment) {
           int64_t first = segment * KD;
           auto phiOf = [&](Value array) {
@@ -361,9 +380,6 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
             return m.load(m.operand(1, KD, NV, bf16), array, E.idx(first * VS),
                           VS);
           };
-          Value decay = E.load(weights, {E.idx(K + first)});
-          newS = E.mul(tile::SplatOp::create(b, loc, accS, decay), newS);
-          newZ = E.mul(tile::SplatOp::create(b, loc, accZ, decay), newZ);
           // Phi^T (hi + lo) times the values (bf16: exact for bf16
           // inputs; f16 ones as hi + lo, lo Phi times lo v dropped as
           // split_bf16 does), the small products first; lo v's fragments

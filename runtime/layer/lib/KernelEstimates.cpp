@@ -289,10 +289,12 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
       u(R / 16 * K / 16 * ((2 + splitV) * NV / 8 + 2 * WN));
   // Per Phi^T element (its product, weight and split), per staged element
   // converted (keys from 16 bits, values to bf16; f16 values split), the
-  // accumulators' decay per segment, and per thread (the weights' exps).
+  // accumulators' decay per step, the later segments' decay in each
+  // earlier segment's weights, and per thread (the weights' exps).
   double accumulators = R * (NV + 8 * WN);
   step.fp32Alu = u(3 * P + R * K * (5.79 + (p - 2)) + (rot ? 0 : K * z.d) +
-                   (1 + 5.09 * splitV) * K * NV + segments * accumulators);
+                   (1 + 5.09 * splitV) * K * NV + accumulators +
+                   (segments - 1) / segments * R * K);
   step.intAlu = u(36.2 * P + 3.14 * runs);
   step.sfu = u(2 * P);
   step.barriers = 3;
