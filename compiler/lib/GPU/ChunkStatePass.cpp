@@ -67,10 +67,11 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   int64_t RK = R * K / P;
   using gpu_detail::workgroupMemRef;
   int64_t PS = split.phiStride(), KS = ChunkStatePass::keyStride(s.d);
-  SmallVector<Type> workgroup = {
-      workgroupMemRef({K * KS}, f32), workgroupMemRef({R * PS}, bf16),
-      workgroupMemRef({R * PS}, bf16), workgroupMemRef({2 * K}, f32),
-      workgroupMemRef({K * VS}, bf16)};
+  SmallVector<Type> workgroup = {workgroupMemRef({K * KS}, f32),
+                                 workgroupMemRef({R * PS}, bf16),
+                                 workgroupMemRef({R * PS}, bf16),
+                                 workgroupMemRef({split.weightElements()}, f32),
+                                 workgroupMemRef({K * VS}, bf16)};
   if (splitV)
     workgroup.push_back(workgroupMemRef({K * VS}, bf16));
   // The tile chunk_output's chunk states (ChunkOutputTile::

@@ -85,14 +85,17 @@ struct ChunkStatePass {
     return runLength(d, rotated ? 4 : 2);
   }
   int64_t valueRun(int64_t e) const { return runLength(e, 2); }
+  /// Floats of the weights array: a step's weights, then the decays from
+  /// each of its tokens on.
+  int64_t weightElements() const { return 2 * tokensPerStep; }
   /// Workgroup bytes: the step's keys (f32), its values as bf16 (hi and
   /// lo for f16 inputs), Phi^T of the program's rows (bf16 hi and lo), the
-  /// weights and the decays from each token on, and phi's factor of each
-  /// row (applied where the state is read and written).
+  /// weights array, and phi's factor of each row (applied where the state
+  /// is read and written).
   int64_t sharedBytes(int64_t d, int64_t e, bool splitValues) const {
     int64_t valueBytes = 2 * valueStride(e) * (splitValues ? 2 : 1);
-    return tokensPerStep * (4 * keyStride(d) + valueBytes + 8) +
-           rowsPerProgram * (phiStride() * 4 + 4);
+    return tokensPerStep * (4 * keyStride(d) + valueBytes) +
+           4 * weightElements() + rowsPerProgram * (phiStride() * 4 + 4);
   }
 };
 
@@ -119,7 +122,7 @@ inline std::optional<ChunkStatePass> chunkStatePass(int64_t p, int64_t d,
                                                     int64_t elementBytes,
                                                     bool f16) {
   std::optional<int64_t> dim = symmetricPowerDim(d, p);
-  if (elementBytes == 4 || !dim || *dim < 1)
+  if (elementBytes == 4 || !dim)
     return std::nullopt;
   ChunkStatePass s;
   s.programs =
