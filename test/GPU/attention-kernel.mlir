@@ -31,10 +31,11 @@
 // BF16: nvgpu.device_async_copy
 // BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = false} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
 // BF16: nvgpu.mma.sync(%{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// The log-space weight p*log|scale*s| with the running maximum.
-// BF16: math.log
+// The log-space weight p*log2|scale*s| with the running maximum, both per
+// score with subnormals flushed (one MUFU each on the GPU).
+// BF16: sympow_tile.log2_ftz
 // BF16: arith.maximumf
-// BF16: math.exp
+// BF16: sympow_tile.exp2_ftz
 // P.V reads V transposed.
 // BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = true}
 // The off-diagonal key tiles.

@@ -133,3 +133,11 @@ func.func @scan_segment(%x: tensor<64xf32, #b1>) {
   %s = sympow_tile.scan %x {segment = 64} : tensor<64xf32, #b1>
   return
 }
+
+// -----
+
+func.func @exp2_ftz_of_f16(%x: f16) -> f16 {
+  // expected-error @+1 {{operand #0 must be f32, or a vector or tile of f32}}
+  %e = sympow_tile.exp2_ftz %x : f16
+  return %e : f16
+}

@@ -23,7 +23,8 @@
 //            (exp: 1 sfu, 6 fp32Alu, 1 intAlu; log: 15 fp32Alu, 4 intAlu)
 //            or, with afn, the approximations' (exp2 and log2 1 sfu; exp
 //            and log 1 sfu and 1 fp32Alu, the change of base; the fixups
-//            for the denormal range are not counted)
+//            for the denormal range are not counted); sympow_tile.exp2_ftz
+//            and log2_ftz 1 sfu (they have no fixup)
 //   intAlu   integer and index arith (including index_cast, ext/trunc,
 //            cmpi), math integer ops, and every arith.select
 // Not counted: arith.constant, arith.bitcast, vector data movement
@@ -36,6 +37,7 @@
 
 #include "Lowering.h"
 
+#include "sympow/Compiler/Tile/TileDialect.h"
 #include "sympow/Emulator/ABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -113,6 +115,9 @@ std::pair<Unit, int64_t> classify(Operation *op) {
                                     name);
     return {floatUnit(op, cheap ? Alu : Sfu), lanes(op)};
   }
+  // The flushing exp2 and log2: one MUFU each, no fixup.
+  if (isa<sympow::tile::Exp2FtzOp, sympow::tile::Log2FtzOp>(op))
+    return {Sfu, lanes(op)};
   if (isa<vector::FMAOp>(op) ||
       op->getName().getStringRef() == "llvm.intr.fma" ||
       op->getName().getStringRef() == "llvm.intr.fmuladd")

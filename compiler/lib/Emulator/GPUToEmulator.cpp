@@ -327,6 +327,7 @@ struct GPUToEmulator
         // First, so that only the kernel's own ops are counted, not those
         // the instrumentation and the lowering of gpu ops add.
         insertOperationCounts(fn, calls);
+        lowerFlushMath(fn);
         if (checkAccesses && failed(instrumentAccesses(fn, calls)))
           return signalPassFailure();
         if (failed(lowerGpuOps(fn, calls)))

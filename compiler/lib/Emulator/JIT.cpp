@@ -1,6 +1,7 @@
 //===- JIT.cpp - Compile gpu.module kernels for the emulator, in process --===//
 
 #include "sympow/Compiler/Emulator/JIT.h"
+#include "sympow/Compiler/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -41,6 +42,9 @@ void EmulatorJIT::registerDialects(DialectRegistry &registry) {
                   LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
                   nvgpu::NVGPUDialect, scf::SCFDialect, ub::UBDialect,
                   vector::VectorDialect>();
+  // Lowered kernels keep the flushing exp2 and log2 (sympow_tile.exp2_ftz,
+  // log2_ftz), which the emulator lowers itself.
+  registry.insert<tile::TileDialect>();
   func::registerAllExtensions(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);

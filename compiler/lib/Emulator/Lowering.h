@@ -69,6 +69,11 @@ mlir::LogicalResult instrumentAccesses(mlir::Operation *fn,
 /// says how). Runs before any other rewrite of `fn` adds ops.
 void insertOperationCounts(mlir::Operation *fn, RuntimeCalls &calls);
 
+/// Replaces sympow_tile.exp2_ftz and log2_ftz in `fn` by math.exp2 and
+/// math.log2 with the flushes the hardware makes: a result below 2^-126
+/// is +0, a subnormal input of log2 a signed 0.
+void lowerFlushMath(mlir::Operation *fn);
+
 /// Replaces thread/block ids, barriers, shuffles and nvgpu ops in `fn` by
 /// runtime calls.
 mlir::LogicalResult lowerGpuOps(mlir::Operation *fn, RuntimeCalls &calls);

@@ -317,14 +317,16 @@ Value rowLogWeight(Kernel &K, Value gi) {
 
 /// Log-space weight in base 2, p log2|scale s| + G'_i - G'_j (the gates are
 /// in base 2 already: gateAt), from the row's part `row` (rowLogWeight):
-/// one fma on the hardware's log2; -inf where masked. |s| = 0 gives -inf
-/// (weight 0), never NaN. The weights are then 2^(lw - m).
+/// one fma on the hardware's log2, subnormals flushed (a |s| below 2^-126
+/// weighs 0, as a weight below 2^-126 of the row's largest: exp2Flush);
+/// -inf where masked. |s| = 0 gives -inf (weight 0), never NaN. The
+/// weights are then 2^(lw - m).
 Value logWeight(Kernel &K, Value s, Value row, Value col, Value cgTile,
                 Value masked) {
   Emitter &E = K.E;
   Value rest = K.hasGates() ? E.sub(row, gatePrime(K, col, cgTile)) : row;
   Value lw =
-      E.fma(E.f32(static_cast<double>(K.spec.p)), E.log2Approx(E.abs(s)), rest);
+      E.fma(E.f32(static_cast<double>(K.spec.p)), E.log2Flush(E.abs(s)), rest);
   if (masked)
     lw = E.select(masked, E.f32(-INFINITY), lw);
   return lw;
@@ -529,7 +531,7 @@ void emitScalarBody(Kernel &K) {
                        for (int64_t sl = 0; sl < outSlots; ++sl)
                          next.push_back(E.mul(st[2 + sl], corr));
                        for (int64_t c = 0; c < chunk; ++c) {
-                         Value w = E.exp2Approx(E.sub(lw[c], shift));
+                         Value w = E.exp2Flush(E.sub(lw[c], shift));
                          next[1] = E.add(next[1], w);
                          for (int64_t sl = 0; sl < outSlots; ++sl)
                            next[2 + sl] =
@@ -698,7 +700,7 @@ void emitMmaBody(Kernel &K) {
       int ri = (i / 2) % 2;
       // P enters P.V rounded to the input type; the denominator sums the
       // same rounded weights, so y stays a convex combination of v rows.
-      pv[i] = E.convert(E.exp2Approx(E.sub(lw[i], shift[ri])), K.elem);
+      pv[i] = E.convert(E.exp2Flush(E.sub(lw[i], shift[ri])), K.elem);
       rowSum[ri] = E.add(rowSum[ri], E.convert(pv[i], f32));
     }
     for (int ri = 0; ri < 2; ++ri)

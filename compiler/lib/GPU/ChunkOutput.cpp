@@ -576,7 +576,10 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
               if (gated)
                 logBase =
                     E.add(logBase, m.load(scoreType, keyGates, E.idx(0), 0));
-              Value lw = E.fma(power, E.log2Approx(E.abs(scores)), logBase);
+              // (log2 flushes subnormal |q.k|, a weight below 2^-126 of
+              // the row's largest. The exp below keeps its fixup: flushed
+              // too, ptxas spilled 4 bytes across the loop on sm_80.)
+              Value lw = E.fma(power, E.log2Flush(E.abs(scores)), logBase);
               Value key = E.add(colIndex, splatPosition(E.sub(kt, t0)));
               Value inside = t.logicalAnd(
                   E.cmpi(arith::CmpIPredicate::sle, key, rowIndex),

@@ -2,6 +2,8 @@
 
 #include "Emitter.h"
 
+#include "sympow/Compiler/Tile/TileDialect.h"
+
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -101,6 +103,12 @@ Value Emitter::exp2Approx(Value x) {
 }
 Value Emitter::log2Approx(Value x) {
   return math::Log2Op::create(b, loc, x, arith::FastMathFlags::afn);
+}
+Value Emitter::exp2Flush(Value x) {
+  return tile::Exp2FtzOp::create(b, loc, x.getType(), x);
+}
+Value Emitter::log2Flush(Value x) {
+  return tile::Log2FtzOp::create(b, loc, x.getType(), x);
 }
 Value Emitter::abs(Value x) { return math::AbsFOp::create(b, loc, x); }
 Value Emitter::cos(Value x) { return math::CosOp::create(b, loc, x); }

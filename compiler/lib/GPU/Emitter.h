@@ -63,6 +63,12 @@ public:
   /// without the scaling expApprox/logApprox add.
   mlir::Value exp2Approx(mlir::Value x);
   mlir::Value log2Approx(mlir::Value x);
+  /// The same with subnormals flushed (sympow_tile.exp2_ftz, log2_ftz: one
+  /// MUFU each, without ptxas' 3 to 4 instructions of fixup): 2^x below
+  /// 2^-126 is 0, log2 of a subnormal -inf. For weights against a row's
+  /// running maximum, where 2^-126 of the largest cannot matter.
+  mlir::Value exp2Flush(mlir::Value x);
+  mlir::Value log2Flush(mlir::Value x);
   mlir::Value abs(mlir::Value x);
   /// x^n for n >= 1, by squarings.
   mlir::Value power(mlir::Value x, int64_t n);

@@ -2,6 +2,7 @@
 
 #include "sympow/Compiler/Passes.h"
 #include "sympow/Compiler/GPU/AttentionKernel.h"
+#include "sympow/Compiler/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

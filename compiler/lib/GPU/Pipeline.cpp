@@ -49,6 +49,7 @@ void buildGpuToNVVMPipeline(OpPassManager &pm,
                             const GpuTargetOptions &options) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSympowLowerBF16MmaSync());
+  kernels.addPass(createSympowLowerFlushMath());
   kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createSCFToControlFlowPass());
 

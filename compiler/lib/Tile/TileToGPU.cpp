@@ -596,16 +596,23 @@ struct ConstantLowering : OpConversionPattern<arith::ConstantOp> {
   }
 };
 
-/// arith and math ops on tiles: the same op on the thread's elements
-/// (every elementwise op takes scalars and vectors alike).
+/// Element-wise ops that stay past the distribution, on the thread's
+/// elements: arith, math and the flushing exp2/log2 (lowered per target).
+bool isDistributedElementwise(Operation *op) {
+  return (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+          isa<Exp2FtzOp, Log2FtzOp>(op)) &&
+         op->hasTrait<OpTrait::Elementwise>() && !isa<arith::ConstantOp>(op);
+}
+
+/// Those ops on tiles: the same op on the thread's elements (every one
+/// takes scalars and vectors alike).
 struct ElementwiseLowering : ConversionPattern {
   ElementwiseLowering(const TypeConverter &converter, MLIRContext *ctx)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-        !op->hasTrait<OpTrait::Elementwise>() || isa<arith::ConstantOp>(op))
+    if (!isDistributedElementwise(op))
       return failure();
     SmallVector<Type> types;
     if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types)))
@@ -695,6 +702,8 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
                          vector::VectorDialect>();
   target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
       [&](Operation *op) { return converter.isLegal(op); });
+  target.addDynamicallyLegalOp<Exp2FtzOp, Log2FtzOp>(
+      [&](Operation *op) { return converter.isLegal(op); });
   RewritePatternSet patterns(ctx);
   patterns.add<ProgramIdLowering, RangeLowering, SplatLowering, LoadLowering,
                StoreLowering, ExpandLowering, ScanLowering, ConstantLowering,
@@ -737,8 +746,10 @@ struct SympowConvertTileToGPU
     for (gpu::GPUFuncOp fn : kernels)
       if (failed(lowerTileKernel(fn)))
         return signalPassFailure();
+    // (The flushing exp2 and log2 take scalars and vectors too: they are
+    // lowered per target.)
     WalkResult stray = getOperation()->walk([&](Operation *op) {
-      if (!isa<TileDialect>(op->getDialect()))
+      if (!isa<TileDialect>(op->getDialect()) || isa<Exp2FtzOp, Log2FtzOp>(op))
         return WalkResult::advance();
       op->emitError("sympow_tile op outside a tile kernel (a gpu.func with "
                     "sympow_tile.kernel)");

@@ -144,8 +144,11 @@ KernelEstimate attention(const Sizes &z) {
   return {"attention",
           launch({g(n), g(z.Hq), g(z.B)}, g(threads), total, heaviest,
                  inputBytes(z), outputBytes(z)),
+          // ptxas' registers: its own choice (tensor cores 140, rotated
+          // 178; scalar 110) under the cap of the blocks per SM it is held
+          // to (attentionBlocksPerSM).
           {int(std::min<int64_t>(
-               z.tensorCores ? 140 : 110,
+               z.tensorCores ? (z.rotates ? 178 : 140) : 110,
                registerCap(attentionBlocksPerSM(z.tensorCores, z.rotates),
                            int64_t(threads)))),
            37376}};

@@ -25,7 +25,7 @@ def SympowBuildAttentionKernel
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
     "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
-    "::mlir::nvgpu::NVGPUDialect"
+    "::mlir::nvgpu::NVGPUDialect", "::sympow::tile::TileDialect"
   ];
   let options = [
     Option<"power", "p", "int64_t", "2", "Even power p >= 2">,
@@ -73,6 +73,23 @@ def SympowLowerBF16MmaSync : Pass<"sympow-lower-bf16-mma-sync"> {
   }];
   let dependentDialects = [
     "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def SympowLowerFlushMath : Pass<"sympow-lower-flush-math"> {
+  let summary = "Lower sympow_tile.exp2_ftz and log2_ftz to the NVPTX "
+                "intrinsics";
+  let description = [{
+    The flushing base-2 exp and log of a distributed kernel (f32 scalars or
+    vectors) become `llvm.nvvm.ex2.approx.ftz.f32` and
+    `llvm.nvvm.lg2.approx.ftz.f`, element by element: one MUFU each in SASS,
+    without the fixup for subnormals that `math.exp2` and `math.log2` take.
+    The NVVM pipeline runs it before `convert-gpu-to-nvvm`; the emulator
+    lowers the ops itself.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::vector::VectorDialect"
   ];
 }

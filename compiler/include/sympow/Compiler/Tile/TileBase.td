@@ -24,7 +24,9 @@ def Tile_Dialect : Dialect {
     every thread of a program holds alike (uniform), or tiles: ranked tensors
     with a layout encoding such as `#sympow_tile.blocked<threads = 256,
     per_thread = 1>`, which say which thread holds which element.
-    Elementwise math on tiles is plain `arith` and `math` on tensors; loops
+    Elementwise math on tiles is plain `arith` and `math` on tensors (and
+    `sympow_tile.exp2_ftz`/`log2_ftz`, the SFU's base-2 exp and log with
+    subnormals flushed, lowered per target); loops
     are `scf.for` with tiles as iteration arguments; global memory is read
     and written with `sympow_tile.load`/`store` from a `memref<?xT>` base, an
     offsets tile and a mask tile. `--sympow-convert-tile-to-gpu` lowers a

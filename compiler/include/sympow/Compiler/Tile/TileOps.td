@@ -314,4 +314,56 @@ def Tile_ScanOp : Tile_Op<"scan", [Pure,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// The hardware's base-2 exp and log, flushing subnormals
+//===----------------------------------------------------------------------===//
+
+// f32 as a scalar, a vector (a thread's elements once tiles are
+// distributed) or a tile of any layout.
+def Tile_F32Like : AnyTypeOf<[F32, VectorOfAnyRankOf<[F32]>,
+    RankedTensorOf<[F32]>], "f32, or a vector or tile of f32">;
+
+class Tile_FlushMathOp<string mnemonic> : Tile_Op<mnemonic, [Pure,
+    Elementwise, AllTypesMatch<["x", "result"]>]> {
+  let arguments = (ins Tile_F32Like:$x);
+  let results = (outs Tile_F32Like:$result);
+  let assemblyFormat = "$x attr-dict `:` type($result)";
+}
+
+def Tile_Exp2FtzOp : Tile_FlushMathOp<"exp2_ftz"> {
+  let summary = "2^x as the hardware approximates it, subnormals flushed";
+  let description = [{
+    Element-wise 2^x to the SFU's accuracy (PTX `ex2.approx.ftz.f32`, one
+    MUFU.EX2): a subnormal x counts as 0, and a result below 2^-126 is +0.
+    `math.exp2` with `afn` keeps subnormal results, for which ptxas wraps
+    each MUFU in 3 to 4 instructions. Where a weight 2^x below 2^-126 of
+    the largest one cannot matter (the weights of a row against its
+    running maximum), this saves them.
+
+    Lowered per target: `--sympow-lower-flush-math` (the NVVM intrinsic,
+    element by element); the emulator runs `math.exp2` and flushes its
+    result.
+
+    ```mlir
+    %w = sympow_tile.exp2_ftz %lw : tensor<64x32xf32, #mma>
+    ```
+  }];
+}
+
+def Tile_Log2FtzOp : Tile_FlushMathOp<"log2_ftz"> {
+  let summary = "log2(x) as the hardware approximates it, subnormals flushed";
+  let description = [{
+    Element-wise log2(x) to the SFU's accuracy (PTX `lg2.approx.ftz.f32`,
+    one MUFU.LG2): a subnormal x counts as (signed) 0, so its log2 is -inf.
+    `math.log2` with `afn` keeps subnormal x, for which ptxas wraps each
+    MUFU in 3 to 4 instructions.
+
+    Lowered per target as `sympow_tile.exp2_ftz`.
+
+    ```mlir
+    %l = sympow_tile.log2_ftz %abs : tensor<64x32xf32, #mma>
+    ```
+  }];
+}
+
 #endif // SYMPOW_COMPILER_TILE_TILEOPS_TD
