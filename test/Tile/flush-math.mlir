@@ -22,6 +22,14 @@
 // NVVM: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%{{.*}}) : (f32) -> f32
 // NVVM-NOT: sympow_tile.
 
+// Counted as the GPU runs them: one sfu op an element (2 a thread for each
+// of exp2_ftz, math.exp2, log2_ftz), and the flushes the emulator adds
+// not at all (no fp32 besides the fma).
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel flush --grid 1 --block 4 --arg f32:8=iota --arg f32:8 --arg f32:8 --counts | FileCheck %s --check-prefix=COUNTS
+// COUNTS: fp32_fma 8 8
+// COUNTS-NEXT: fp32_alu 0 0
+// COUNTS: sfu 24 24
+
 // EMU: emulator: ok
 // EMU: arg1 = [7.52316e-37, 1.88079e-37, 4.70198e-38, 1.17549e-38, 0, 0, 0, 0]
 // EMU: arg2 = [-120, -122, -124, -126, -inf, -inf, -inf, -inf]
