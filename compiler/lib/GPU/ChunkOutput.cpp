@@ -266,15 +266,17 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   auto splatTo = [&](RankedTensorType type, double value) -> Value {
     return tile::SplatOp::create(b, loc, type, E.f32(value));
   };
-  // Every element gets its row's denominator (column e).
-  Value denColumn = [&] {
+  // Every element gets its row's denominator (column e; the columns after
+  // it are zeros, as [V | 1 | 0 ...] and [S | Z | 0 ...] are staged).
+  // `from`: the columns from e on, a mask of its own after the key loop
+  // (one kept from before it was live across the loop: spilled on sm_80).
+  auto denominators = [&](Value acc, bool from = false) -> Value {
     auto type = RankedTensorType::get(accType.getShape(), b.getIndexType(),
                                       accType.getEncoding());
     Value cols = tile::MatrixRangeOp::create(b, loc, type, 1);
-    return E.cmpi(arith::CmpIPredicate::eq, cols,
-                  tile::SplatOp::create(b, loc, type, E.idx(s.e)));
-  }();
-  auto denominators = [&](Value acc) -> Value {
+    Value denColumn =
+        E.cmpi(from ? arith::CmpIPredicate::uge : arith::CmpIPredicate::eq,
+               cols, tile::SplatOp::create(b, loc, type, E.idx(s.e)));
     Value den = E.select(denColumn, acc, splatTo(accType, 0.0));
     return repeat(
         tile::RowReduceOp::create(b, loc, accType, tile::ReduceKind::sum, den),
@@ -576,9 +578,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
               if (gated)
                 logBase =
                     E.add(logBase, m.load(scoreType, keyGates, E.idx(0), 0));
-              // (log2 flushes subnormal |q.k|, a weight below 2^-126 of
-              // the row's largest. The exp below keeps its fixup: flushed
-              // too, ptxas spilled 4 bytes across the loop on sm_80.)
+              // (The log and the exp flush subnormals: |q.k| below 2^-126
+              // and weights below 2^-126 of the row's largest weigh 0.)
               Value lw = E.fma(power, E.log2Flush(E.abs(scores)), logBase);
               Value key = E.add(colIndex, splatPosition(E.sub(kt, t0)));
               Value inside = t.logicalAnd(
@@ -586,7 +587,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                   E.cmpi(arith::CmpIPredicate::slt, key, splatPosition(rows)));
               lw = E.select(inside, lw, scoreNegInf);
               Value mNew = E.max(mOld, rowMax(lw));
-              return {E.exp2Approx(E.sub(lw, repeat(shiftOf(mNew), scoreType))),
+              return {E.exp2Flush(E.sub(lw, repeat(shiftOf(mNew), scoreType))),
                       mNew};
             },
             [&]() -> SmallVector<Value> {
@@ -613,7 +614,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
       });
 
   // 3. y = num / den.
-  Value den = denominators(loop[0]);
+  Value den = denominators(loop[0], /*from=*/true);
   Value nonzero = E.cmpf(arith::CmpFPredicate::ONE, den, zero8);
   Value inv = E.select(nonzero, E.div(splatTo(rowType, 1.0), den), zero8);
   Value out = t.convert(E.mul(loop[0], repeat(inv, accType)), elem);
