@@ -65,18 +65,20 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   using gpu_detail::workgroupMemRef;
   int64_t operands = split.operandElements(s.d),
           rowArrays = split.rowElements(s.e);
-  // q's halves; phi(Q) or a step's keys (hi, lo); a step's state rows or
+  // q's hi half; phi(Q) or a step's keys (hi); a step's state rows or
   // values (hi, lo); G of the query rows; the query rows' gate scan; the
-  // key step's gate sums.
+  // key step's gate sums; then the lo halves of the operands and of q
+  // where the split has them.
   SmallVector<Type> workgroup = {
       workgroupMemRef({R * QS}, bf16),
-      workgroupMemRef({operands}, bf16),
       workgroupMemRef({operands}, bf16),
       workgroupMemRef({rowArrays}, bf16),
       workgroupMemRef({rowArrays}, bf16),
       workgroupMemRef({R}, f32),
       workgroupMemRef({2 * R}, f32),
       workgroupMemRef({ChunkOutputTile::keyGateElements(K)}, f32)};
+  if (split.operandLo())
+    workgroup.push_back(workgroupMemRef({operands}, bf16));
   if (splitQK)
     workgroup.push_back(workgroupMemRef({R * QS}, bf16));
   gpu_detail::KernelArguments args;
@@ -99,9 +101,11 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value chunkHalves = args.get(fn, KernelArg::ChunkStateHalves),
         y = args.get(fn, KernelArg::Y);
   auto wg = fn.getWorkgroupAttributions();
-  Value qHi = wg[0], operandHi = wg[1], operandLo = wg[2], rowsHi = wg[3],
-        rowsLo = wg[4], queryGates = wg[5], queryScan = wg[6], keyGates = wg[7];
-  Value qLo = splitQK ? Value(wg[8]) : Value();
+  Value qHi = wg[0], operandHi = wg[1], rowsHi = wg[2], rowsLo = wg[3],
+        queryGates = wg[4], queryScan = wg[5], keyGates = wg[6];
+  unsigned next = 7;
+  Value operandLo = split.operandLo() ? Value(wg[next++]) : Value();
+  Value qLo = splitQK ? Value(wg[next++]) : Value();
 
   gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
   Value x = ids.x, hq = ids.y, batch = ids.z;

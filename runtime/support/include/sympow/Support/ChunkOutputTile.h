@@ -51,6 +51,10 @@ struct ChunkOutputTile {
   bool factorsState = false;
 
   int64_t warps() const { return rowsPerProgram / 16; }
+  /// Whether the operand arrays have a lo half: phi(Q) is built as hi + lo,
+  /// and split scores take q's and the keys' lo halves. Unsplit, the
+  /// factored part reads q's transpose whole from the hi array.
+  bool operandLo() const { return splitScores || !factorsState; }
   int64_t threads() const { return 32 * warps(); }
   /// Head dims as the dots see them: d rounded up to a k step.
   static int64_t keyColumns(int64_t d) { return (d + 15) / 16 * 16; }
@@ -109,12 +113,14 @@ struct ChunkOutputTile {
   /// Floats of a key step's gate sums: each key's sum of the gates after
   /// it, 2 to that power, the step's sum (padded to 16 bytes).
   static int64_t keyGateElements(int64_t keys) { return 2 * keys + 4; }
-  /// Workgroup bytes: q's halves, the two pairs of operand arrays, the
+  /// Workgroup bytes: q's halves, the operand arrays (hi, and lo where
+  /// `operandLo`), the two arrays of state rows or values, the
   /// query rows' gate prefix and its scan's buffer, the key step's gate
   /// sums and the block sum's buffer (one float per thread).
   int64_t sharedBytes(int64_t d, int64_t e) const {
     int64_t queries = rowsPerProgram * keyStride(d) * (splitScores ? 2 : 1);
-    return 2 * (queries + 2 * operandElements(d) + 2 * rowElements(e)) +
+    return 2 * (queries + (operandLo() ? 2 : 1) * operandElements(d) +
+                2 * rowElements(e)) +
            4 * (3 * rowsPerProgram + keyGateElements(keysPerStep) + threads());
   }
 };
