@@ -116,7 +116,7 @@ std::pair<Unit, int64_t> classify(Operation *op) {
     return {floatUnit(op, cheap ? Alu : Sfu), lanes(op)};
   }
   // The flushing exp2 and log2: one MUFU each, no fixup.
-  if (isa<sympow::tile::Exp2FtzOp, sympow::tile::Log2FtzOp>(op))
+  if (sympow::tile::isFlushMath(op))
     return {Sfu, lanes(op)};
   if (isa<vector::FMAOp>(op) ||
       op->getName().getStringRef() == "llvm.intr.fma" ||

@@ -37,7 +37,7 @@ Value zero(OpBuilder &b, Location loc, Type like) {
 void sympow::emulator::lowerFlushMath(Operation *fn) {
   SmallVector<Operation *> ops;
   fn->walk([&](Operation *op) {
-    if (isa<sympow::tile::Exp2FtzOp, sympow::tile::Log2FtzOp>(op))
+    if (sympow::tile::isFlushMath(op))
       ops.push_back(op);
   });
   auto afn = arith::FastMathFlags::afn;

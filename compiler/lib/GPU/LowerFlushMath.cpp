@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
@@ -54,13 +55,9 @@ template <typename Op> struct FlushMathToIntrinsic : OpRewritePattern<Op> {
     // vectors are what the LLVM lowering takes (no shape_cast).
     Value result =
         arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(vector));
-    SmallVector<int64_t> position(vector.getRank(), 0);
+    SmallVector<int64_t> strides = computeStrides(vector.getShape());
     for (int64_t i = 0; i < vector.getNumElements(); ++i) {
-      int64_t rest = i;
-      for (int64_t d = vector.getRank() - 1; d >= 0; --d) {
-        position[d] = rest % vector.getDimSize(d);
-        rest /= vector.getDimSize(d);
-      }
+      SmallVector<int64_t> position = delinearize(i, strides);
       Value element = vector::ExtractOp::create(rewriter, loc, x, position);
       result = vector::InsertOp::create(rewriter, loc, call(element), result,
                                         position);
@@ -82,7 +79,7 @@ struct LowerFlushMath : impl::SympowLowerFlushMathBase<LowerFlushMath> {
         ctx, "llvm.nvvm.lg2.approx.ftz.f");
     walkAndApplyPatterns(getOperation(), std::move(patterns));
     WalkResult left = getOperation()->walk([](Operation *op) {
-      if (!isa<tile::Exp2FtzOp, tile::Log2FtzOp>(op))
+      if (!tile::isFlushMath(op))
         return WalkResult::advance();
       op->emitOpError("is lowered on f32 scalars and vectors only (lower "
                       "the tile kernel first)");

@@ -100,6 +100,8 @@ int64_t getTileThreads(Type type) {
       .Default([](Attribute) { return 0; });
 }
 
+bool isFlushMath(Operation *op) { return isa<Exp2FtzOp, Log2FtzOp>(op); }
+
 } // namespace sympow::tile
 
 //===----------------------------------------------------------------------===//

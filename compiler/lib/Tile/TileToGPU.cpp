@@ -600,7 +600,7 @@ struct ConstantLowering : OpConversionPattern<arith::ConstantOp> {
 /// elements: arith, math and the flushing exp2/log2 (lowered per target).
 bool isDistributedElementwise(Operation *op) {
   return (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-          isa<Exp2FtzOp, Log2FtzOp>(op)) &&
+          isFlushMath(op)) &&
          op->hasTrait<OpTrait::Elementwise>() && !isa<arith::ConstantOp>(op);
 }
 
@@ -749,7 +749,7 @@ struct SympowConvertTileToGPU
     // (The flushing exp2 and log2 take scalars and vectors too: they are
     // lowered per target.)
     WalkResult stray = getOperation()->walk([&](Operation *op) {
-      if (!isa<TileDialect>(op->getDialect()) || isa<Exp2FtzOp, Log2FtzOp>(op))
+      if (!isa<TileDialect>(op->getDialect()) || isFlushMath(op))
         return WalkResult::advance();
       op->emitError("sympow_tile op outside a tile kernel (a gpu.func with "
                     "sympow_tile.kernel)");

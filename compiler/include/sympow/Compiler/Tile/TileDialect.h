@@ -55,6 +55,11 @@ mlir::LogicalResult lowerTileKernel(mlir::gpu::GPUFuncOp fn);
 std::pair<mlir::Value, mlir::Value>
 splitBf16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 
+/// Whether `op` is sympow_tile.exp2_ftz or log2_ftz: element-wise ops that
+/// outlive the distribution (on a thread's scalars and vectors) for each
+/// target to lower (--sympow-lower-flush-math, the emulator's own).
+bool isFlushMath(mlir::Operation *op);
+
 } // namespace sympow::tile
 
 #endif // SYMPOW_COMPILER_TILE_TILEDIALECT_H

@@ -51,11 +51,11 @@ struct ChunkOutputTile {
   bool factorsState = false;
 
   int64_t warps() const { return rowsPerProgram / 16; }
+  int64_t threads() const { return 32 * warps(); }
   /// Whether the operand arrays have a lo half: phi(Q) is built as hi + lo,
   /// and split scores take q's and the keys' lo halves. Unsplit, the
   /// factored part reads q's transpose whole from the hi array.
   bool operandLo() const { return splitScores || !factorsState; }
-  int64_t threads() const { return 32 * warps(); }
   /// Head dims as the dots see them: d rounded up to a k step.
   static int64_t keyColumns(int64_t d) { return (d + 15) / 16 * 16; }
   /// Row stride of the staged q and k halves (ldmatrixRowStride, as the
