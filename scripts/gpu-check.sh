@@ -8,6 +8,8 @@
 #   scripts/gpu-check.sh [OUT]      (SYMPOW_BENCH names the binary,
 #                                    default build/bin/sympow-bench)
 #
+#   STAGES="check time" scripts/gpu-check.sh OUT   runs some of the stages
+#
 # Steps that fail are recorded and the script goes on; it exits 1 if any did.
 set -u
 out=${1:-gpu-check}
@@ -49,35 +51,47 @@ sanitize() {
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total \
   --format=csv | tee -a "$summary"
 
-# 1. Correctness: y (and the state) against the f64 reference, per kernel
-#    path: whole-chunk (64) and tile chunk_output (256, 96), attention,
-#    learned rotary, decode, d = 128.
-step check-chunk64 120 --variant "$base,formulation=chunked" --tokens 2048 --repeat 3
-step check-chunk256 120 --variant "$base,formulation=chunked,chunk=256" --tokens 2048 --state --repeat 3
-step check-chunk96-f16 120 --variant "p=2,d=64,e=64,hq=8,h=4,dtype=f16,gate=data,formulation=chunked,chunk=96" --tokens 1000 --repeat 3
-step check-attention 120 --variant "$base,formulation=attention" --tokens 2048 --repeat 3
-step check-learned 120 --variant "$base,$learned,formulation=chunked" --tokens 2048 --repeat 3
-step check-learned256 120 --variant "$base,$learned,formulation=chunked,chunk=256" --tokens 2048 --repeat 3
-step check-decode 120 --variant "$base,$learned,formulation=recurrent" --tokens 1 --batch 4
-step check-d128 120 --variant "p=2,d=128,e=128,hq=8,h=8,dtype=bf16,gate=data,formulation=chunked" --tokens 1024 --repeat 3
+# STAGES picks the parts (default all, in this order): check time sanitize.
+stages=" ${STAGES:-check time sanitize} "
+wants() { [[ $stages == *" $1 "* ]]; }
 
-# 2. Timing: the baseline's cases (perf/h100-baseline.json) and long chunks.
-step time-chunk64 240 --no-check --variant "$base,formulation=chunked" --tokens 4096,16384,65536
-step time-chunk256 240 --no-check --variant "$base,formulation=chunked,chunk=256" --tokens 4096,16384,65536
-step time-chunk1024 120 --no-check --variant "$base,formulation=chunked,chunk=1024" --tokens 16384
-step time-attention 120 --no-check --variant "$base,formulation=attention" --tokens 4096,16384
-step time-learned 120 --no-check --variant "$base,$learned,formulation=chunked" --tokens 4096
-step time-decode-b1 60 --no-check --variant "$base,$learned,formulation=recurrent" --tokens 1 --batch 1 --repeat 100
-step time-decode-b32 60 --no-check --variant "$base,$learned,formulation=recurrent" --tokens 1 --batch 32 --repeat 50
-step time-d128 120 --no-check --variant "p=2,d=128,e=128,hq=8,h=8,dtype=bf16,gate=data,formulation=chunked" --tokens 16384
+# 1. Correctness: y (and the state) against the f64 reference, per kernel
+#    path: the default chunk (the model's choice), chunks 64 and 256 (with an
+#    initial state), 96 (f16, GQA, a tail), attention, learned rotary,
+#    decode, d = 128.
+if wants check; then
+  step check-default 120 --variant "$base,formulation=chunked" --tokens 2000 --state --repeat 3
+  step check-chunk64 120 --variant "$base,formulation=chunked,chunk=64" --tokens 2048 --repeat 3
+  step check-chunk256 120 --variant "$base,formulation=chunked,chunk=256" --tokens 2048 --state --repeat 3
+  step check-chunk96-f16 120 --variant "p=2,d=64,e=64,hq=8,h=4,dtype=f16,gate=data,formulation=chunked,chunk=96" --tokens 1000 --repeat 3
+  step check-attention 120 --variant "$base,formulation=attention" --tokens 2048 --repeat 3
+  step check-learned 120 --variant "$base,$learned,formulation=chunked" --tokens 2048 --repeat 3
+  step check-learned256 120 --variant "$base,$learned,formulation=chunked,chunk=256" --tokens 2048 --repeat 3
+  step check-decode 120 --variant "$base,$learned,formulation=recurrent" --tokens 1 --batch 4
+  step check-d128 120 --variant "p=2,d=128,e=128,hq=8,h=8,dtype=bf16,gate=data,formulation=chunked" --tokens 1024 --repeat 3
+fi
+
+# 2. Timing: the goals' cases (docs/Performance.md) at the default chunk and
+#    at the chunks measured before (perf/h100-measured.json).
+if wants time; then
+  step time-default 240 --no-check --variant "$base,formulation=chunked" --tokens 4096,16384,65536
+  step time-learned 120 --no-check --variant "$base,$learned,formulation=chunked" --tokens 4096,16384
+  step time-attention 120 --no-check --variant "$base,formulation=attention" --tokens 4096,16384
+  step time-decode-b1 60 --no-check --variant "$base,$learned,formulation=recurrent" --tokens 1 --batch 1 --repeat 100
+  step time-decode-b32 60 --no-check --variant "$base,$learned,formulation=recurrent" --tokens 1 --batch 32 --repeat 50
+  step time-d128 120 --no-check --variant "p=2,d=128,e=128,hq=8,h=8,dtype=bf16,gate=data,formulation=chunked" --tokens 16384
+  step time-chunk256 240 --no-check --variant "$base,formulation=chunked,chunk=256" --tokens 4096,16384,65536
+  step time-chunk64 240 --no-check --variant "$base,formulation=chunked,chunk=64" --tokens 4096,16384,65536
+fi
 
 # 3. compute-sanitizer: out-of-bounds accesses, then shared-memory races.
-sanitize memcheck-chunk64 memcheck 120 --variant "$base,formulation=chunked" --tokens 256
-sanitize memcheck-chunk256 memcheck 120 --variant "$base,formulation=chunked,chunk=256" --tokens 600
-sanitize memcheck-attention memcheck 120 --variant "$base,formulation=attention" --tokens 256
-sanitize memcheck-decode memcheck 120 --variant "$base,$learned,formulation=recurrent" --tokens 1
-sanitize racecheck-chunk256 racecheck 180 --variant "$base,formulation=chunked,chunk=256" --tokens 512
-sanitize racecheck-decode racecheck 120 --variant "$base,$learned,formulation=recurrent" --tokens 1
+if wants sanitize; then
+  sanitize memcheck-default memcheck 120 --variant "$base,formulation=chunked" --tokens 1100
+  sanitize memcheck-attention memcheck 120 --variant "$base,formulation=attention" --tokens 256
+  sanitize memcheck-decode memcheck 120 --variant "$base,$learned,formulation=recurrent" --tokens 1
+  sanitize racecheck-default racecheck 180 --variant "$base,formulation=chunked" --tokens 1100
+  sanitize racecheck-attention racecheck 120 --variant "$base,formulation=attention" --tokens 256
+fi
 
 cat "$summary"
 exit $failed

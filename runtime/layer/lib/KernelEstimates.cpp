@@ -345,7 +345,10 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                          (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
                      stateBytes,
                  N * chunkBytes + stateBytes),
-          {118, split.sharedBytes(cols(z.d), cols(z.e), f16)}};
+          // ptxas: 118 registers held to two programs per SM; its own
+          // choice where the accumulators leave one (159 at e = 128).
+          {split.minProgramsPerSM(cols(z.e)) == 2 ? 118 : 159,
+           split.sharedBytes(cols(z.d), cols(z.e), f16)}};
 }
 
 /// chunk_keys (a tile kernel, rotating schedules with chunk_state_pass):
