@@ -141,3 +141,30 @@ func.func @exp2_ftz_of_f16(%x: f16) -> f16 {
   %e = sympow_tile.exp2_ftz %x : f16
   return %e : f16
 }
+
+// -----
+
+#b1 = #sympow_tile.blocked<threads = 4, per_thread = 1>
+func.func @async_copy_to_global(%src: memref<?xf32>, %dst: memref<?xf32>, %at: tensor<4xindex, #b1>) {
+  // expected-error @+1 {{copies into workgroup memory, not 'memref<?xf32>'}}
+  sympow_tile.async_copy %src[%at], %dst[%at] elements 4 : memref<?xf32>, memref<?xf32>, tensor<4xindex, #b1>
+  return
+}
+
+// -----
+
+#b1 = #sympow_tile.blocked<threads = 4, per_thread = 1>
+func.func @async_copy_run(%src: memref<?xbf16>, %dst: memref<64xbf16, #gpu.address_space<workgroup>>, %at: tensor<4xindex, #b1>) {
+  // expected-error @+1 {{copies runs of 4, 8 or 16 bytes, not 12 (6 x 'bf16')}}
+  sympow_tile.async_copy %src[%at], %dst[%at] elements 6 : memref<?xbf16>, memref<64xbf16, #gpu.address_space<workgroup>>, tensor<4xindex, #b1>
+  return
+}
+
+// -----
+
+#b2 = #sympow_tile.blocked<threads = 4, per_thread = 2>
+func.func @async_copy_starts(%src: memref<?xf32>, %dst: memref<64xf32, #gpu.address_space<workgroup>>, %at: tensor<8xindex, #b2>) {
+  // expected-error @+1 {{takes one start per thread, not 2}}
+  sympow_tile.async_copy %src[%at], %dst[%at] elements 4 : memref<?xf32>, memref<64xf32, #gpu.address_space<workgroup>>, tensor<8xindex, #b2>
+  return
+}

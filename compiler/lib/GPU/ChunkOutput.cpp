@@ -10,7 +10,10 @@
 //     staged as hi + lo, three native dots per k step. For p = 2
 //     (`factorsState`) no phi(Q): sum_a q_a (Q [S_a | Z_a]), q itself as
 //     the dots' A operand (exact for unrotated bf16), a's weighted state
-//     rows as B (hi + lo), each row's q_a applied to the f32 result;
+//     rows as B (hi + lo), each row's q_a applied to the f32 result. Its
+//     steps copy their rows by cp.async (sympow_tile.async_copy) into one
+//     of two buffers while the step before computes (the H100 waited on
+//     those loads in a quarter of its stall samples with one buffer);
 //  2. the causal part as FlashAttention-2 over the chunk's keys up to the
 //     diagonal, K per step: log weights p log|q.k| + G_i - G_j in base 2
 //     (the gates times log2 e, so that log2 and 2^x are the hardware's
@@ -349,22 +352,86 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
       return t.convert(
           m.loadTransposed(factorType, array, E.mul(a, E.idx(R)), 0), f32);
     };
+    // Steps of F rows: a's rows from its 16-row block r0 = a0 on, F at a
+    // time. With two buffers a step waits for its own copies, then (after
+    // the barrier that also ends the step before's dots) issues the next
+    // step's copies into the other buffer and computes while they fly;
+    // with one (where two do not fit) it stages its rows between two
+    // barriers.
+    bool twoBuffers = split.stateBuffers == 2;
+    // Head dims are multiples of 16, so [S | Z]'s rows of e + 8 columns
+    // are an odd number of 16-byte runs: ldmatrix takes them unpadded.
+    assert(VS == NV && "staged state rows are as dense as the chunk state's");
+    // The copies of the step (a, r0) into the buffer of `parity`: F rows
+    // j, zeros where r0 + j is below a or past the last dim.
+    auto copyStep = [&](Value a, Value r0, Value parity) {
+      Value rowOfB0 = E.div(E.mul(a, E.sub(E.idx(2 * s.d - 1), a)), E.idx(2));
+      Value rowsStart = E.add(rowOfB0, r0);
+      Value to = E.sub(E.idx(s.d), r0), buffer = E.mul(parity, E.idx(F * VS));
+      constexpr int64_t L = 8;
+      std::array<Value, 2> halves = {rowsHi, rowsLo};
+      for (int64_t half : {0, 1}) {
+        Value halfStart =
+            E.add(slotStart,
+                  E.idx(half * ChunkOutputTile::stateHalfElements(dim, s.e)));
+        // The step's F rows are one block of F NV elements in the chunk
+        // state and in workgroup memory alike: no row or column needed.
+        Value from = E.add(halfStart, E.mul(rowsStart, E.idx(NV)));
+        Value first = E.mul(E.sub(a, E.min(a, r0)), E.idx(NV));
+        // Zero-filled runs past the state still name an address in it.
+        Value lastRun = E.add(halfStart, E.idx(dim * NV - L));
+        forRunStarts(F * NV, L, [&](Value at) {
+          Value live = t.logicalAnd(
+              E.ult(at, t.splat(E.mul(to, E.idx(NV)))),
+              E.cmpi(arith::CmpIPredicate::uge, at, t.splat(first)));
+          t.asyncCopy(chunkHalves,
+                      E.min(E.add(t.splat(from), at), t.splat(lastRun)),
+                      halves[half], E.add(t.splat(buffer), at), L,
+                      E.ult(at, t.index(F * NV)), live);
+        });
+      }
+    };
+    if (twoBuffers)
+      copyStep(E.idx(0), E.idx(0), E.idx(0));
     acc = noState;
+    int64_t firstStep = 0;
     for (int64_t a0 = 0; a0 < s.d; a0 += 16) {
+      int64_t stepsPerA = (DK - a0 + F - 1) / F;
       acc = E.forLoop(
           E.idx(a0), E.idx(std::min(a0 + 16, s.d)), E.idx(1), {acc},
           [&](Value a, ValueRange in) {
-            // The state row of (a, b) is a (2 d - 1 - a) / 2 + b.
-            Value rowOfB0 =
-                E.div(E.mul(a, E.sub(E.idx(2 * s.d - 1), a)), E.idx(2));
-            Value diagonal = E.sub(a, E.idx(a0));
             Value dot = noState;
-            for (int64_t r0 = a0; r0 < DK; r0 += F) {
-              int64_t rowsHere = std::min(F, DK - r0);
-              gpu::BarrierOp::create(b, loc); // the previous dots' readers
-              stageState(E.add(rowOfB0, E.idx(r0)), rowsHere,
-                         r0 == a0 ? diagonal : Value(), E.idx(s.d - r0));
-              gpu::BarrierOp::create(b, loc);
+            // This a's first step, counted over the whole walk: its
+            // parity picks the buffer.
+            Value step = E.add(E.idx(firstStep),
+                               E.mul(E.sub(a, E.idx(a0)), E.idx(stepsPerA)));
+            for (int64_t i = 0; i < stepsPerA; ++i) {
+              int64_t r0 = a0 + i * F, rowsHere = std::min(F, DK - r0);
+              Value buffer = E.idx(0);
+              if (twoBuffers) {
+                Value parity = E.rem(E.add(step, E.idx(i)), E.idx(2));
+                Value other = E.sub(E.idx(1), parity);
+                t.asyncWait();
+                gpu::BarrierOp::create(b, loc);
+                if (i + 1 < stepsPerA) {
+                  copyStep(a, E.idx(r0 + F), other);
+                } else {
+                  Value nextA = E.add(a, E.idx(1));
+                  E.ifThen(E.ult(nextA, E.idx(s.d)), [&] {
+                    copyStep(nextA, E.mul(E.div(nextA, E.idx(16)), E.idx(16)),
+                             other);
+                  });
+                }
+                buffer = E.mul(parity, E.idx(F * VS));
+              } else {
+                gpu::BarrierOp::create(b, loc); // the previous dots' readers
+                Value rowOfB0 =
+                    E.div(E.mul(a, E.sub(E.idx(2 * s.d - 1), a)), E.idx(2));
+                stageState(E.add(rowOfB0, E.idx(r0)), rowsHere,
+                           i == 0 ? E.sub(a, E.idx(a0)) : Value(),
+                           E.idx(s.d - r0));
+                gpu::BarrierOp::create(b, loc);
+              }
               for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
                 auto qOf = [&](Value array) {
                   return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0),
@@ -372,7 +439,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                 };
                 auto stateOf = [&](Value array) {
                   return m.load(m.operand(1, 16, NV, bf16), array,
-                                E.idx((k0 - r0) * VS), VS);
+                                E.add(buffer, E.idx((k0 - r0) * VS)), VS);
                 };
                 // One state half live at a time (registers: a rotated q's
                 // lo half spilled otherwise).
@@ -390,6 +457,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
             return SmallVector<Value>{
                 E.fma(dot, repeat(factor, accType), in[0])};
           })[0];
+      firstStep += std::min<int64_t>(16, s.d - a0) * stepsPerA;
     }
   } else {
     // This thread's feature column of phi(Q) and its first query row.

@@ -76,6 +76,14 @@ Value Tiles::expand(Value x, int64_t perThread) {
       type(cast<RankedTensorType>(x.getType()).getElementType(), perThread), x);
 }
 
+void Tiles::asyncCopy(Value base, Value from, Value dest, Value to,
+                      int64_t elements, Value mask, Value read) {
+  tile::AsyncCopyOp::create(b, loc, base, from, dest, to,
+                            b.getI64IntegerAttr(elements), mask, read);
+}
+
+void Tiles::asyncWait() { tile::AsyncWaitOp::create(b, loc); }
+
 Value Tiles::run(Value start, int64_t perThread) {
   if (perThread == 1)
     return start;

@@ -42,6 +42,12 @@ struct Tiles {
   /// `hi` and `lo` where `lo` is given.
   void storeBf16(Value x, Value hi, Value lo, Value at, Value mask,
                  bool contiguous = false);
+  /// Each thread's run of `elements` from base[from] to dest[to] (one
+  /// start per thread), asynchronously (sympow_tile.async_copy): skipped
+  /// where `mask` is false, zeros where `read` is; asyncWait before use.
+  void asyncCopy(Value base, Value from, Value dest, Value to, int64_t elements,
+                 Value mask, Value read);
+  void asyncWait();
   Value expand(Value x, int64_t perThread);
   /// Each thread's run of `perThread` offsets from its element of `start`
   /// (sympow_tile.run): what contiguous loads and stores take.

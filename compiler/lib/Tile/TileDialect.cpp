@@ -231,6 +231,30 @@ LogicalResult RunOp::verify() {
   return verifyWidening(*this, getStart().getType(), getType(), "starts from");
 }
 
+LogicalResult AsyncCopyOp::verify() {
+  auto source = cast<MemRefType>(getSource().getType());
+  auto dest = cast<MemRefType>(getDest().getType());
+  if (source.getElementType() != dest.getElementType())
+    return emitOpError("copies ")
+           << source.getElementType() << " into a buffer of "
+           << dest.getElementType();
+  if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(dest))
+    return emitOpError("copies into workgroup memory, not ") << dest;
+  if (gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(source))
+    return emitOpError("copies from global memory, not ") << source;
+  if (int64_t perThread = getLayout(getSourceStarts().getType()).getPerThread();
+      perThread != 1)
+    return emitOpError("takes one start per thread, not ") << perThread;
+  Type element = source.getElementType();
+  if (!element.isIntOrFloat())
+    return emitOpError("copies integers or floats, not ") << element;
+  int64_t bytes = getElements() * element.getIntOrFloatBitWidth() / 8;
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    return emitOpError("copies runs of 4, 8 or 16 bytes, not ")
+           << bytes << " (" << getElements() << " x " << element << ")";
+  return success();
+}
+
 LogicalResult ColumnSumOp::verify() {
   int64_t size = getType().getDimSize(0);
   if (size % getColumns())

@@ -329,6 +329,62 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
   }
 };
 
+/// cp.async of the thread's run (16-byte runs bypass L1), zero-filled
+/// where `read` is false, skipped where `mask` is. Not committed to a group
+/// here: the wait commits every copy issued since the last (one commit per
+/// wait, not per copy).
+struct AsyncCopyLowering : OpConversionPattern<AsyncCopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t elements = op.getElements();
+    Type element = cast<MemRefType>(op.getSource().getType()).getElementType();
+    bool wholeLine = elements * element.getIntOrFloatBitWidth() / 8 == 16;
+    auto copy = [&](OpBuilder &b, Location l) {
+      Value sourceElements;
+      if (Value read = adaptor.getRead())
+        sourceElements = arith::SelectOp::create(
+            b, l, read, indexConstant(b, l, elements), indexConstant(b, l, 0));
+      Type token = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, l, token, adaptor.getDest(), ValueRange{adaptor.getDestStarts()},
+          adaptor.getSource(), ValueRange{adaptor.getSourceStarts()},
+          b.getIndexAttr(elements), sourceElements,
+          wholeLine ? b.getUnitAttr() : UnitAttr());
+    };
+    if (Value mask = adaptor.getMask()) {
+      scf::IfOp::create(rewriter, loc, mask, [&](OpBuilder &b, Location l) {
+        copy(b, l);
+        scf::YieldOp::create(b, l);
+      });
+    } else {
+      copy(rewriter, loc);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// cp.async.wait_all: a group of the copies issued since the last commits
+/// them (its token is what the wait takes), and waiting until no group is
+/// pending waits for every copy.
+struct AsyncWaitLowering : OpConversionPattern<AsyncWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type token = nvgpu::DeviceAsyncTokenType::get(rewriter.getContext());
+    Value group = nvgpu::DeviceAsyncCreateGroupOp::create(rewriter, op.getLoc(),
+                                                          token, ValueRange{});
+    nvgpu::DeviceAsyncWaitOp::create(rewriter, op.getLoc(), group,
+                                     rewriter.getI32IntegerAttr(0));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// The thread's one element in each of its R slots.
 struct ExpandLowering : OpConversionPattern<ExpandOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -699,7 +755,7 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   ConversionTarget target(*ctx);
   target.addIllegalDialect<TileDialect>();
   target.addLegalDialect<gpu::GPUDialect, memref::MemRefDialect,
-                         vector::VectorDialect>();
+                         vector::VectorDialect, nvgpu::NVGPUDialect>();
   target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
       [&](Operation *op) { return converter.isLegal(op); });
   target.addDynamicallyLegalOp<Exp2FtzOp, Log2FtzOp>(
@@ -707,8 +763,8 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   RewritePatternSet patterns(ctx);
   patterns.add<ProgramIdLowering, RangeLowering, SplatLowering, LoadLowering,
                StoreLowering, ExpandLowering, ScanLowering, ConstantLowering,
-               ElementwiseLowering, RunSelectLowering, RunLowering>(converter,
-                                                                    ctx);
+               ElementwiseLowering, RunSelectLowering, RunLowering,
+               AsyncCopyLowering, AsyncWaitLowering>(converter, ctx);
   patterns.add<ColumnSumLowering>(converter, ctx, sumBuffers);
   populateMatrixTileLowering(converter, patterns, target, sumBuffers);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,

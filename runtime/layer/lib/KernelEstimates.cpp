@@ -439,44 +439,60 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   double stateSteps = split.factorsState ? 1 : std::ceil(z.D / F);
   double keyUnits = K * (DK + NV) + R * K;
   OpCounts state, key, base;
-  // The state rows come from chunk_state_pass's halves (hi, lo) in 16-byte
-  // runs: each pass of P runs loads in every thread (rows past the state
-  // read its last row), stores the runs inside the tile.
-  double runs = 0, stored = 0;
-  auto copies = [&](double rows, double times) {
-    runs += times * 2 * std::ceil(rows * NV / (8 * P)) * P;
-    stored += times * 2 * rows * NV / 8;
-  };
   if (split.factorsState) {
     // Per program: each a's state rows from its 16-row block a0 to DK, in
-    // pieces of F rows (two barriers each), then the rows' q_a; the a of
-    // one block alike.
-    double kSteps = 0, pieces = 0;
+    // steps of F rows, then the rows' q_a; the a of one block alike.
+    double kSteps = 0, steps = 0, runs = 0;
     for (double a0 = 0; a0 < z.d; a0 += 16) {
       double as = std::min(16.0, z.d - a0), k = DK - a0;
-      for (double r = 0; r < k; r += F)
-        copies(std::min(F, k - r), as);
       kSteps += as * k / 16;
-      pieces += as * std::ceil(k / F);
+      steps += as * std::ceil(k / F);
+      // One buffer: each pass of P runs loads in every thread (rows past
+      // the state read its last one), stores the runs inside the step.
+      for (double r = 0; r < k; r += F)
+        runs += as * 2 * std::ceil(std::min(F, k - r) * NV / (8 * P)) * P;
     }
     state.mma[int(MmaShape::M16N8K16F16)] =
         u(W * kSteps * NV / 8 * (split.splitScores ? 3 : 2));
     state.ldmatrix = u(W * kSteps * (halves + 2 * NV / 8));
     state.fp32Fma = u(z.d * R * NV);
-    // Per run, with the rows' q_a and q's staging folded in.
-    state.fp32Alu = u(1.031 * runs);
-    state.intAlu = u(25.2 * runs);
-    state.sharedLoads = u(0.369 * runs);
-    state.sharedLoadBytes = u(57.9 * runs);
-    state.sharedStores = u(0.893 * runs);
-    state.sharedStoreBytes = u(13.2 * runs);
-    state.barriers = u(2 * pieces + 1);
+    if (split.stateBuffers == 2) {
+      // Two buffers (one barrier a step): cp.async copies in 16-byte runs,
+      // the step's F rows issued, those outside a's rows zero-filled (not
+      // read: the live rows, b >= a, are the state's D). Per copy, with
+      // the rows' q_a and q's staging folded in; q's transpose stores.
+      double copied = steps * 2 * F * NV / 8;
+      state.fp32Alu = u(1.131 * copied);
+      state.intAlu = u(22.7 * copied);
+      state.sharedLoads = u(0.389 * copied);
+      state.sharedLoadBytes = u(60.07 * copied);
+      state.sharedStores = u(1.25 * z.d * R);
+      state.sharedStoreBytes = u(16 * copied);
+      state.globalLoads = u(copied);
+      state.globalLoadBytes = u(2 * 2 * z.D * NV);
+      state.barriers = u(steps + 1);
+    } else {
+      // One buffer (two barriers a step). Per run, with the rows' q_a and
+      // q's staging folded in.
+      state.fp32Alu = u(1.031 * runs);
+      state.intAlu = u(25.2 * runs);
+      state.sharedLoads = u(0.369 * runs);
+      state.sharedLoadBytes = u(57.9 * runs);
+      state.sharedStores = u(0.893 * runs);
+      state.sharedStoreBytes = u(13.2 * runs);
+      state.globalLoads = u(runs);
+      state.globalLoadBytes = u(16 * runs);
+      state.barriers = u(2 * steps + 1);
+    }
   } else {
-    copies(F, 1);
+    // The state rows come from chunk_state_pass's halves (hi, lo) in
+    // 16-byte runs: each pass of P runs loads in every thread (rows past
+    // the state read its last one), stores the runs inside the tile.
+    double runs = 2 * std::ceil(F * NV / (8 * P)) * P, stored = 2 * F * NV / 8;
     state.mma[int(MmaShape::M16N8K16F16)] = u(W * F / 16 * NV / 8 * 3);
     state.ldmatrix = u(W * F / 16 * (2 + 2 * NV / 8));
     // phi(Q)'s build per unit (R F (p + 1)) as fitted before the halves;
-    // the copy per run as the factored part's.
+    // the copy per run.
     state.fp32Alu = u(2.73 * R * F * (z.p + 1) + 1.022 * runs);
     state.intAlu = u(5.56 * R * F * (z.p + 1) + 25.2 * runs);
     state.sharedLoads = u(0.382 * R * F * (z.p + 1));
@@ -484,9 +500,9 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     state.sharedStores = u(0.436 * R * F * (z.p + 1) + stored);
     state.sharedStoreBytes = u(1.63 * R * F * (z.p + 1) + 16 * stored);
     state.barriers = 2;
+    state.globalLoads = u(runs);
+    state.globalLoadBytes = u(16 * runs);
   }
-  state.globalLoads = u(runs);
-  state.globalLoadBytes = u(16 * runs);
   key.mma[int(MmaShape::M16N8K16F16)] =
       u(W * (DK / 16 * K / 8 * qk + K / 16 * NV / 8 * pv));
   // The keys (B stored [n][k]) two fragments per ldmatrix x4.

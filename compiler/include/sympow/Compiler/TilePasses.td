@@ -19,7 +19,8 @@ def SympowConvertTileToGPU : Pass<"sympow-convert-tile-to-gpu"> {
     becomes the launch metadata (`sympow.launch`, docs/KernelABI.md).
     Matrix tiles (`#sympow_tile.mma`, `#sympow_tile.dot_operand`) become
     mma.sync fragments: `sympow_tile.dot` nvgpu.mma.sync, matrix loads of
-    dot operands from workgroup memory nvgpu.ldmatrix.
+    dot operands from workgroup memory nvgpu.ldmatrix; asynchronous copies
+    nvgpu.device_async_copy (cp.async) and their waits.
     Tile ops outside a tile kernel are an error. See docs/TileIR.md.
   }];
   let dependentDialects = [

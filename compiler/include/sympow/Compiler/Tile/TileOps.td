@@ -315,6 +315,75 @@ def Tile_ScanOp : Tile_Op<"scan", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// Asynchronous copies into workgroup memory
+//===----------------------------------------------------------------------===//
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
+    AllTypesMatch<["sourceStarts", "destStarts"]>,
+    OptionalTypesMatchWith<"the mask is an i1 tile of the starts' layout",
+                   "sourceStarts", "mask",
+                   "::sympow::tile::withElementType($_self, "
+                   "::mlir::IntegerType::get($_ctxt, 1))">,
+    OptionalTypesMatchWith<"`read` is an i1 tile of the starts' layout",
+                   "sourceStarts", "read",
+                   "::sympow::tile::withElementType($_self, "
+                   "::mlir::IntegerType::get($_ctxt, 1))">]> {
+  let summary = "Each thread copies a run of global elements to workgroup "
+                "memory, without registers, asynchronously";
+  let description = [{
+    Thread t copies `elements` adjacent elements from
+    `source[sourceStarts[t]]` on to `dest[destStarts[t]]` on, where
+    `mask[t]` holds (every thread without a mask). Where `read[t]` is false
+    it writes zeros instead and reads nothing (PTX's source size 0), but
+    its source offset must still lie in the buffer: the emulator checks it
+    as for any copy. A run is 4, 8 or 16 bytes, and both starts are
+    multiples of the run (buffers are 16-byte aligned).
+
+    The copy is asynchronous (PTX `cp.async`: its data does not pass
+    through the thread's registers): nothing may read or write the
+    destination before the copying thread's `sympow_tile.async_wait` and,
+    for other threads, a barrier after it. So a kernel issues the next
+    step's copies, computes on the current step's, then waits: the copies'
+    latency hides behind the work.
+
+    ```mlir
+    sympow_tile.async_copy %src[%from], %rows[%to] elements 8
+        mask %inTile read %live
+        : memref<?xbf16>, memref<2304xbf16, #gpu.address_space<workgroup>>,
+          tensor<128xindex, #b1>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_Buffer, "", [MemRead]>:$source,
+                       Tile_IndexTile:$sourceStarts,
+                       Arg<Tile_Buffer, "", [MemWrite]>:$dest,
+                       Tile_IndexTile:$destStarts,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$elements,
+                       Optional<Tile_MaskTile>:$mask,
+                       Optional<Tile_MaskTile>:$read);
+  let assemblyFormat = [{
+    $source `[` $sourceStarts `]` `,` $dest `[` $destStarts `]`
+    `elements` $elements (`mask` $mask^)? (`read` $read^)? attr-dict
+    `:` type($source) `,` type($dest) `,` type($sourceStarts)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait"> {
+  let summary = "Waits for every asynchronous copy this thread issued";
+  let description = [{
+    Returns once the copies of every `sympow_tile.async_copy` the thread
+    issued have landed (PTX `cp.async.wait_all`). Other threads see them
+    after a barrier that follows.
+
+    ```mlir
+    sympow_tile.async_wait
+    gpu.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // The hardware's base-2 exp and log, flushing subnormals
 //===----------------------------------------------------------------------===//
 

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 namespace sympow {
 
@@ -45,10 +46,13 @@ struct ChunkOutputTile {
   /// p = 2: the state's part as sum_a q_a (Q [S_a | Z_a]), where [S_a | Z_a]
   /// are the state rows of multisets (a, b), b >= a, weighted and placed at
   /// row b (zero rows below a): the dots take q itself, no phi(Q) is built.
-  /// The state rows of one a are staged F rows at a time (F = the rows from
-  /// a's 16-row block to the last dim when it fits); the program keeps q
+  /// The state rows of one a (from a's 16-row block to the last dim) are
+  /// staged F rows at a time (`stateBuffers`); the program keeps q
   /// transposed ([a][row], in the operand arrays) for each a's row factors.
   bool factorsState = false;
+  /// Buffers of F state rows (factored part): with two, each step's rows
+  /// are copied (cp.async) while the step before computes.
+  int64_t stateBuffers = 1;
 
   int64_t warps() const { return rowsPerProgram / 16; }
   int64_t threads() const { return 32 * warps(); }
@@ -108,7 +112,8 @@ struct ChunkOutputTile {
     return std::max(state, keysPerStep * keyStride(d));
   }
   int64_t rowElements(int64_t e) const {
-    return std::max(stateRowsPerStep, keysPerStep) * valueStride(e);
+    return std::max(stateBuffers * stateRowsPerStep, keysPerStep) *
+           valueStride(e);
   }
   /// Floats of a key step's gate sums: each key's sum of the gates after
   /// it, 2 to that power, the step's sum (padded to 16 bytes).
@@ -135,7 +140,7 @@ struct ChunkOutputTile {
 /// reads: `statePass`), chunks that no 16-row tile divides, arrays beyond
 /// the static workgroup memory.
 /// At each program size the factored state part (p = 2) comes first, with
-/// the longest state steps that fit.
+/// the longest double-buffered state steps that fit.
 inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
                                                       int64_t d, int64_t e,
                                                       bool f16, bool rotates,
@@ -156,9 +161,14 @@ inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
       s.factorsState = factors;
       for (int64_t keys : {32, 16}) {
         s.keysPerStep = keys;
-        for (int64_t stateRows :
-             {std::min<int64_t>(DK, 64), int64_t(32), int64_t(16)}) {
-          s.stateRowsPerStep = factors ? stateRows : keys;
+        // The factored part double-buffers steps of 32 or 16 rows where
+        // they fit, else stages up to 64 in one buffer.
+        using Steps = std::pair<int64_t, int64_t>; // rows, buffers
+        for (auto [stateRows, buffers] :
+             {Steps{32, 2}, Steps{16, 2}, Steps{64, 1}, Steps{32, 1},
+              Steps{16, 1}}) {
+          s.stateBuffers = factors ? buffers : 1;
+          s.stateRowsPerStep = factors ? std::min(DK, stateRows) : keys;
           if (s.sharedBytes(d, e) <= kStaticSharedBytes)
             return s;
         }
