@@ -39,6 +39,11 @@ void populateMatrixTileLowering(const mlir::TypeConverter &converter,
 mlir::Value shuffleLanes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                          int64_t offset, mlir::gpu::ShuffleMode mode);
 
+/// `then(b, l)` where `condition` holds: an scf.if without results (its
+/// yield added), as a thread's guarded accesses take.
+void emitIf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value condition,
+            llvm::function_ref<void(mlir::OpBuilder &, mlir::Location)> then);
+
 /// Rewrites every `dot precision = split_bf16` in `fn` into three bf16
 /// dots on hi/lo halves of its operands (tiles in, tiles out).
 void expandSplitDots(mlir::gpu::GPUFuncOp fn);

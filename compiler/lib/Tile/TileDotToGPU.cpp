@@ -367,11 +367,7 @@ struct MatrixStoreLowering : OpConversionPattern<MatrixStoreOp> {
           store(rewriter, loc);
           continue;
         }
-        scf::IfOp::create(rewriter, loc, access.inside[s],
-                          [&](OpBuilder &b, Location l) {
-                            store(b, l);
-                            scf::YieldOp::create(b, l);
-                          });
+        emitIf(rewriter, loc, access.inside[s], store);
       }
       rewriter.eraseOp(op);
       return success();
@@ -382,11 +378,9 @@ struct MatrixStoreLowering : OpConversionPattern<MatrixStoreOp> {
                                 index);
         continue;
       }
-      scf::IfOp::create(
-          rewriter, loc, access.inside[s], [&](OpBuilder &b, Location l) {
-            memref::StoreOp::create(b, l, elements[s], op.getBase(), index);
-            scf::YieldOp::create(b, l);
-          });
+      emitIf(rewriter, loc, access.inside[s], [&](OpBuilder &b, Location l) {
+        memref::StoreOp::create(b, l, elements[s], op.getBase(), index);
+      });
     }
     rewriter.eraseOp(op);
     return success();
@@ -484,12 +478,11 @@ struct RowReduceLowering : OpConversionPattern<RowReduceOp> {
         return B.mul(B.add(rowBase, 16 * i + 8 * r), wn);
       };
       gpu::BarrierOp::create(rewriter, loc); // earlier readers are done
-      scf::IfOp::create(rewriter, loc, leader, [&](OpBuilder &b, Location l) {
+      emitIf(rewriter, loc, leader, [&](OpBuilder &b, Location l) {
         for (int64_t i = 0; i < RM; ++i)
           for (int64_t r = 0; r < 2; ++r)
             memref::StoreOp::create(b, l, rows[i * 2 + r], buffer,
                                     ValueRange{B.add(rowOf(i, r), slot)});
-        scf::YieldOp::create(b, l);
       });
       gpu::BarrierOp::create(rewriter, loc);
       for (int64_t i = 0; i < RM; ++i)

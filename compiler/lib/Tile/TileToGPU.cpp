@@ -289,9 +289,8 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
                                   offsets.at(b, loc, i));
           continue;
         }
-        scf::IfOp::create(b, loc, masks[i], [&](OpBuilder &b, Location l) {
+        emitIf(b, loc, masks[i], [&](OpBuilder &b, Location l) {
           memref::StoreOp::create(b, l, values[i], base, offsets.at(b, l, i));
-          scf::YieldOp::create(b, l);
         });
       }
     };
@@ -308,10 +307,7 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     } else if (masks.empty()) {
       wide(rewriter);
     } else if (bit) {
-      scf::IfOp::create(rewriter, loc, bit, [&](OpBuilder &b, Location l) {
-        wide(b);
-        scf::YieldOp::create(b, l);
-      });
+      emitIf(rewriter, loc, bit, [&](OpBuilder &b, Location) { wide(b); });
     } else {
       scf::IfOp::create(
           rewriter, loc, allOf(rewriter, loc, masks),
@@ -354,14 +350,10 @@ struct AsyncCopyLowering : OpConversionPattern<AsyncCopyOp> {
           b.getIndexAttr(elements), sourceElements,
           wholeLine ? b.getUnitAttr() : UnitAttr());
     };
-    if (Value mask = adaptor.getMask()) {
-      scf::IfOp::create(rewriter, loc, mask, [&](OpBuilder &b, Location l) {
-        copy(b, l);
-        scf::YieldOp::create(b, l);
-      });
-    } else {
+    if (Value mask = adaptor.getMask())
+      emitIf(rewriter, loc, mask, copy);
+    else
       copy(rewriter, loc);
-    }
     rewriter.eraseOp(op);
     return success();
   }
@@ -571,12 +563,11 @@ struct ColumnSumLowering : OpConversionPattern<ColumnSumOp> {
     gpu::BarrierOp::create(b, loc); // the previous sum's readers are done
     Value writes = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                          lane, idx(rowThreads));
-    scf::IfOp::create(b, loc, writes, [&](OpBuilder &b, Location l) {
+    emitIf(b, loc, writes, [&](OpBuilder &b, Location l) {
       access(b,
              arith::AddIOp::create(
                  b, l, arith::MulIOp::create(b, l, warp, idx(columns)), column),
              sum);
-      scf::YieldOp::create(b, l);
     });
     gpu::BarrierOp::create(b, loc);
     Value total;
@@ -681,6 +672,14 @@ struct ElementwiseLowering : ConversionPattern {
 };
 
 } // namespace
+
+void emitIf(OpBuilder &b, Location loc, Value condition,
+            llvm::function_ref<void(OpBuilder &, Location)> then) {
+  scf::IfOp::create(b, loc, condition, [&](OpBuilder &b, Location l) {
+    then(b, l);
+    scf::YieldOp::create(b, l);
+  });
+}
 
 Value shuffleLanes(OpBuilder &b, Location loc, Value x, int64_t offset,
                    gpu::ShuffleMode mode) {
