@@ -8,6 +8,7 @@ usage: check_sympow_bench.py SYMPOW_BENCH WORK_DIR
 """
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -64,6 +65,11 @@ def check_schema(doc, tokens):
         where = "%s T=%d" % (run["formulation"], run["T"])
         if not run.get("check", {}).get("passed"):
             fail(where + ": the reference check did not pass: %r" % run.get("check"))
+        # How close it came: y's error as a share of SPEC's bound, in (0, 1].
+        share = re.search(r"error / bound: y ([0-9.e+-]+)",
+                          run["check"].get("message", ""))
+        if not share or not 0 < float(share.group(1)) <= 1:
+            fail(where + ": no share of the bound for y in %r" % run["check"])
         names = [k["name"] for k in run["kernels"]]
         if run["formulation"] == "chunked" and names != [
                 "chunk_state_pass", "chunk_output"]:

@@ -613,9 +613,12 @@ int main(int argc, char **argv) {
             want.error.empty()
                 ? check::mismatch(got, want, request.spec.dtype, state)
                 : "the reference failed: " + want.error;
-        checkText = problem.empty()
-                        ? "matches the reference within SPEC"
-                        : "DOES NOT match the reference: " + problem;
+        checkText =
+            problem.empty()
+                ? "matches the reference within SPEC (error / bound: " +
+                      check::errorShares(got, want, request.spec.dtype, state) +
+                      ")"
+                : "DOES NOT match the reference: " + problem;
         allChecked &= problem.empty();
       }
 

@@ -10,6 +10,7 @@
 #include "sympow/Runtime/HostLayer.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <limits>
@@ -217,23 +218,42 @@ KernelResult runLayer(const AttentionKernelSpec &spec,
   return CompiledLayer(spec, formulation, chunk, target, cacheDir).run(layer);
 }
 
+std::vector<ErrorAgainstBound> errors(const KernelResult &got,
+                                      const ReferenceResult &want,
+                                      ElementKind dtype, bool state) {
+  std::vector<ErrorAgainstBound> out;
+  auto add = [&](const char *name, const std::vector<double> &a,
+                 const std::vector<double> &b, double bound) {
+    out.push_back({name, maxAbsDiff(a, b), bound});
+  };
+  double tol = dtype == ElementKind::F32 ? 1e-4 : 1e-2;
+  add("y", got.y, want.y, tol * maxAbs(want.y));
+  if (state) {
+    add("S", got.s, want.s, 1e-4 * maxAbs(want.s));
+    add("Z", got.z, want.z, 1e-4 * maxAbs(want.z));
+    add("c", got.c, want.c, 1e-9 * (1 + maxAbs(want.c)));
+  }
+  return out;
+}
+
 std::string mismatch(const KernelResult &got, const ReferenceResult &want,
                      ElementKind dtype, bool state) {
   std::string out;
-  auto check = [&](const char *name, const std::vector<double> &a,
-                   const std::vector<double> &b, double bound) {
-    double error = maxAbsDiff(a, b);
-    if (!(error <= bound))
-      out += std::string(out.empty() ? "" : "\n") + name + ": max error " +
-             std::to_string(error) + " exceeds SPEC's bound " +
-             std::to_string(bound);
-  };
-  double tol = dtype == ElementKind::F32 ? 1e-4 : 1e-2;
-  check("y", got.y, want.y, tol * maxAbs(want.y));
-  if (state) {
-    check("S", got.s, want.s, 1e-4 * maxAbs(want.s));
-    check("Z", got.z, want.z, 1e-4 * maxAbs(want.z));
-    check("c", got.c, want.c, 1e-9 * (1 + maxAbs(want.c)));
+  for (const ErrorAgainstBound &e : errors(got, want, dtype, state))
+    if (!(e.error <= e.bound))
+      out += std::string(out.empty() ? "" : "\n") + e.name + ": max error " +
+             std::to_string(e.error) + " exceeds SPEC's bound " +
+             std::to_string(e.bound);
+  return out;
+}
+
+std::string errorShares(const KernelResult &got, const ReferenceResult &want,
+                        ElementKind dtype, bool state) {
+  std::string out;
+  for (const ErrorAgainstBound &e : errors(got, want, dtype, state)) {
+    char share[32];
+    std::snprintf(share, sizeof share, "%.2g", e.error / e.bound);
+    out += std::string(out.empty() ? "" : ", ") + e.name + " " + share;
   }
   return out;
 }

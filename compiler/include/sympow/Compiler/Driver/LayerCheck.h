@@ -71,12 +71,27 @@ KernelResult runLayer(const AttentionKernelSpec &spec,
 ReferenceResult runReference(const AttentionKernelSpec &spec,
                              const LayerCase &layer);
 
+/// One quantity's largest error against its bound in SPEC.
+struct ErrorAgainstBound {
+  const char *name; // y, S, Z or c
+  double error, bound;
+};
+/// y's (and with `state` S's, Z's and c's) max |got - want| and SPEC's
+/// bound for it (below).
+std::vector<ErrorAgainstBound> errors(const KernelResult &got,
+                                      const ReferenceResult &want,
+                                      ElementKind dtype, bool state);
+
 /// Compares `got` with `want` within SPEC's accuracy: y to 1e-4 (f32
 /// inputs) or 1e-2 (bf16/f16) of max|y|; with `state`, S and Z to 1e-4 (they
 /// are f32 whatever the inputs) and c to 1e-9. Empty when they match, else
 /// one line per quantity off, with the error and the bound.
 std::string mismatch(const KernelResult &got, const ReferenceResult &want,
                      ElementKind dtype, bool state);
+/// Each quantity's error as a share of its bound ("y 0.12, S 0.003, ..."):
+/// how close a run that matches came to SPEC's limit.
+std::string errorShares(const KernelResult &got, const ReferenceResult &want,
+                        ElementKind dtype, bool state);
 
 double maxAbs(const std::vector<double> &x);
 /// max_i |a_i - b_i|; infinity if the sizes differ or a value is NaN.
