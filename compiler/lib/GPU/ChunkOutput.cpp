@@ -362,11 +362,14 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // Head dims are multiples of 16, so [S | Z]'s rows of e + 8 columns
     // are an odd number of 16-byte runs: ldmatrix takes them unpadded.
     assert(VS == NV && "staged state rows are as dense as the chunk state's");
+    // The state row of (a, b) is a (2 d - 1 - a) / 2 + b.
+    auto rowOfB0 = [&](Value a) {
+      return E.div(E.mul(a, E.sub(E.idx(2 * s.d - 1), a)), E.idx(2));
+    };
     // The copies of the step (a, r0) into the buffer of `parity`: F rows
     // j, zeros where r0 + j is below a or past the last dim.
     auto copyStep = [&](Value a, Value r0, Value parity) {
-      Value rowOfB0 = E.div(E.mul(a, E.sub(E.idx(2 * s.d - 1), a)), E.idx(2));
-      Value rowsStart = E.add(rowOfB0, r0);
+      Value rowsStart = E.add(rowOfB0(a), r0);
       Value to = E.sub(E.idx(s.d), r0), buffer = E.mul(parity, E.idx(F * VS));
       constexpr int64_t L = 8;
       std::array<Value, 2> halves = {rowsHi, rowsLo};
@@ -425,9 +428,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                 buffer = E.mul(parity, E.idx(F * VS));
               } else {
                 gpu::BarrierOp::create(b, loc); // the previous dots' readers
-                Value rowOfB0 =
-                    E.div(E.mul(a, E.sub(E.idx(2 * s.d - 1), a)), E.idx(2));
-                stageState(E.add(rowOfB0, E.idx(r0)), rowsHere,
+                stageState(E.add(rowOfB0(a), E.idx(r0)), rowsHere,
                            i == 0 ? E.sub(a, E.idx(a0)) : Value(),
                            E.idx(s.d - r0));
                 gpu::BarrierOp::create(b, loc);
