@@ -609,16 +609,16 @@ int main(int argc, char **argv) {
         progress("  checking y against the f64 reference on the CPU "
                  "(--no-check skips it)");
         check::ReferenceResult want = check::runReference(request.spec, layer);
-        std::string problem =
-            want.error.empty()
-                ? check::mismatch(got, want, request.spec.dtype, state)
-                : "the reference failed: " + want.error;
-        checkText =
-            problem.empty()
-                ? "matches the reference within SPEC (error / bound: " +
-                      check::errorShares(got, want, request.spec.dtype, state) +
-                      ")"
-                : "DOES NOT match the reference: " + problem;
+        std::vector<check::ErrorAgainstBound> errors;
+        if (want.error.empty())
+          errors = check::errors(got, want, request.spec.dtype, state);
+        std::string problem = want.error.empty()
+                                  ? check::mismatch(errors)
+                                  : "the reference failed: " + want.error;
+        checkText = problem.empty()
+                        ? "matches the reference within SPEC (error / bound: " +
+                              check::errorShares(errors) + ")"
+                        : "DOES NOT match the reference: " + problem;
         allChecked &= problem.empty();
       }
 

@@ -238,8 +238,12 @@ std::vector<ErrorAgainstBound> errors(const KernelResult &got,
 
 std::string mismatch(const KernelResult &got, const ReferenceResult &want,
                      ElementKind dtype, bool state) {
+  return mismatch(errors(got, want, dtype, state));
+}
+
+std::string mismatch(const std::vector<ErrorAgainstBound> &errors) {
   std::string out;
-  for (const ErrorAgainstBound &e : errors(got, want, dtype, state))
+  for (const ErrorAgainstBound &e : errors)
     if (!(e.error <= e.bound))
       out += std::string(out.empty() ? "" : "\n") + e.name + ": max error " +
              std::to_string(e.error) + " exceeds SPEC's bound " +
@@ -247,10 +251,9 @@ std::string mismatch(const KernelResult &got, const ReferenceResult &want,
   return out;
 }
 
-std::string errorShares(const KernelResult &got, const ReferenceResult &want,
-                        ElementKind dtype, bool state) {
+std::string errorShares(const std::vector<ErrorAgainstBound> &errors) {
   std::string out;
-  for (const ErrorAgainstBound &e : errors(got, want, dtype, state)) {
+  for (const ErrorAgainstBound &e : errors) {
     char share[32];
     std::snprintf(share, sizeof share, "%.2g", e.error / e.bound);
     out += std::string(out.empty() ? "" : ", ") + e.name + " " + share;

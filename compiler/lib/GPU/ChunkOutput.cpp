@@ -366,11 +366,13 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     auto rowOfB0 = [&](Value a) {
       return E.div(E.mul(a, E.sub(E.idx(2 * s.d - 1), a)), E.idx(2));
     };
+    // Where the buffer of `parity` (0 or 1) starts in the row arrays.
+    auto bufferAt = [&](Value parity) { return E.mul(parity, E.idx(F * VS)); };
     // The copies of the step (a, r0) into the buffer of `parity`: F rows
     // j, zeros where r0 + j is below a or past the last dim.
     auto copyStep = [&](Value a, Value r0, Value parity) {
       Value rowsStart = E.add(rowOfB0(a), r0);
-      Value to = E.sub(E.idx(s.d), r0), buffer = E.mul(parity, E.idx(F * VS));
+      Value to = E.sub(E.idx(s.d), r0), buffer = bufferAt(parity);
       constexpr int64_t L = 8;
       std::array<Value, 2> halves = {rowsHi, rowsLo};
       for (int64_t half : {0, 1}) {
@@ -425,7 +427,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                              other);
                   });
                 }
-                buffer = E.mul(parity, E.idx(F * VS));
+                buffer = bufferAt(parity);
               } else {
                 gpu::BarrierOp::create(b, loc); // the previous dots' readers
                 stageState(E.add(rowOfB0(a), E.idx(r0)), rowsHere,

@@ -88,10 +88,11 @@ std::vector<ErrorAgainstBound> errors(const KernelResult &got,
 /// one line per quantity off, with the error and the bound.
 std::string mismatch(const KernelResult &got, const ReferenceResult &want,
                      ElementKind dtype, bool state);
+/// The same from errors() already taken.
+std::string mismatch(const std::vector<ErrorAgainstBound> &errors);
 /// Each quantity's error as a share of its bound ("y 0.12, S 0.003, ..."):
 /// how close a run that matches came to SPEC's limit.
-std::string errorShares(const KernelResult &got, const ReferenceResult &want,
-                        ElementKind dtype, bool state);
+std::string errorShares(const std::vector<ErrorAgainstBound> &errors);
 
 double maxAbs(const std::vector<double> &x);
 /// max_i |a_i - b_i|; infinity if the sizes differ or a value is NaN.
