@@ -1,6 +1,7 @@
 //===- WarpTest.cpp - The runtime's warp collectives, directly ------------===//
 
 #include "Warp.h"
+#include "Warpgroup.h"
 
 #include "sympow/Emulator/ABI.h"
 
@@ -135,6 +136,56 @@ TEST(Warp, UnsupportedMmaShapesAreNamed) {
   EXPECT_NE(warp::mmaUnsupported(8, 8, 4, emuabi::F16, emuabi::F32), "");
   EXPECT_NE(warp::mmaUnsupported(16, 8, 16, emuabi::BF16, emuabi::F16), "");
   EXPECT_EQ(warp::mmaUnsupported(16, 8, 16, emuabi::F16, emuabi::F16), "");
+}
+
+TEST(Warpgroup, DescriptorFieldsSitWhereThePtxTableSays) {
+  // Start 0x2a30 >> 4 in bits 0-13, leading 1152 >> 4 in 16-29, stride
+  // 128 >> 4 in 32-45, base offset 0 in 49-51, 128-byte swizzle (1) in 62-63.
+  uint64_t bits = (0x2a30u >> 4) | uint64_t(1152 >> 4) << 16 |
+                  uint64_t(128 >> 4) << 32 | uint64_t(1) << 62;
+  warpgroup::MatrixDescriptor d = warpgroup::decode(bits);
+  EXPECT_EQ(d.start, 0x2a30u);
+  EXPECT_EQ(d.leading, 1152u);
+  EXPECT_EQ(d.stride, 128u);
+  EXPECT_EQ(d.swizzle, 128);
+  EXPECT_TRUE(warpgroup::unsupported(d).empty());
+  EXPECT_EQ(warpgroup::decode(uint64_t(2) << 62).swizzle, 64);
+  EXPECT_EQ(warpgroup::decode(uint64_t(3) << 62).swizzle, 32);
+  // A base offset is reported, not read past.
+  EXPECT_FALSE(
+      warpgroup::unsupported(warpgroup::decode(uint64_t(5) << 49)).empty());
+  // Bits outside the fields do not leak into them.
+  EXPECT_EQ(warpgroup::decode(~uint64_t(0) & ~(uint64_t(0x3fff) << 16)).leading,
+            0u);
+}
+
+TEST(Warpgroup, SwizzlePermutesSixteenByteUnitsWithinEachRow) {
+  // 128-byte swizzle, K-major: row r of a pattern keeps its 128 bytes, its
+  // 16-byte unit u moves to u ^ (r % 8); elements stay in their unit.
+  warpgroup::MatrixDescriptor d{0, 16, 1024, 128, 0};
+  for (int r = 0; r < 16; ++r)
+    for (int k = 0; k < 16; ++k) {
+      uint32_t a = warpgroup::elementAddress(d, false, r, k);
+      EXPECT_EQ(a / 128, uint32_t(r)) << r << ", " << k;
+      EXPECT_EQ((a % 128) / 16, uint32_t((k / 8) ^ (r % 8))) << r << ", " << k;
+      EXPECT_EQ(a % 16, uint32_t(k % 8) * 2);
+    }
+  // Without a swizzle, K-major core matrices: rows 16 bytes apart, the
+  // second 8 columns `leading` on, the next 8 rows `stride` on.
+  warpgroup::MatrixDescriptor plain{256, 1024, 128, 0, 0};
+  EXPECT_EQ(warpgroup::elementAddress(plain, false, 9, 10),
+            256u + 1 * 16 + 1 * 128 + 1 * 1024 + 2 * 2);
+  // MN-major: 8 contiguous MN elements, k rows 16 bytes apart.
+  EXPECT_EQ(warpgroup::elementAddress(plain, true, 9, 10),
+            256u + 1 * 2 + 1 * 128 + 2 * 16 + 1 * 1024);
+}
+
+TEST(Warpgroup, AccumulatorsFollowMmaSyncPerWarp) {
+  EXPECT_EQ(warpgroup::accumulatorCoord(0, 0), (std::pair<int, int>{0, 0}));
+  EXPECT_EQ(warpgroup::accumulatorCoord(5, 3), (std::pair<int, int>{9, 3}));
+  EXPECT_EQ(warpgroup::accumulatorCoord(37, 6), (std::pair<int, int>{25, 10}));
+  EXPECT_EQ(warpgroup::accumulatorCoord(127, 35),
+            (std::pair<int, int>{63, 71}));
 }
 
 } // namespace

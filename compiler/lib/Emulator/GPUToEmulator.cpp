@@ -330,7 +330,8 @@ struct GPUToEmulator
         lowerFlushMath(fn);
         if (checkAccesses && failed(instrumentAccesses(fn, calls)))
           return signalPassFailure();
-        if (failed(lowerGpuOps(fn, calls)))
+        if (failed(lowerWarpgroupOps(fn, calls)) ||
+            failed(lowerGpuOps(fn, calls)))
           return signalPassFailure();
       }
       // Per kernel: static workgroup bytes and the block size it was built

@@ -15,6 +15,38 @@ using namespace mlir;
 using namespace sympow::emulator;
 namespace abi = sympow::emu::abi;
 
+// An alloca in a loop would grow the fiber's stack: once, at the entry.
+Value sympow::emulator::scratch(Operation *fn, VectorType type) {
+  auto body = cast<FunctionOpInterface>(fn);
+  OpBuilder b(fn->getContext());
+  b.setInsertionPointToStart(&body.getFunctionBody().front());
+  auto memrefType =
+      MemRefType::get({type.getNumElements()}, type.getElementType());
+  return memref::AllocaOp::create(b, fn->getLoc(), memrefType);
+}
+
+Value sympow::emulator::pointerOf(OpBuilder &b, Location loc, Value memref) {
+  Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), p);
+}
+
+void sympow::emulator::storeFlat(OpBuilder &b, Location loc, Value v,
+                                 Value buffer, RuntimeCalls &calls) {
+  auto type = cast<VectorType>(v.getType());
+  auto flat = VectorType::get({type.getNumElements()}, type.getElementType());
+  Value f = vector::ShapeCastOp::create(b, loc, flat, v);
+  vector::StoreOp::create(b, loc, f, buffer,
+                          ValueRange{calls.index(b, loc, 0)});
+}
+
+Value sympow::emulator::loadFlat(OpBuilder &b, Location loc, VectorType type,
+                                 Value buffer, RuntimeCalls &calls) {
+  auto flat = VectorType::get({type.getNumElements()}, type.getElementType());
+  Value f = vector::LoadOp::create(b, loc, flat, buffer,
+                                   ValueRange{calls.index(b, loc, 0)});
+  return vector::ShapeCastOp::create(b, loc, type, f);
+}
+
 namespace {
 
 Value query(OpBuilder &b, Location loc, int32_t what, RuntimeCalls &calls) {
@@ -25,40 +57,6 @@ Value query(OpBuilder &b, Location loc, int32_t what, RuntimeCalls &calls) {
 
 int32_t dim(gpu::Dimension d) {
   return d == gpu::Dimension::x ? 0 : d == gpu::Dimension::y ? 1 : 2;
-}
-
-/// Scratch memory for a collective's operands, allocated once at the
-/// function's entry (an alloca in a loop would grow the fiber's stack).
-Value scratch(Operation *fn, VectorType type) {
-  auto body = cast<FunctionOpInterface>(fn);
-  OpBuilder b(fn->getContext());
-  b.setInsertionPointToStart(&body.getFunctionBody().front());
-  auto memrefType =
-      MemRefType::get({type.getNumElements()}, type.getElementType());
-  return memref::AllocaOp::create(b, fn->getLoc(), memrefType);
-}
-
-Value pointerOf(OpBuilder &b, Location loc, Value memref) {
-  Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  return arith::IndexCastOp::create(b, loc, b.getI64Type(), p);
-}
-
-/// Stores `v` (any shape) into `buffer` as a flat vector.
-void storeFlat(OpBuilder &b, Location loc, Value v, Value buffer,
-               RuntimeCalls &calls) {
-  auto type = cast<VectorType>(v.getType());
-  auto flat = VectorType::get({type.getNumElements()}, type.getElementType());
-  Value f = vector::ShapeCastOp::create(b, loc, flat, v);
-  vector::StoreOp::create(b, loc, f, buffer,
-                          ValueRange{calls.index(b, loc, 0)});
-}
-
-Value loadFlat(OpBuilder &b, Location loc, VectorType type, Value buffer,
-               RuntimeCalls &calls) {
-  auto flat = VectorType::get({type.getNumElements()}, type.getElementType());
-  Value f = vector::LoadOp::create(b, loc, flat, buffer,
-                                   ValueRange{calls.index(b, loc, 0)});
-  return vector::ShapeCastOp::create(b, loc, type, f);
 }
 
 int32_t mmaType(Type t) {

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace sympow::emulator {
@@ -73,6 +74,23 @@ void insertOperationCounts(mlir::Operation *fn, RuntimeCalls &calls);
 /// math.log2 with the flushes the hardware makes: a result below 2^-126
 /// is +0, a subnormal input of log2 a signed 0.
 void lowerFlushMath(mlir::Operation *fn);
+
+/// Scratch memory for a collective's operands (a memref of `type`'s
+/// elements), allocated once at the entry of `fn`.
+mlir::Value scratch(mlir::Operation *fn, mlir::VectorType type);
+/// The address of `memref`'s data as an i64.
+mlir::Value pointerOf(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Value memref);
+/// Stores the vector `v` (any shape) into `buffer` flat, and loads it back.
+void storeFlat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+               mlir::Value buffer, RuntimeCalls &calls);
+mlir::Value loadFlat(mlir::OpBuilder &b, mlir::Location loc,
+                     mlir::VectorType type, mlir::Value buffer,
+                     RuntimeCalls &calls);
+
+/// Replaces the sympow_tile.warpgroup_* ops and async_proxy_fence in `fn`
+/// by runtime calls (the emulator's warpgroup collective).
+mlir::LogicalResult lowerWarpgroupOps(mlir::Operation *fn, RuntimeCalls &calls);
 
 /// Replaces thread/block ids, barriers, shuffles and nvgpu ops in `fn` by
 /// runtime calls.

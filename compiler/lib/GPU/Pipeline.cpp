@@ -50,6 +50,7 @@ void buildGpuToNVVMPipeline(OpPassManager &pm,
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSympowLowerBF16MmaSync());
   kernels.addPass(createSympowLowerFlushMath());
+  kernels.addPass(createSympowLowerWarpgroupMma());
   kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createSCFToControlFlowPass());
 
@@ -63,6 +64,8 @@ void buildGpuToNVVMPipeline(OpPassManager &pm,
 
   OpPassManager &lower = pm.nest<gpu::GPUModuleOp>();
   lower.addPass(createConvertGpuOpsToNVVMOps());
+  // NVVM ops written as inline PTX (wgmma.mma_async).
+  lower.addPass(createConvertNVVMToLLVMPass());
   lower.addPass(createCanonicalizerPass());
   lower.addPass(createCSEPass());
   lower.addPass(createReconcileUnrealizedCastsPass());

@@ -76,6 +76,10 @@ void TileDialect::initialize() {
 #define GET_OP_LIST
 #include "sympow/Compiler/Tile/TileDotOps.cpp.inc"
       >();
+  addOperations<
+#define GET_OP_LIST
+#include "sympow/Compiler/Tile/TileWarpgroupOps.cpp.inc"
+      >();
 }
 
 namespace sympow::tile {

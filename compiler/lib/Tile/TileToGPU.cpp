@@ -757,6 +757,9 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
                          vector::VectorDialect, nvgpu::NVGPUDialect>();
   target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
       [&](Operation *op) { return converter.isLegal(op); });
+  // Thread-level ops, each target lowers them.
+  target.addLegalOp<WarpgroupDescriptorOp, WarpgroupFenceOp, AsyncProxyFenceOp,
+                    WarpgroupMmaOp, WarpgroupCommitOp, WarpgroupWaitOp>();
   target.addDynamicallyLegalOp<Exp2FtzOp, Log2FtzOp>(
       [&](Operation *op) { return converter.isLegal(op); });
   RewritePatternSet patterns(ctx);

@@ -3,6 +3,7 @@
 #include "Block.h"
 #include "Coalescing.h"
 #include "Warp.h"
+#include "Warpgroup.h"
 
 #include "sympow/Emulator/ABI.h"
 
@@ -166,6 +167,12 @@ void BlockRunner::runBlock() {
     t.pending.clear();
     t.groupEnds.clear();
     t.groupsCommitted = 0;
+    for (WgmmaResult &r : t.wgmma)
+      r = WgmmaResult();
+    t.wgmmaIssued = 0;
+    t.wgmmaCommitted = t.wgmmaCompleted = 0;
+    t.wgmmaFenced = false;
+    t.proxyFences = 0;
     t.accesses.clear();
     t.fiber.reset(fiberMain, &scheduler);
   }
@@ -195,6 +202,34 @@ void BlockRunner::runBlock() {
         ++first;
       if (first == end)
         continue;
+      if (threads[first].op.kind == WarpOpKind::Wgmma) {
+        // A warpgroup collective: the four warps of 128 threads.
+        size_t groupBegin = w / 4 * warpgroup::kThreads;
+        size_t groupEnd =
+            std::min<size_t>(groupBegin + warpgroup::kThreads, threads.size());
+        bool all = groupEnd - groupBegin == warpgroup::kThreads;
+        for (size_t i = groupBegin; i < groupEnd && all; ++i)
+          all = threads[i].status == ThreadStatus::AtWarpOp &&
+                threads[i].op.kind == WarpOpKind::Wgmma;
+        if (!all && groupEnd - groupBegin < warpgroup::kThreads) {
+          report(ReportKind::Unsupported, &threads[first],
+                 "warpgroup MMA in a partial warpgroup in " +
+                     where(&threads[first]) + ": " +
+                     siteText(threads[first].op.site) +
+                     " needs blocks of a multiple of 128 threads",
+                 threads[first].op.site);
+          blockFailed = true;
+          launch.stop = true;
+          return;
+        }
+        if (!all)
+          continue;
+        runWarpgroupOp(static_cast<unsigned>(w / 4));
+        if (blockFailed)
+          return;
+        released = true;
+        continue;
+      }
       size_t needed = end - begin;
       if (threads[first].op.kind == WarpOpKind::Shuffle)
         needed = std::min<size_t>(needed, static_cast<size_t>(std::clamp(
@@ -395,6 +430,7 @@ bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
       s.writeEpoch = epoch;
       s.writer = t.linear;
       s.writeSite = site;
+      s.writerProxyFences = t.proxyFences;
     }
     if (flags & abi::Read) {
       if (s.readEpoch != epoch) {
@@ -656,6 +692,291 @@ void BlockRunner::runWarpOp(unsigned w) {
   for (size_t i = begin; i < end; ++i)
     if (waiting(i))
       threads[i].status = ThreadStatus::Ready;
+}
+
+// --- Warpgroup MMA ---------------------------------------------------------
+
+namespace {
+
+// A wgmma's result is undefined until its wait: the thread's registers get
+// quiet NaNs whose payload names the MMA (15 bits of its id) and the
+// element (7 bits), and the wait's results turn them into the values.
+constexpr uint32_t kPlaceholder = 0x7fc00000u;
+constexpr uint32_t kIdMask = 0x7fff;
+
+float placeholder(uint32_t id, int i) {
+  uint32_t bits = kPlaceholder | (id & kIdMask) << 7 | (uint32_t(i) & 0x7f);
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// The MMA id and element a placeholder names; id 0 if `f` is none.
+std::pair<uint32_t, int> placeholderOf(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if ((bits & 0xffc00000u) != kPlaceholder)
+    return {0, 0};
+  return {(bits >> 7) & kIdMask, static_cast<int>(bits & 0x7f)};
+}
+
+} // namespace
+
+void BlockRunner::reportAsyncOrder(ThreadState &t, const std::string &message,
+                                   const char *site) {
+  report(ReportKind::AsyncOrder, &t, message + " in " + where(&t), site);
+  blockFailed = true;
+  launch.stop = true;
+}
+
+bool BlockRunner::readWgmmaOperand(ThreadState &t, uint32_t address,
+                                   const char *what, uint16_t &bits) {
+  const char *site = t.op.site;
+  if (address + 2 > sharedBytes) {
+    std::ostringstream os;
+    os << "out-of-bounds read of wgmma operand " << what
+       << " at workgroup byte offset " << address << " of the block's "
+       << sharedBytes << " bytes in " << where(&t) << ": " << siteText(site);
+    report(ReportKind::OutOfBounds, &t, os.str(), site);
+    launch.stop = true;
+    return false;
+  }
+  int64_t addr = reinterpret_cast<int64_t>(sharedBase + address);
+  if (!access(t, addr, 2, reinterpret_cast<int64_t>(sharedBase),
+              static_cast<int64_t>(sharedBytes),
+              abi::Read | abi::Workgroup << abi::SpaceShift, site))
+    return false;
+  if (int64_t offset = shadowOffset(addr, 2); offset >= 0) {
+    // wgmma reads through the async proxy: the writer must have run
+    // fence.proxy.async since its write.
+    const Shadow &s = shadow[offset];
+    if (s.writeEpoch >= blockEpoch &&
+        threads[s.writer].proxyFences == s.writerProxyFences) {
+      bool first;
+      {
+        std::lock_guard<std::mutex> lock(launch.mutex);
+        first = launch.racesSeen.insert({s.writeSite, site}).second;
+      }
+      if (first) {
+        std::ostringstream os;
+        os << "race on workgroup memory at byte offset " << offset << " in "
+           << where(nullptr) << ": wgmma operand " << what << " read by "
+           << siteText(site) << " was written by thread "
+           << threads[s.writer].tid.str() << " (" << siteText(s.writeSite)
+           << "), which ran no fence.proxy.async "
+              "(sympow_tile.async_proxy_fence) after the write";
+        Report r;
+        r.kind = ReportKind::Race;
+        r.kernel = launch.kernel.name;
+        r.block = blockId;
+        r.thread = t.tid;
+        r.otherThread = threads[s.writer].tid;
+        r.site = siteText(site);
+        r.otherSite = siteText(s.writeSite);
+        r.space = abi::Workgroup;
+        r.offset = offset;
+        r.message = os.str();
+        launch.addReport(std::move(r));
+      }
+      launch.stop = true;
+      return false;
+    }
+  }
+  std::memcpy(&bits, sharedBase + address, 2);
+  return true;
+}
+
+int64_t BlockRunner::wgmmaStart(ThreadState &t, int64_t addr,
+                                const char *site) {
+  auto *p = reinterpret_cast<uint8_t *>(addr);
+  if (p < sharedBase || p >= sharedBase + sharedBytes) {
+    report(ReportKind::OutOfBounds, &t,
+           "wgmma matrix descriptor of an address outside the block's "
+           "workgroup memory in " +
+               where(&t) + ": " + siteText(site),
+           site);
+    launch.stop = true;
+    abortThread(t);
+  }
+  if (!aligned(t, p - sharedBase, 16, "wgmma matrix start", site))
+    abortThread(t);
+  return p - sharedBase;
+}
+
+void BlockRunner::runWarpgroupOp(unsigned group) {
+  size_t begin = group * warpgroup::kThreads;
+  ThreadState &first = threads[begin];
+  const WarpOp &op = first.op;
+  auto fail = [&] {
+    blockFailed = true;
+    launch.stop = true;
+  };
+  for (size_t i = begin; i < begin + warpgroup::kThreads; ++i) {
+    const WarpOp &o = threads[i].op;
+    if (o.site != op.site || o.descA != op.descA || o.descB != op.descB ||
+        o.n != op.n || o.abType != op.abType || o.flags != op.flags) {
+      report(ReportKind::DivergentWarpOp, &threads[i],
+             "divergent warpgroup MMA in " + where(&threads[i]) +
+                 ": the thread waits at " + siteText(o.site) +
+                 " with other operands than thread " + first.tid.str() +
+                 " at " + siteText(op.site),
+             o.site);
+      return fail();
+    }
+    if (!threads[i].wgmmaFenced)
+      return reportAsyncOrder(
+          threads[i],
+          "wgmma without a wgmma.fence (sympow_tile.warpgroup_fence) since "
+          "the thread's last wait or its start: " +
+              siteText(op.site),
+          op.site);
+  }
+  warpgroup::MatrixDescriptor da = warpgroup::decode(op.descA),
+                              db = warpgroup::decode(op.descB);
+  for (const warpgroup::MatrixDescriptor *d : {&da, &db})
+    if (std::string why = warpgroup::unsupported(*d); !why.empty()) {
+      report(ReportKind::Unsupported, &first,
+             "unsupported wgmma descriptor in " + where(&first) + ": " + why +
+                 ": " + siteText(op.site),
+             op.site);
+      return fail();
+    }
+  int n = op.n;
+  bool transA = op.flags & abi::TransposeA, transB = op.flags & abi::TransposeB;
+  auto value = [&](uint16_t bits) {
+    return op.abType == abi::F16 ? halfToFloat(bits) : bf16ToFloat(bits);
+  };
+  std::vector<float> a(warpgroup::kRows * warpgroup::kDepth),
+      b(warpgroup::kDepth * n);
+  uint16_t bits;
+  for (int m = 0; m < warpgroup::kRows; ++m)
+    for (int k = 0; k < warpgroup::kDepth; ++k) {
+      if (!readWgmmaOperand(first, warpgroup::elementAddress(da, transA, m, k),
+                            "A", bits))
+        return fail();
+      a[m * warpgroup::kDepth + k] = value(bits);
+    }
+  for (int k = 0; k < warpgroup::kDepth; ++k)
+    for (int c = 0; c < n; ++c) {
+      if (!readWgmmaOperand(first, warpgroup::elementAddress(db, transB, c, k),
+                            "B", bits))
+        return fail();
+      b[k * n + c] = value(bits);
+    }
+  // C: the thread's accumulators, placeholders of earlier MMAs replaced
+  // (a chain on one accumulator is ordered without a wait).
+  std::vector<std::vector<float>> cs(warpgroup::kThreads),
+      ds(warpgroup::kThreads, std::vector<float>(n / 2));
+  const float *cp[warpgroup::kThreads];
+  float *dp[warpgroup::kThreads];
+  for (unsigned t = 0; t < warpgroup::kThreads; ++t) {
+    ThreadState &th = threads[begin + t];
+    dp[t] = ds[t].data();
+    cp[t] = nullptr;
+    if (!(op.flags & abi::Accumulate))
+      continue;
+    cs[t].assign(static_cast<const float *>(th.op.c),
+                 static_cast<const float *>(th.op.c) + n / 2);
+    for (float &f : cs[t]) {
+      auto [id, i] = placeholderOf(f);
+      if (!id)
+        continue;
+      const WgmmaResult &r = th.wgmma[id % ThreadState::kWgmmaSlots];
+      if (r.id != id || i >= static_cast<int>(r.values.size()))
+        return reportAsyncOrder(
+            th,
+            "wgmma accumulates a placeholder of an MMA no longer tracked "
+            "(more than 32 MMAs since it was issued): " +
+                siteText(op.site),
+            op.site);
+      f = r.values[i];
+    }
+    cp[t] = cs[t].data();
+  }
+  warpgroup::multiply(n, a.data(), b.data(), cp, dp);
+  for (unsigned t = 0; t < warpgroup::kThreads; ++t) {
+    ThreadState &th = threads[begin + t];
+    uint32_t id = ++th.wgmmaIssued & kIdMask;
+    if (!id)
+      id = ++th.wgmmaIssued & kIdMask;
+    WgmmaResult &r = th.wgmma[id % ThreadState::kWgmmaSlots];
+    r.id = id;
+    r.group = -1;
+    r.site = op.site;
+    r.values = std::move(ds[t]);
+    auto *d = static_cast<float *>(th.op.d);
+    for (int i = 0; i < n / 2; ++i)
+      d[i] = placeholder(id, i);
+    th.status = ThreadStatus::Ready;
+  }
+  if (counting) {
+    ++counts.wgmma;
+    counts.wgmmaMultiplyAdds +=
+        uint64_t(warpgroup::kRows) * warpgroup::kDepth * uint64_t(n);
+    // The operands leave workgroup memory at its width, 128 bytes a pass:
+    // the canonical layouts are what keeps them free of bank conflicts.
+    uint64_t bytes = 2 * uint64_t(warpgroup::kDepth) * (warpgroup::kRows + n);
+    counts.sharedLoadBytes += bytes;
+    counts.sharedLoadWavefronts += (bytes + 127) / 128;
+  }
+}
+
+void BlockRunner::wgmmaSync(ThreadState &t, int32_t what, int32_t pending,
+                            const char *site) {
+  switch (what) {
+  case abi::Fence:
+    t.wgmmaFenced = true;
+    return;
+  case abi::Commit:
+    ++t.wgmmaCommitted;
+    for (WgmmaResult &r : t.wgmma)
+      if (r.id && r.group < 0)
+        r.group = t.wgmmaCommitted;
+    return;
+  case abi::Wait:
+    t.wgmmaCompleted =
+        std::max(t.wgmmaCompleted, t.wgmmaCommitted - std::max(pending, 0));
+    t.wgmmaFenced = false; // the registers are the thread's again
+    return;
+  case abi::ProxyFence:
+    ++t.proxyFences;
+    return;
+  default:
+    report(ReportKind::Unsupported, &t,
+           "unknown wgmma synchronization " + std::to_string(what), site);
+    launch.stop = true;
+    abortThread(t);
+  }
+}
+
+void BlockRunner::wgmmaResult(ThreadState &t, float *values, int32_t count,
+                              const char *site) {
+  for (int32_t j = 0; j < count; ++j) {
+    auto [id, i] = placeholderOf(values[j]);
+    if (!id)
+      continue;
+    const WgmmaResult &r = t.wgmma[id % ThreadState::kWgmmaSlots];
+    if (r.id != id || i >= static_cast<int>(r.values.size())) {
+      reportAsyncOrder(t,
+                       "wgmma result waited for at " + siteText(site) +
+                           " is of an MMA no longer tracked (more than 32 "
+                           "MMAs since it was issued)",
+                       site);
+      abortThread(t);
+    }
+    if (r.group < 0 || r.group > t.wgmmaCompleted) {
+      reportAsyncOrder(t,
+                       "the result of " + siteText(r.site) + " is read at " +
+                           siteText(site) + " before its group completed (" +
+                           (r.group < 0
+                                ? std::string("no wgmma.commit_group after it")
+                                : "the wait leaves its group running") +
+                           ")",
+                       site);
+      abortThread(t);
+    }
+    values[j] = r.values[i];
+  }
 }
 
 void BlockRunner::completeCopies(ThreadState &t, int32_t keep) {

@@ -86,7 +86,7 @@ struct LaunchContext {
   void addReport(Report report);
 };
 
-enum class WarpOpKind { None, Shuffle, LdMatrix, Mma };
+enum class WarpOpKind { None, Shuffle, LdMatrix, Mma, Wgmma };
 
 /// A lane's part of a warp collective, filled in before it waits.
 struct WarpOp {
@@ -105,6 +105,16 @@ struct WarpOp {
   int32_t m = 0, n = 0, k = 0, abType = 0, cType = 0;
   const void *a = nullptr, *b = nullptr, *c = nullptr;
   void *d = nullptr;
+  // wgmma (a warpgroup collective): n, abType, flags, c and d as above.
+  uint64_t descA = 0, descB = 0;
+};
+
+/// The result of a wgmma as one thread holds it until a wait completes it.
+struct WgmmaResult {
+  uint32_t id = 0;    // 15 bits, never 0; 0: the slot is free
+  int32_t group = -1; // the commit group, -1 before the commit
+  const char *site = nullptr;
+  std::vector<float> values;
 };
 
 /// A cp.async copy issued but not yet waited for.
@@ -137,6 +147,15 @@ struct ThreadState {
   std::vector<PendingCopy> pending;
   std::vector<size_t> groupEnds; // end index in `pending` of each group
   int32_t groupsCommitted = 0;
+  // Warpgroup MMA: results by id % kWgmmaSlots, groups committed and
+  // completed, whether wgmma.fence ran since the last wait, and the
+  // fence.proxy.async this thread has run.
+  static constexpr unsigned kWgmmaSlots = 32;
+  std::vector<WgmmaResult> wgmma = std::vector<WgmmaResult>(kWgmmaSlots);
+  uint32_t wgmmaIssued = 0;
+  int32_t wgmmaCommitted = 0, wgmmaCompleted = 0;
+  bool wgmmaFenced = false;
+  uint32_t proxyFences = 0;
   // Counted accesses since the scheduler's last pass over the block.
   std::vector<AccessRecord> accesses;
   BlockRunner *runner = nullptr;
@@ -178,6 +197,14 @@ public:
   void barrier(ThreadState &t, const char *site);
   /// Waits for the lanes of the warp; `t.op` holds this lane's part.
   void warpOp(ThreadState &t);
+  /// The window address of `addr` for a wgmma descriptor (checked).
+  int64_t wgmmaStart(ThreadState &t, int64_t addr, const char *site);
+  /// wgmma.fence, commit, wait and fence.proxy.async (abi::WgmmaSync).
+  void wgmmaSync(ThreadState &t, int32_t what, int32_t pending,
+                 const char *site);
+  /// Replaces the placeholders among `values` by their MMAs' results.
+  void wgmmaResult(ThreadState &t, float *values, int32_t count,
+                   const char *site);
   /// Completes this thread's cp.async groups older than the newest `keep`.
   void completeCopies(ThreadState &t, int32_t keep);
   /// Marks the workgroup bytes a cp.async will write as in flight.
@@ -196,6 +223,9 @@ private:
     uint32_t writer = 0, reader = 0, reader2 = 0;
     bool twoReaders = false;
     const char *writeSite = nullptr, *readSite = nullptr;
+    // The writer's fence.proxy.async count when it wrote (a wgmma reads
+    // the byte only after the writer fenced again).
+    uint32_t writerProxyFences = 0;
     // cp.async copies issued into this byte and not yet completed.
     uint32_t asyncPending = 0, asyncIssuer = 0;
     const char *asyncSite = nullptr;
@@ -215,6 +245,16 @@ private:
   /// or store (1) bitmap.
   void markDistinct(uint64_t addr, uint64_t bytes, int which);
   void runWarpOp(unsigned warp);
+  /// Runs the wgmma every thread of warpgroup `group` waits at.
+  void runWarpgroupOp(unsigned group);
+  /// Reads the 2-byte operand element at `address` of the window for the
+  /// wgmma of `t`, with the access checks and the async proxy's; false if
+  /// it failed (reported).
+  bool readWgmmaOperand(ThreadState &t, uint32_t address, const char *what,
+                        uint16_t &bits);
+  /// Reports a broken ordering rule of an async operation and stops.
+  void reportAsyncOrder(ThreadState &t, const std::string &message,
+                        const char *site);
   void reportDivergence();
   void reportRace(ThreadState &t, uint32_t other, const char *otherSite,
                   bool otherWrote, bool thisWrites, int64_t offset,

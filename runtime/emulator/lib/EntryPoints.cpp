@@ -131,6 +131,39 @@ void __sympow_emu_async_wait(int32_t pendingGroups) {
   t.runner->completeCopies(t, pendingGroups);
 }
 
+int64_t __sympow_emu_wgmma_start(int64_t addr, const char *site) {
+  ThreadState &t = *currentThread;
+  return t.runner->wgmmaStart(t, addr, site);
+}
+
+void __sympow_emu_wgmma(int64_t descA, int64_t descB, int32_t n,
+                        int32_t inputType, int32_t flags, int64_t c, int64_t d,
+                        const char *site) {
+  ThreadState &t = *currentThread;
+  t.op = WarpOp();
+  t.op.kind = WarpOpKind::Wgmma;
+  t.op.site = site;
+  t.op.descA = static_cast<uint64_t>(descA);
+  t.op.descB = static_cast<uint64_t>(descB);
+  t.op.n = n;
+  t.op.abType = inputType;
+  t.op.flags = flags;
+  t.op.c = reinterpret_cast<const void *>(c);
+  t.op.d = reinterpret_cast<void *>(d);
+  t.runner->warpOp(t);
+}
+
+void __sympow_emu_wgmma_sync(int32_t what, int32_t pending, const char *site) {
+  ThreadState &t = *currentThread;
+  t.runner->wgmmaSync(t, what, pending, site);
+}
+
+void __sympow_emu_wgmma_result(int64_t values, int32_t count,
+                               const char *site) {
+  ThreadState &t = *currentThread;
+  t.runner->wgmmaResult(t, reinterpret_cast<float *>(values), count, site);
+}
+
 void __sympow_emu_count(int64_t fp32Fma, int64_t fp32Alu, int64_t fp64,
                         int64_t sfu, int64_t intAlu) {
   BlockRunner &r = *currentThread->runner;
@@ -160,6 +193,10 @@ std::vector<std::pair<const char *, void *>> sympow::emu::runtimeSymbols() {
       {abi::kAsyncCopy, reinterpret_cast<void *>(&__sympow_emu_async_copy)},
       {abi::kAsyncCommit, reinterpret_cast<void *>(&__sympow_emu_async_commit)},
       {abi::kAsyncWait, reinterpret_cast<void *>(&__sympow_emu_async_wait)},
+      {abi::kWgmmaStart, reinterpret_cast<void *>(&__sympow_emu_wgmma_start)},
+      {abi::kWgmma, reinterpret_cast<void *>(&__sympow_emu_wgmma)},
+      {abi::kWgmmaSync, reinterpret_cast<void *>(&__sympow_emu_wgmma_sync)},
+      {abi::kWgmmaResult, reinterpret_cast<void *>(&__sympow_emu_wgmma_result)},
       {abi::kCount, reinterpret_cast<void *>(&__sympow_emu_count)},
       // Compiler helpers for bf16 that older libgcc lacks.
       {"__truncsfbf2", reinterpret_cast<void *>(&truncSFtoBF)},

@@ -36,6 +36,8 @@ const char *sympow::emu::toString(ReportKind kind) {
     return "invalid-launch";
   case ReportKind::Unsupported:
     return "unsupported";
+  case ReportKind::AsyncOrder:
+    return "async-order";
   }
   return "unknown";
 }

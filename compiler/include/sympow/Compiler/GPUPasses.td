@@ -94,6 +94,24 @@ def SympowLowerFlushMath : Pass<"sympow-lower-flush-math"> {
   ];
 }
 
+def SympowLowerWarpgroupMma : Pass<"sympow-lower-warpgroup-mma"> {
+  let summary = "Lower sympow_tile.warpgroup_* ops to NVVM's wgmma (sm_90a)";
+  let description = [{
+    The warpgroup MMA ops of a distributed kernel (TileWarpgroupOps.td)
+    become `nvvm.wgmma.*` and `nvvm.fence.proxy`: a descriptor from its
+    buffer's address in the workgroup window, the MMA on an `!llvm.struct`
+    of the thread's accumulators, and the wait as inline PTX that takes and
+    returns the accumulators, so that no read of them moves above it. The
+    NVVM pipeline runs it before `convert-gpu-to-nvvm`; the chip must be
+    sm_90a. The emulator lowers the ops itself.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def SympowCheckGpuBinaries : Pass<"sympow-check-gpu-binaries",
                                   "::mlir::ModuleOp"> {
   let summary = "Fail if a gpu.module was not turned into a gpu.binary";

@@ -14,6 +14,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/TensorEncoding.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <utility>
@@ -39,6 +40,8 @@ int64_t getTileThreads(mlir::Type type);
 #include "sympow/Compiler/Tile/TileOps.h.inc"
 #define GET_OP_CLASSES
 #include "sympow/Compiler/Tile/TileDotOps.h.inc"
+#define GET_OP_CLASSES
+#include "sympow/Compiler/Tile/TileWarpgroupOps.h.inc"
 
 namespace sympow::tile {
 

@@ -29,6 +29,10 @@ inline constexpr const char *kMma = "__sympow_emu_mma";
 inline constexpr const char *kAsyncCopy = "__sympow_emu_async_copy";
 inline constexpr const char *kAsyncCommit = "__sympow_emu_async_commit";
 inline constexpr const char *kAsyncWait = "__sympow_emu_async_wait";
+inline constexpr const char *kWgmmaStart = "__sympow_emu_wgmma_start";
+inline constexpr const char *kWgmma = "__sympow_emu_wgmma";
+inline constexpr const char *kWgmmaSync = "__sympow_emu_wgmma_sync";
+inline constexpr const char *kWgmmaResult = "__sympow_emu_wgmma_result";
 inline constexpr const char *kCount = "__sympow_emu_count";
 
 /// Lowered code calls the runtime through this table of function pointers,
@@ -37,9 +41,9 @@ inline constexpr const char *kCount = "__sympow_emu_count";
 /// Entry i is the function named kRuntimeFunctions[i].
 inline constexpr const char *kRuntimeTable = "__sympow_emu_runtime";
 inline constexpr const char *kRuntimeFunctions[] = {
-    kQuery,    kAccess, kBarrier,   kShuffle,     kShuffleValid,
-    kLdMatrix, kMma,    kAsyncCopy, kAsyncCommit, kAsyncWait,
-    kCount,
+    kQuery,      kAccess, kBarrier,   kShuffle,     kShuffleValid,
+    kLdMatrix,   kMma,    kAsyncCopy, kAsyncCommit, kAsyncWait,
+    kWgmmaStart, kWgmma,  kWgmmaSync, kWgmmaResult, kCount,
 };
 inline constexpr int kNumRuntimeFunctions =
     sizeof(kRuntimeFunctions) / sizeof(kRuntimeFunctions[0]);
@@ -91,6 +95,13 @@ enum ShuffleMode : int32_t { Xor = 0, Up = 1, Down = 2, Idx = 3 };
 /// Element types of mma.sync operands.
 enum ElementType : int32_t { F16 = 1, BF16 = 2, F32 = 3, TF32 = 4 };
 
+/// Flags of `__sympow_emu_wgmma`.
+enum WgmmaFlag : int32_t { TransposeA = 1, TransposeB = 2, Accumulate = 4 };
+
+/// What `__sympow_emu_wgmma_sync` does: wgmma.fence, wgmma.commit_group,
+/// wgmma.wait_group `pending`, fence.proxy.async.shared::cta.
+enum WgmmaSync : int32_t { Fence = 0, Commit = 1, Wait = 2, ProxyFence = 3 };
+
 /// Number of workgroup-memory descriptors appended to a kernel's packed
 /// arguments: static then dynamic, each a memref<?xi8> descriptor (allocated
 /// pointer, aligned pointer, offset, size, stride).
@@ -122,6 +133,22 @@ int32_t __sympow_emu_async_copy(int64_t dst, int64_t dstRoot,
                                 const char *site);
 int32_t __sympow_emu_async_commit();
 void __sympow_emu_async_wait(int32_t pendingGroups);
+/// The window address (offset in the block's workgroup memory) of the
+/// matrix a wgmma descriptor starts at, host address `addr`; reports a
+/// start that is not 16-byte aligned.
+int64_t __sympow_emu_wgmma_start(int64_t addr, const char *site);
+/// wgmma.mma_async m64nNk16 (a warpgroup collective): descriptors `descA`
+/// and `descB`, `inputType` an ElementType (F16, BF16), WgmmaFlag `flags`;
+/// `c` and `d` point at the thread's n / 2 accumulators. `d` receives
+/// placeholders (NaNs naming the MMA) that `__sympow_emu_wgmma_result`
+/// turns into the values once a wait has completed the MMA's group.
+void __sympow_emu_wgmma(int64_t descA, int64_t descB, int32_t n,
+                        int32_t inputType, int32_t flags, int64_t c, int64_t d,
+                        const char *site);
+void __sympow_emu_wgmma_sync(int32_t what, int32_t pending, const char *site);
+/// Replaces, in place, the `count` floats at `values` that are placeholders
+/// of completed MMAs by their results.
+void __sympow_emu_wgmma_result(int64_t values, int32_t count, const char *site);
 /// The arithmetic of one MLIR block of a kernel, counted statically by the
 /// lowering (vector ops count their elements) and called once at the start
 /// of the block each time the calling thread executes it: f32/f16/bf16

@@ -47,6 +47,7 @@ enum class ReportKind {
   InvalidLaunch,     // bad grid, block or arguments
   Unsupported,       // an operation the emulator cannot run (e.g. mma shape)
   Timeout,           // the launch ran past LaunchOptions::timeoutSeconds
+  AsyncOrder,        // a wgmma without wgmma.fence, its result read early
 };
 const char *toString(ReportKind kind);
 

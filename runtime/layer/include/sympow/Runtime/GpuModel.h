@@ -48,6 +48,7 @@ struct GpuSpec {
   // Fitted once on the H100 measurements (docs/Performance.md).
   double dramEfficiency;     // share of dramBytesPerSecond kernels reach
   double tensorEfficiency;   // share of the tensor peak mma.sync reaches
+  double wgmmaEfficiency;    // share wgmma reaches (assumed; not measured)
   double loadsInFlight;      // independent global loads a thread keeps pending
   double warpsToHideLatency; // warps per scheduler for a full issue rate
   double exposedShare;       // share of the shorter of compute and memory time

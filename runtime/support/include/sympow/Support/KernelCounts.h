@@ -93,6 +93,10 @@ struct OpCounts {
   std::array<uint64_t, kNumMmaShapes> mma{}; // by MmaShape
   uint64_t ldmatrix = 0;
   uint64_t shuffles = 0;
+  // Warpgroup MMAs (wgmma, sm_90a), once per warpgroup, and their
+  // multiply-adds (64 x N x 16 each).
+  uint64_t wgmma = 0;
+  uint64_t wgmmaMultiplyAdds = 0;
   // Once per block.
   uint64_t barriers = 0;
 
@@ -104,13 +108,13 @@ struct OpCounts {
     uint64_t total = 0;
     for (int i = 0; i < kNumMmaShapes; ++i)
       total += mma[i] * mmaMultiplyAdds(static_cast<MmaShape>(i));
-    return total;
+    return total + wgmmaMultiplyAdds;
   }
   /// Thread-level operations of every kind: what "heaviest block" compares.
   uint64_t operations() const {
     return globalLoads + globalStores + sharedLoads + sharedStores + fp32Fma +
            fp32Alu + fp64 + sfu + intAlu + 32 * (ldmatrix + shuffles) +
-           32 * (mma[0] + mma[1] + mma[2] + mma[3]);
+           32 * (mma[0] + mma[1] + mma[2] + mma[3]) + 128 * wgmma;
   }
 
   OpCounts &operator+=(const OpCounts &o);
@@ -144,11 +148,13 @@ template <typename Counts, typename F> void forEachCount(Counts &c, F &&f) {
   f("mma.m16n8k4.tf32", c.mma[3]);
   f("ldmatrix", c.ldmatrix);
   f("shuffles", c.shuffles);
+  f("wgmma", c.wgmma);
+  f("wgmma_multiply_adds", c.wgmmaMultiplyAdds);
   f("barriers", c.barriers);
 }
 
 /// The number of fields forEachCount visits: all of them.
-inline constexpr int kNumCounts = 24;
+inline constexpr int kNumCounts = 26;
 static_assert(sizeof(OpCounts) == kNumCounts * sizeof(uint64_t),
               "a field of OpCounts is missing from forEachCount");
 

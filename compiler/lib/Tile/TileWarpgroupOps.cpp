@@ -1,0 +1,120 @@
+//===- TileWarpgroupOps.cpp - Warpgroup MMA ops: verifiers, descriptors ---===//
+//
+// TileWarpgroupOps.td: what each op accepts (the shapes and types wgmma has)
+// and the one encoding of a matrix descriptor, which both targets' lowerings
+// emit (docs/design/wgmma.md, §2).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sympow/Compiler/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace sympow::tile;
+
+#define GET_OP_CLASSES
+#include "sympow/Compiler/Tile/TileWarpgroupOps.cpp.inc"
+
+namespace {
+// Each offset field holds its byte count >> 4 in 14 bits.
+constexpr int64_t kLargestOffset = ((int64_t(1) << 14) - 1) << 4;
+} // namespace
+
+int64_t WarpgroupDescriptorOp::getLayoutCode() {
+  switch (getSwizzle()) {
+  case 128:
+    return 1;
+  case 64:
+    return 2;
+  case 32:
+    return 3;
+  default:
+    return 0;
+  }
+}
+
+Value WarpgroupDescriptorOp::encode(OpBuilder &b, Value windowAddress) {
+  Location loc = getLoc();
+  auto i64 = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  };
+  // Bits 0-13: (address & 0x3FFFF) >> 4; 16-29 leading >> 4; 32-45 stride
+  // >> 4; 49-51 base offset (0: verified alignment); 62-63 the swizzle.
+  Value start = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, windowAddress, i64(4)),
+      i64(0x3FFF));
+  int64_t fields = (getLeading() >> 4) << 16 | (getStride() >> 4) << 32 |
+                   getLayoutCode() << 62;
+  return arith::OrIOp::create(b, loc, start, i64(fields));
+}
+
+LogicalResult WarpgroupDescriptorOp::verify() {
+  auto buffer = cast<MemRefType>(getBuffer().getType());
+  if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(buffer))
+    return emitOpError("describes workgroup memory, not ") << buffer;
+  Type element = buffer.getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8)
+    return emitOpError("describes a buffer of bytes, integers or floats, not ")
+           << element;
+  int64_t swizzle = getSwizzle();
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitOpError("swizzle is 0 (none), 32, 64 or 128 bytes, not ")
+           << swizzle;
+  for (auto [name, bytes] :
+       {std::pair<StringRef, int64_t>{"leading", getLeading()},
+        {"stride", getStride()}})
+    if (bytes % 16 || bytes > kLargestOffset)
+      return emitOpError() << name << " is a multiple of 16 bytes up to "
+                           << kLargestOffset << ", not " << bytes;
+  // A workgroup attribution of the kernel: its alignment is known here. A
+  // matrix starts on 16 bytes, a swizzled one's pattern (8 rows of the
+  // swizzle) on its size; the emulator checks other buffers when it runs.
+  auto arg = dyn_cast<BlockArgument>(getBuffer());
+  auto fn = arg ? dyn_cast<gpu::GPUFuncOp>(arg.getOwner()->getParentOp())
+                : gpu::GPUFuncOp();
+  int64_t index =
+      fn ? int64_t(arg.getArgNumber()) - fn.getFirstWorkgroupAttributionIndex()
+         : -1;
+  if (fn && index >= 0 && index < fn.getNumWorkgroupAttributions()) {
+    int64_t needed = std::max<int64_t>(16, 8 * swizzle);
+    auto align = dyn_cast_or_null<IntegerAttr>(
+        fn.getWorkgroupAttributionAttr(index, "llvm.align"));
+    if (!align || align.getInt() < needed)
+      return emitOpError("describes a workgroup attribution aligned to ")
+             << (align ? align.getInt() : 0)
+             << " bytes; give it {llvm.align = " << needed
+             << " : i64} (a matrix starts on 16 bytes, a swizzle "
+             << "pattern on 8 x its bytes)";
+  }
+  return success();
+}
+
+LogicalResult WarpgroupMmaOp::verify() {
+  int64_t n = getN();
+  if (n % 8 || n < 8 || n > 256)
+    return emitOpError("N = 2 x the accumulators is a multiple of 8 from 8 "
+                       "to 256, not ")
+           << n << " (" << getAcc().getType() << ")";
+  Type input = getInputType();
+  if (!input.isBF16() && !input.isF16())
+    return emitOpError("multiplies bf16 or f16 (accumulating in f32), not ")
+           << input;
+  return success();
+}
+
+LogicalResult WarpgroupWaitOp::verify() {
+  if (getPending() > 7)
+    return emitOpError("waits with at most 7 groups pending, not ")
+           << getPending();
+  return success();
+}
+
+LogicalResult WarpgroupWaitOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferredReturnTypes) {
+  llvm::append_range(inferredReturnTypes, operands.getTypes());
+  return success();
+}
