@@ -115,7 +115,7 @@ std::string replaceAll(std::string s, const std::string &from,
 /// store thread-major.
 std::string kernelSource(const Placement &a, const Placement &b, int n,
                          int64_t aElements, int64_t bElements,
-                         const std::string &type) {
+                         const std::string &type, bool registerA) {
   std::string source = R"(
 !sa = memref<SAxTY, #gpu.address_space<workgroup>>
 !sb = memref<SBxTY, #gpu.address_space<workgroup>>
@@ -132,13 +132,7 @@ module attributes {gpu.container_module} {
       %cb = arith.constant BN : index
       %ch = arith.constant H : index
       %t = gpu.thread_id x
-      scf.for %i = %t to %ca step %c128 {
-        %x = memref.load %a[%i] : memref<?xTY>
-        %o32 = memref.load %oa[%i] : memref<?xi32>
-        %o = arith.index_cast %o32 : i32 to index
-        memref.store %x, %sa[%o] : !sa
-      }
-      scf.for %i = %t to %cb step %c128 {
+ASTAGE      scf.for %i = %t to %cb step %c128 {
         %x = memref.load %b[%i] : memref<?xTY>
         %o32 = memref.load %ob[%i] : memref<?xi32>
         %o = arith.index_cast %o32 : i32 to index
@@ -149,11 +143,10 @@ module attributes {gpu.container_module} {
       sympow_tile.warpgroup_fence
       %sta = arith.constant STA : index
       %stb = arith.constant STB : index
-      %da = sympow_tile.warpgroup_descriptor %sa[%sta] swizzle SWA leading LA stride RA : !sa
-      %db = sympow_tile.warpgroup_descriptor %sb[%stb] swizzle SWB leading LB stride RB : !sb
+ADESC      %db = sympow_tile.warpgroup_descriptor %sb[%stb] swizzle SWB leading LB stride RB : !sb
       %zero = arith.constant dense<0.0> : vector<Hxf32>
-      %d1 = sympow_tile.warpgroup_mma %da, %db, %zero {accumulate = false TRANS} : TY, vector<Hxf32>
-      %d2 = sympow_tile.warpgroup_mma %da, %db, %d1 {TRANSONLY} : TY, vector<Hxf32>
+      %d1 = sympow_tile.warpgroup_mma %da, %db, %zero {accumulate = false TRANS} : ATYPE, TY, vector<Hxf32>
+      %d2 = sympow_tile.warpgroup_mma %da, %db, %d1 {TRANSONLY} : ATYPE, TY, vector<Hxf32>
       sympow_tile.warpgroup_commit
       %r = sympow_tile.warpgroup_wait 0, %d2 : vector<Hxf32>
       %base = arith.muli %t, %ch : index
@@ -167,8 +160,39 @@ module attributes {gpu.container_module} {
   }
 }
 )";
+  // A staged through its table, or (registerA) each thread's 8 elements
+  // loaded through it: oa[8 t + i] is where element i of thread t is in a.
+  std::string stageA = registerA ? R"(
+      %zeros = arith.constant dense<0.0> : vector<8xTY>
+      %c8 = arith.constant 8 : index
+      %t8 = arith.muli %t, %c8 : index
+      %frag = scf.for %i = %c0 to %c8 step %c1 iter_args(%v = %zeros) -> vector<8xTY> {
+        %at = arith.addi %t8, %i : index
+        %o32 = memref.load %oa[%at] : memref<?xi32>
+        %o = arith.index_cast %o32 : i32 to index
+        %x = memref.load %a[%o] : memref<?xTY>
+        %w = vector.insert %x, %v[%i] : TY into vector<8xTY>
+        scf.yield %w : vector<8xTY>
+      }
+      %da = vector.shape_cast %frag : vector<8xTY> to vector<4x2xTY>
+)"
+                                 : R"(
+      scf.for %i = %t to %ca step %c128 {
+        %x = memref.load %a[%i] : memref<?xTY>
+        %o32 = memref.load %oa[%i] : memref<?xi32>
+        %o = arith.index_cast %o32 : i32 to index
+        memref.store %x, %sa[%o] : !sa
+      }
+)";
+  source = replaceAll(source, "ASTAGE", stageA);
+  source = replaceAll(
+      source, "ADESC",
+      registerA ? ""
+                : "      %da = sympow_tile.warpgroup_descriptor %sa[%sta] "
+                  "swizzle SWA leading LA stride RA : !sa\n");
+  source = replaceAll(source, "ATYPE", registerA ? "vector<4x2xTY>" : "i64");
   std::string trans;
-  if (a.mnMajor())
+  if (!registerA && a.mnMajor())
     trans += "transposeA";
   if (b.mnMajor())
     trans += std::string(trans.empty() ? "" : ", ") + "transposeB";
@@ -196,6 +220,7 @@ struct Case {
   Layout a, b;
   int n;
   bool f16;
+  bool registerA = false; // A from registers (`a` is then ignored)
 };
 
 void runCase(const Case &c) {
@@ -208,6 +233,13 @@ void runCase(const Case &c) {
       oa[m * 16 + k] = static_cast<int32_t>(a.offset(m, k));
       aElements = std::max<int64_t>(aElements, oa[m * 16 + k] + 1);
     }
+  if (c.registerA)
+    // CUTLASS's ALayout_64x16 for A in registers is CLayout_64x16.
+    for (int t = 0; t < 128; ++t)
+      for (int i = 0; i < 8; ++i) {
+        auto [row, k] = coordinate(t, i);
+        oa[t * 8 + i] = row * 16 + k;
+      }
   for (int k = 0; k < 16; ++k)
     for (int j = 0; j < n; ++j) {
       ob[k * n + j] = static_cast<int32_t>(b.offset(j, k));
@@ -216,8 +248,8 @@ void runCase(const Case &c) {
   // Round the buffers to whole swizzle patterns.
   aElements = (aElements + 511) / 512 * 512;
   bElements = (bElements + 511) / 512 * 512;
-  std::string source =
-      kernelSource(a, b, n, aElements, bElements, c.f16 ? "f16" : "bf16");
+  std::string source = kernelSource(a, b, n, aElements, bElements,
+                                    c.f16 ? "f16" : "bf16", c.registerA);
   mlir::MLIRContext context;
   auto jit = EmulatorJIT::compileSource(source, context, {}, "wgmma-case");
   ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
@@ -271,6 +303,14 @@ TEST(WarpgroupMma, SwizzledKMajorAStartsThirtyTwoBytesIn) {
 
 TEST(WarpgroupMma, MMajorAWithSwizzledNMajorBAtTheWidestN) {
   runCase({Layout::MNInterleave, Layout::MNSwizzle128, 256, false});
+}
+
+TEST(WarpgroupMma, RegisterAWithNMajorB) {
+  runCase({Layout::KInterleave, Layout::MNInterleave, 72, false, true});
+}
+
+TEST(WarpgroupMma, RegisterAInHalfPrecisionWithSwizzledKMajorB) {
+  runCase({Layout::KInterleave, Layout::KSwizzle128, 32, true, true});
 }
 
 TEST(WarpgroupMma, SwizzledBothWaysInHalfPrecision) {

@@ -58,7 +58,7 @@ gpu.module @m {
 
 func.func @n(%a: i64, %b: i64, %c: vector<6xf32>) -> vector<6xf32> {
   // expected-error @+1 {{N = 2 x the accumulators is a multiple of 8 from 8 to 256, not 12 ('vector<6xf32>')}}
-  %d = sympow_tile.warpgroup_mma %a, %b, %c : bf16, vector<6xf32>
+  %d = sympow_tile.warpgroup_mma %a, %b, %c : i64, bf16, vector<6xf32>
   return %d : vector<6xf32>
 }
 
@@ -66,7 +66,7 @@ func.func @n(%a: i64, %b: i64, %c: vector<6xf32>) -> vector<6xf32> {
 
 func.func @wide(%a: i64, %b: i64, %c: vector<132xf32>) -> vector<132xf32> {
   // expected-error @+1 {{N = 2 x the accumulators is a multiple of 8 from 8 to 256, not 264}}
-  %d = sympow_tile.warpgroup_mma %a, %b, %c : bf16, vector<132xf32>
+  %d = sympow_tile.warpgroup_mma %a, %b, %c : i64, bf16, vector<132xf32>
   return %d : vector<132xf32>
 }
 
@@ -74,7 +74,7 @@ func.func @wide(%a: i64, %b: i64, %c: vector<132xf32>) -> vector<132xf32> {
 
 func.func @type(%a: i64, %b: i64, %c: vector<8xf32>) -> vector<8xf32> {
   // expected-error @+1 {{multiplies bf16 or f16 (accumulating in f32), not 'f32'}}
-  %d = sympow_tile.warpgroup_mma %a, %b, %c : f32, vector<8xf32>
+  %d = sympow_tile.warpgroup_mma %a, %b, %c : i64, f32, vector<8xf32>
   return %d : vector<8xf32>
 }
 

@@ -9,6 +9,8 @@
 // On the emulator, A = B = iota: row 0 of D is sum_k k (16 k + c) =
 // 19840 + 120 c, row 1 50560 + 376 c.
 // RUN: sympow-emulate %s --kernel wgmma --grid 1 --block 128 --arg bf16:1024=iota --arg bf16:256=iota --arg f32:1024 --print | FileCheck %s --check-prefix=EMU
+// A from registers (the RS form), the same product.
+// RUN: sympow-emulate %s --kernel register_a --grid 1 --block 128 --arg bf16:1024=iota --arg bf16:256=iota --arg f32:1024 --print | FileCheck %s --check-prefix=EMU
 // The planted mistakes, each reported:
 // RUN: not sympow-emulate %s --kernel no_proxy_fence --grid 1 --block 128 --arg bf16:1024=iota --arg bf16:256=iota --arg f32:1024 2>&1 | FileCheck %s --check-prefix=PROXY
 // RUN: not sympow-emulate %s --kernel no_fence --grid 1 --block 128 --arg bf16:1024=iota --arg bf16:256=iota --arg f32:1024 2>&1 | FileCheck %s --check-prefix=FENCE
@@ -20,7 +22,7 @@
 // ROUND: sympow_tile.async_proxy_fence
 // ROUND: sympow_tile.warpgroup_fence
 // ROUND: %[[A:.*]] = sympow_tile.warpgroup_descriptor %{{.*}}[%{{.*}}] swizzle 0 leading 1024 stride 128 : memref<1024xbf16, #gpu.address_space<workgroup>>
-// ROUND: %[[D:.*]] = sympow_tile.warpgroup_mma %[[A]], %{{.*}}, %{{.*}} {accumulate = false, transposeB} : bf16, vector<8xf32>
+// ROUND: %[[D:.*]] = sympow_tile.warpgroup_mma %[[A]], %{{.*}}, %{{.*}} {accumulate = false, transposeB} : i64, bf16, vector<8xf32>
 // ROUND: sympow_tile.warpgroup_commit
 // ROUND: sympow_tile.warpgroup_wait 0, %[[D]] : vector<8xf32>
 
@@ -36,10 +38,14 @@
 // PTX-SAME: wgmma.fence.sync.aligned;
 // PTX-SAME: or.b64 {{(\\09)?}}%rd{{[0-9]+}}, %rd{{[0-9]+}}, 34363932672;
 // PTX-SAME: setp.ne.b32 p, 0, 0;
-// PTX-SAME: wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%r{{[0-9]+}}, {{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 1;
+// PTX-SAME: wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%r{{[0-9]+}}, {{[^}]*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 1;
 // PTX-SAME: wgmma.commit_group.sync.aligned;
 // PTX-SAME: wgmma.wait_group.sync.aligned 0;
 // PTX-SAME: st.global.b32
+
+// RS: four 32-bit registers of A, then B's descriptor.
+// PTX-SAME: .entry register_a(
+// PTX-SAME: wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%r{{[0-9]+}}, {{[^}]*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 
 // BIN: gpu.binary @kernels
 
@@ -155,7 +161,77 @@ module attributes {gpu.container_module} {
       sympow_tile.warpgroup_fence
       %da = sympow_tile.warpgroup_descriptor %sa[%c0] swizzle 0 leading 1024 stride 128 : !sa
       %db = sympow_tile.warpgroup_descriptor %sb[%c0] swizzle 0 leading 128 stride 256 : !sb
-      %acc = sympow_tile.warpgroup_mma %da, %db, %zero {accumulate = false, transposeB} : bf16, vector<8xf32>
+      %acc = sympow_tile.warpgroup_mma %da, %db, %zero {accumulate = false, transposeB} : i64, bf16, vector<8xf32>
+      sympow_tile.warpgroup_commit
+      %r = sympow_tile.warpgroup_wait 0, %acc : vector<8xf32>
+      func.call @store(%r, %d) : (vector<8xf32>, memref<?xf32>) -> ()
+      gpu.return
+    }
+    // Thread T = 32 w + l's A registers: element i is A[16 w + l / 4 +
+    // 8 ((i / 2) % 2)][8 (i / 4) + 2 (l % 4) + i % 2].
+    func.func @fragment(%a: memref<?xbf16>) -> vector<4x2xbf16> {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c4 = arith.constant 4 : index
+      %c8 = arith.constant 8 : index
+      %c16 = arith.constant 16 : index
+      %c32 = arith.constant 32 : index
+      %zeros = arith.constant dense<0.0> : vector<8xbf16>
+      %t = gpu.thread_id x
+      %w = arith.divui %t, %c32 : index
+      %l = arith.remui %t, %c32 : index
+      %w16 = arith.muli %w, %c16 : index
+      %l4 = arith.divui %l, %c4 : index
+      %row0 = arith.addi %w16, %l4 : index
+      %lm = arith.remui %l, %c4 : index
+      %k0 = arith.muli %lm, %c2 : index
+      %f = scf.for %i = %c0 to %c8 step %c1 iter_args(%v = %zeros) -> vector<8xbf16> {
+        %h = arith.divui %i, %c2 : index
+        %h2 = arith.remui %h, %c2 : index
+        %h8 = arith.muli %h2, %c8 : index
+        %row = arith.addi %row0, %h8 : index
+        %q = arith.divui %i, %c4 : index
+        %q8 = arith.muli %q, %c8 : index
+        %odd = arith.remui %i, %c2 : index
+        %kq = arith.addi %k0, %q8 : index
+        %k = arith.addi %kq, %odd : index
+        %rowBase = arith.muli %row, %c16 : index
+        %at = arith.addi %rowBase, %k : index
+        %x = memref.load %a[%at] : memref<?xbf16>
+        %u = vector.insert %x, %v[%i] : bf16 into vector<8xbf16>
+        scf.yield %u : vector<8xbf16>
+      }
+      %e = arith.constant dense<0.0> : vector<4x2xbf16>
+      %x0 = vector.extract %f[0] : bf16 from vector<8xbf16>
+      %r0 = vector.insert %x0, %e[0, 0] : bf16 into vector<4x2xbf16>
+      %x1 = vector.extract %f[1] : bf16 from vector<8xbf16>
+      %r1 = vector.insert %x1, %r0[0, 1] : bf16 into vector<4x2xbf16>
+      %x2 = vector.extract %f[2] : bf16 from vector<8xbf16>
+      %r2 = vector.insert %x2, %r1[1, 0] : bf16 into vector<4x2xbf16>
+      %x3 = vector.extract %f[3] : bf16 from vector<8xbf16>
+      %r3 = vector.insert %x3, %r2[1, 1] : bf16 into vector<4x2xbf16>
+      %x4 = vector.extract %f[4] : bf16 from vector<8xbf16>
+      %r4 = vector.insert %x4, %r3[2, 0] : bf16 into vector<4x2xbf16>
+      %x5 = vector.extract %f[5] : bf16 from vector<8xbf16>
+      %r5 = vector.insert %x5, %r4[2, 1] : bf16 into vector<4x2xbf16>
+      %x6 = vector.extract %f[6] : bf16 from vector<8xbf16>
+      %r6 = vector.insert %x6, %r5[3, 0] : bf16 into vector<4x2xbf16>
+      %x7 = vector.extract %f[7] : bf16 from vector<8xbf16>
+      %r = vector.insert %x7, %r6[3, 1] : bf16 into vector<4x2xbf16>
+      return %r : vector<4x2xbf16>
+    }
+    gpu.func @register_a(%a: memref<?xbf16>, %b: memref<?xbf16>, %d: memref<?xf32>)
+        workgroup(%sa: !sa {llvm.align = 16 : i64}, %sb: !sb {llvm.align = 16 : i64}) kernel {
+      %c0 = arith.constant 0 : index
+      %zero = arith.constant dense<0.0> : vector<8xf32>
+      func.call @stage(%a, %b, %sa, %sb) : (memref<?xbf16>, memref<?xbf16>, !sa, !sb) -> ()
+      %fa = func.call @fragment(%a) : (memref<?xbf16>) -> vector<4x2xbf16>
+      sympow_tile.async_proxy_fence
+      gpu.barrier
+      sympow_tile.warpgroup_fence
+      %db = sympow_tile.warpgroup_descriptor %sb[%c0] swizzle 0 leading 128 stride 256 : !sb
+      %acc = sympow_tile.warpgroup_mma %fa, %db, %zero {accumulate = false, transposeB} : vector<4x2xbf16>, bf16, vector<8xf32>
       sympow_tile.warpgroup_commit
       %r = sympow_tile.warpgroup_wait 0, %acc : vector<8xf32>
       func.call @store(%r, %d) : (vector<8xf32>, memref<?xf32>) -> ()
@@ -170,7 +246,7 @@ module attributes {gpu.container_module} {
       sympow_tile.warpgroup_fence
       %da = sympow_tile.warpgroup_descriptor %sa[%c0] swizzle 0 leading 1024 stride 128 : !sa
       %db = sympow_tile.warpgroup_descriptor %sb[%c0] swizzle 0 leading 128 stride 256 : !sb
-      %acc = sympow_tile.warpgroup_mma %da, %db, %zero {accumulate = false, transposeB} : bf16, vector<8xf32>
+      %acc = sympow_tile.warpgroup_mma %da, %db, %zero {accumulate = false, transposeB} : i64, bf16, vector<8xf32>
       sympow_tile.warpgroup_commit
       %r = sympow_tile.warpgroup_wait 0, %acc : vector<8xf32>
       func.call @store(%r, %d) : (vector<8xf32>, memref<?xf32>) -> ()
@@ -185,7 +261,7 @@ module attributes {gpu.container_module} {
       gpu.barrier
       %da = sympow_tile.warpgroup_descriptor %sa[%c0] swizzle 0 leading 1024 stride 128 : !sa
       %db = sympow_tile.warpgroup_descriptor %sb[%c0] swizzle 0 leading 128 stride 256 : !sb
-      %acc = sympow_tile.warpgroup_mma %da, %db, %zero {accumulate = false, transposeB} : bf16, vector<8xf32>
+      %acc = sympow_tile.warpgroup_mma %da, %db, %zero {accumulate = false, transposeB} : i64, bf16, vector<8xf32>
       sympow_tile.warpgroup_commit
       %r = sympow_tile.warpgroup_wait 0, %acc : vector<8xf32>
       func.call @store(%r, %d) : (vector<8xf32>, memref<?xf32>) -> ()
@@ -202,9 +278,9 @@ module attributes {gpu.container_module} {
       sympow_tile.warpgroup_fence
       %da = sympow_tile.warpgroup_descriptor %sa[%c0] swizzle 0 leading 1024 stride 128 : !sa
       %db = sympow_tile.warpgroup_descriptor %sb[%c0] swizzle 0 leading 128 stride 256 : !sb
-      %acc = sympow_tile.warpgroup_mma %da, %db, %zero {accumulate = false, transposeB} : bf16, vector<8xf32>
+      %acc = sympow_tile.warpgroup_mma %da, %db, %zero {accumulate = false, transposeB} : i64, bf16, vector<8xf32>
       sympow_tile.warpgroup_commit
-      %acc2 = sympow_tile.warpgroup_mma %da, %db, %acc {transposeB} : bf16, vector<8xf32>
+      %acc2 = sympow_tile.warpgroup_mma %da, %db, %acc {transposeB} : i64, bf16, vector<8xf32>
       sympow_tile.warpgroup_commit
       %r = sympow_tile.warpgroup_wait 1, %acc2 : vector<8xf32>
       func.call @store(%r, %d) : (vector<8xf32>, memref<?xf32>) -> ()
@@ -220,7 +296,7 @@ module attributes {gpu.container_module} {
       sympow_tile.warpgroup_fence
       %da = sympow_tile.warpgroup_descriptor %sa[%c0] swizzle 0 leading 1024 stride 128 : !sa
       %db = sympow_tile.warpgroup_descriptor %sb[%c0] swizzle 0 leading 128 stride 256 : !sb
-      %acc = sympow_tile.warpgroup_mma %da, %db, %zero {accumulate = false, transposeB} : bf16, vector<8xf32>
+      %acc = sympow_tile.warpgroup_mma %da, %db, %zero {accumulate = false, transposeB} : i64, bf16, vector<8xf32>
       %r = sympow_tile.warpgroup_wait 0, %acc : vector<8xf32>
       func.call @store(%r, %d) : (vector<8xf32>, memref<?xf32>) -> ()
       gpu.return
@@ -236,7 +312,7 @@ module attributes {gpu.container_module} {
       sympow_tile.warpgroup_fence
       %da = sympow_tile.warpgroup_descriptor %sa[%c0] swizzle 0 leading 4096 stride 128 : !sa
       %db = sympow_tile.warpgroup_descriptor %sb[%c0] swizzle 0 leading 128 stride 256 : !sb
-      %acc = sympow_tile.warpgroup_mma %da, %db, %zero {accumulate = false, transposeB} : bf16, vector<8xf32>
+      %acc = sympow_tile.warpgroup_mma %da, %db, %zero {accumulate = false, transposeB} : i64, bf16, vector<8xf32>
       sympow_tile.warpgroup_commit
       %r = sympow_tile.warpgroup_wait 0, %acc : vector<8xf32>
       func.call @store(%r, %d) : (vector<8xf32>, memref<?xf32>) -> ()

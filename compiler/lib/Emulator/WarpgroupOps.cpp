@@ -56,12 +56,22 @@ void lowerMma(Operation *fn, tile::WarpgroupMmaOp op, RuntimeCalls &calls) {
   storeFlat(b, loc, op.getAcc(), c, calls);
   int32_t flags = (op.getTransposeA() ? abi::TransposeA : 0) |
                   (op.getTransposeB() ? abi::TransposeB : 0) |
-                  (op.getAccumulate() ? abi::Accumulate : 0);
+                  (op.getAccumulate() ? abi::Accumulate : 0) |
+                  (op.hasRegisterA() ? abi::RegisterA : 0);
+  Value descA = op.getA(),
+        a = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
+  if (op.hasRegisterA()) {
+    auto type = cast<VectorType>(op.getA().getType());
+    Value buffer = scratch(fn, type);
+    storeFlat(b, loc, op.getA(), buffer, calls);
+    a = pointerOf(b, loc, buffer);
+    descA = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
+  }
   calls.call(
       b, loc, abi::kWgmma, {},
-      {op.getA(), op.getB(), calls.i32(b, loc, op.getN()),
+      {descA, op.getB(), calls.i32(b, loc, op.getN()),
        calls.i32(b, loc, op.getInputType().isBF16() ? abi::BF16 : abi::F16),
-       calls.i32(b, loc, flags), pointerOf(b, loc, c), pointerOf(b, loc, d),
+       calls.i32(b, loc, flags), a, pointerOf(b, loc, c), pointerOf(b, loc, d),
        calls.site(b, op)});
   op.replaceAllUsesWith(loadFlat(b, loc, type, d, calls));
   op.erase();

@@ -98,6 +98,47 @@ struct DescriptorLowering : OpRewritePattern<tile::WarpgroupDescriptorOp> {
   }
 };
 
+/// The MMA with A in registers as inline PTX: NVVM's wgmma.mma_async
+/// takes A only through a descriptor. Operands: the accumulators (outputs
+/// tied to inputs), A's four 32-bit registers, B's descriptor.
+Value registerAMma(PatternRewriter &rewriter, tile::WarpgroupMmaOp op,
+                   ArrayRef<Value> floats) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  size_t n = floats.size();
+  Type i32 = rewriter.getI32Type();
+  SmallVector<Value> operands(floats.begin(), floats.end());
+  for (int64_t r = 0; r < 4; ++r)
+    operands.push_back(LLVM::BitcastOp::create(
+        rewriter, loc, i32,
+        vector::ExtractOp::create(rewriter, loc, op.getA(), r)));
+  operands.push_back(op.getB());
+  std::string constraints, d,
+      input = op.getInputType().isBF16() ? "bf16" : "f16";
+  for (size_t i = 0; i < n; ++i) {
+    constraints += "=f,";
+    d += (i ? ", $" : "$") + std::to_string(i);
+  }
+  for (size_t i = 0; i < n; ++i)
+    constraints += std::to_string(i) + ",";
+  constraints += "r,r,r,r,l";
+  auto at = [&](size_t i) { return "$" + std::to_string(i); };
+  std::string text =
+      "{\n.reg .pred p;\nsetp.ne.b32 p, " +
+      std::string(op.getAccumulate() ? "1" : "0") +
+      ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(op.getN()) +
+      "k16.f32." + input + "." + input + " {" + d + "}, {" + at(2 * n) + ", " +
+      at(2 * n + 1) + ", " + at(2 * n + 2) + ", " + at(2 * n + 3) + "}, " +
+      at(2 * n + 4) + ", p, 1, 1, " + (op.getTransposeB() ? "1" : "0") + ";\n}";
+  return LLVM::InlineAsmOp::create(
+             rewriter, loc, floatStruct(ctx, n), operands, text, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+             /*operand_attrs=*/ArrayAttr())
+      .getResult(0);
+}
+
 struct MmaLowering : OpRewritePattern<tile::WarpgroupMmaOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tile::WarpgroupMmaOp op,
@@ -106,6 +147,14 @@ struct MmaLowering : OpRewritePattern<tile::WarpgroupMmaOp> {
     MLIRContext *ctx = op.getContext();
     SmallVector<Value> floats = flatten(rewriter, loc, op.getAcc());
     LLVM::LLVMStructType type = floatStruct(ctx, floats.size());
+    if (op.hasRegisterA()) {
+      rewriter.replaceOp(
+          op, unflatten(rewriter, loc, op.getType(),
+                        fromStruct(rewriter, loc,
+                                   registerAMma(rewriter, op, floats),
+                                   floats.size())));
+      return success();
+    }
     auto input = NVVM::WGMMATypesAttr::get(ctx, op.getInputType().isBF16()
                                                     ? NVVM::WGMMATypes::bf16
                                                     : NVVM::WGMMATypes::f16);

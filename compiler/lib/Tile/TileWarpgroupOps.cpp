@@ -102,6 +102,13 @@ LogicalResult WarpgroupMmaOp::verify() {
   if (!input.isBF16() && !input.isF16())
     return emitOpError("multiplies bf16 or f16 (accumulating in f32), not ")
            << input;
+  if (auto a = dyn_cast<VectorType>(getA().getType())) {
+    if (a.getShape() != ArrayRef<int64_t>{4, 2} || a.getElementType() != input)
+      return emitOpError("takes A from registers as vector<4x2x")
+             << input << "> (mma.sync's A fragment), not " << a;
+    if (getTransposeA())
+      return emitOpError("cannot transpose A from registers");
+  }
   return success();
 }
 

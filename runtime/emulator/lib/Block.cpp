@@ -833,8 +833,10 @@ void BlockRunner::runWarpgroupOp(unsigned group) {
   }
   warpgroup::MatrixDescriptor da = warpgroup::decode(op.descA),
                               db = warpgroup::decode(op.descB);
+  bool registerA = op.flags & abi::RegisterA;
   for (const warpgroup::MatrixDescriptor *d : {&da, &db})
-    if (std::string why = warpgroup::unsupported(*d); !why.empty()) {
+    if (std::string why = warpgroup::unsupported(*d);
+        !why.empty() && (d == &db || !registerA)) {
       report(ReportKind::Unsupported, &first,
              "unsupported wgmma descriptor in " + where(&first) + ": " + why +
                  ": " + siteText(op.site),
@@ -849,7 +851,18 @@ void BlockRunner::runWarpgroupOp(unsigned group) {
   std::vector<float> a(warpgroup::kRows * warpgroup::kDepth),
       b(warpgroup::kDepth * n);
   uint16_t bits;
-  for (int m = 0; m < warpgroup::kRows; ++m)
+  if (registerA) {
+    // Each thread's 8 elements, where the A register fragment puts them.
+    for (unsigned t = 0; t < warpgroup::kThreads; ++t)
+      for (int i = 0; i < 8; ++i) {
+        auto [m, k] = warpgroup::registerACoord(t, i);
+        std::memcpy(
+            &bits,
+            static_cast<const uint8_t *>(threads[begin + t].op.a) + 2 * i, 2);
+        a[m * warpgroup::kDepth + k] = value(bits);
+      }
+  }
+  for (int m = 0; m < warpgroup::kRows && !registerA; ++m)
     for (int k = 0; k < warpgroup::kDepth; ++k) {
       if (!readWgmmaOperand(first, warpgroup::elementAddress(da, transA, m, k),
                             "A", bits))
@@ -915,7 +928,8 @@ void BlockRunner::runWarpgroupOp(unsigned group) {
         uint64_t(warpgroup::kRows) * warpgroup::kDepth * uint64_t(n);
     // The operands leave workgroup memory at its width, 128 bytes a pass:
     // the canonical layouts are what keeps them free of bank conflicts.
-    uint64_t bytes = 2 * uint64_t(warpgroup::kDepth) * (warpgroup::kRows + n);
+    uint64_t bytes = 2 * uint64_t(warpgroup::kDepth) *
+                     ((registerA ? 0 : warpgroup::kRows) + n);
     counts.sharedLoadBytes += bytes;
     counts.sharedLoadWavefronts += (bytes + 127) / 128;
   }

@@ -137,8 +137,8 @@ int64_t __sympow_emu_wgmma_start(int64_t addr, const char *site) {
 }
 
 void __sympow_emu_wgmma(int64_t descA, int64_t descB, int32_t n,
-                        int32_t inputType, int32_t flags, int64_t c, int64_t d,
-                        const char *site) {
+                        int32_t inputType, int32_t flags, int64_t a, int64_t c,
+                        int64_t d, const char *site) {
   ThreadState &t = *currentThread;
   t.op = WarpOp();
   t.op.kind = WarpOpKind::Wgmma;
@@ -148,6 +148,7 @@ void __sympow_emu_wgmma(int64_t descA, int64_t descB, int32_t n,
   t.op.n = n;
   t.op.abType = inputType;
   t.op.flags = flags;
+  t.op.a = reinterpret_cast<const void *>(a);
   t.op.c = reinterpret_cast<const void *>(c);
   t.op.d = reinterpret_cast<void *>(d);
   t.runner->warpOp(t);

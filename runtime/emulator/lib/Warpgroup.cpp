@@ -60,6 +60,10 @@ std::pair<int, int> warpgroup::accumulatorCoord(unsigned thread, int i) {
           8 * (i >> 2) + 2 * (l % 4) + (i & 1)};
 }
 
+std::pair<int, int> warpgroup::registerACoord(unsigned thread, int i) {
+  return accumulatorCoord(thread, i);
+}
+
 void warpgroup::multiply(int n, const float *a, const float *b,
                          const float *const c[kThreads],
                          float *const d[kThreads]) {

@@ -48,6 +48,11 @@ uint32_t elementAddress(const MatrixDescriptor &d, bool mnMajor, int mn, int k);
 /// 8 columns.
 std::pair<int, int> accumulatorCoord(unsigned thread, int i);
 
+/// (row, k) of element i (0..7) of thread `thread`'s A registers: the
+/// accumulator pattern with 16 columns (mma.sync's m16n8k16 A fragment of
+/// warp w's rows 16w .. 16w + 15).
+std::pair<int, int> registerACoord(unsigned thread, int i);
+
 /// D = A B (+ C) for a warpgroup: a is 64 x 16, b 16 x n, both row-major
 /// floats as read; c[t] (null: no C) and d[t] point at thread t's n / 2
 /// accumulators. Products of bf16/f16 are exact; each sum is rounded once

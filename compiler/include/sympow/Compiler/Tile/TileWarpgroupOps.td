@@ -94,6 +94,10 @@ def Tile_AsyncProxyFenceOp : Tile_Op<"async_proxy_fence"> {
   let assemblyFormat = "attr-dict";
 }
 
+/// A from registers: a thread's 4 x 32 bits of the 64 x 16 A, mma.sync's
+/// m16n8k16 A fragment of its warp's 16 rows.
+def Tile_WarpgroupRegisterA : VectorOfRankAndType<[2], [BF16, F16]>;
+
 def Tile_WarpgroupMmaOp : Tile_Op<"warpgroup_mma",
     [AllTypesMatch<["acc", "result"]>]> {
   let summary = "D = A B (+ C): one wgmma.mma_async, m64nNk16, f32 "
@@ -109,7 +113,10 @@ def Tile_WarpgroupMmaOp : Tile_Op<"warpgroup_mma",
     and 8 columns.
 
     A is K-major (each row's 16 elements in core matrices along K) unless
-    `transpose_a`, B is K-major (each column's) unless `transpose_b`.
+    `transpose_a`, B is K-major (each column's) unless `transpose_b`. A may
+    instead come from registers, a `vector<4x2xbf16>` (or f16) per thread
+    laid out as mma.sync's m16n8k16 A fragment of the warp's 16 rows
+    (PTX's wgmma A register fragment); it is never transposed.
 
     The MMA is asynchronous: its result may feed another `warpgroup_mma`
     (chained on the same accumulator) or `warpgroup_wait`, which returns it
@@ -120,23 +127,26 @@ def Tile_WarpgroupMmaOp : Tile_Op<"warpgroup_mma",
     ```mlir
     sympow_tile.warpgroup_fence
     %d = sympow_tile.warpgroup_mma %a, %b, %zero {accumulate = false,
-        transpose_b} : bf16, vector<36xf32>
+        transpose_b} : i64, bf16, vector<36xf32>
     sympow_tile.warpgroup_commit
     %r = sympow_tile.warpgroup_wait 0, %d : vector<36xf32>
     ```
   }];
-  let arguments = (ins I64:$a, I64:$b, Tile_WarpgroupAccumulator:$acc,
+  let arguments = (ins AnyTypeOf<[I64, Tile_WarpgroupRegisterA]>:$a, I64:$b,
+                       Tile_WarpgroupAccumulator:$acc,
                        TypeAttr:$inputType, UnitAttr:$transposeA,
                        UnitAttr:$transposeB,
                        DefaultValuedAttr<BoolAttr, "true">:$accumulate);
   let results = (outs Tile_WarpgroupAccumulator:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $acc attr-dict `:` $inputType `,` type($acc)
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` $inputType `,` type($acc)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// N, the columns of the product: twice the thread's accumulators.
     int64_t getN() { return 2 * getAcc().getType().getNumElements(); }
+    /// Whether A comes from registers (else through its descriptor).
+    bool hasRegisterA() { return ::llvm::isa<::mlir::VectorType>(getA().getType()); }
   }];
 }
 

@@ -96,7 +96,12 @@ enum ShuffleMode : int32_t { Xor = 0, Up = 1, Down = 2, Idx = 3 };
 enum ElementType : int32_t { F16 = 1, BF16 = 2, F32 = 3, TF32 = 4 };
 
 /// Flags of `__sympow_emu_wgmma`.
-enum WgmmaFlag : int32_t { TransposeA = 1, TransposeB = 2, Accumulate = 4 };
+enum WgmmaFlag : int32_t {
+  TransposeA = 1,
+  TransposeB = 2,
+  Accumulate = 4,
+  RegisterA = 8, // A from the threads' registers (`a`), not `descA`
+};
 
 /// What `__sympow_emu_wgmma_sync` does: wgmma.fence, wgmma.commit_group,
 /// wgmma.wait_group `pending`, fence.proxy.async.shared::cta.
@@ -139,12 +144,13 @@ void __sympow_emu_async_wait(int32_t pendingGroups);
 int64_t __sympow_emu_wgmma_start(int64_t addr, const char *site);
 /// wgmma.mma_async m64nNk16 (a warpgroup collective): descriptors `descA`
 /// and `descB`, `inputType` an ElementType (F16, BF16), WgmmaFlag `flags`;
-/// `c` and `d` point at the thread's n / 2 accumulators. `d` receives
+/// `a` (with RegisterA) points at the thread's 8 A elements, `c` and `d`
+/// at its n / 2 accumulators. `d` receives
 /// placeholders (NaNs naming the MMA) that `__sympow_emu_wgmma_result`
 /// turns into the values once a wait has completed the MMA's group.
 void __sympow_emu_wgmma(int64_t descA, int64_t descB, int32_t n,
-                        int32_t inputType, int32_t flags, int64_t c, int64_t d,
-                        const char *site);
+                        int32_t inputType, int32_t flags, int64_t a, int64_t c,
+                        int64_t d, const char *site);
 void __sympow_emu_wgmma_sync(int32_t what, int32_t pending, const char *site);
 /// Replaces, in place, the `count` floats at `values` that are placeholders
 /// of completed MMAs by their results.
