@@ -16,7 +16,13 @@
 #include "sympow/Compiler/Emulator/JIT.h"
 #include "sympow/Emulator/Half.h"
 
+#include "sympow/Compiler/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <gtest/gtest.h>
 
@@ -221,6 +227,9 @@ struct Case {
   int n;
   bool f16;
   bool registerA = false; // A from registers (`a` is then ignored)
+  // Lowered for sm_80 first (ldmatrix + mma.sync per warp), as the NVVM
+  // pipeline does for GPUs without wgmma.
+  bool mmaSync = false;
 };
 
 void runCase(const Case &c) {
@@ -251,7 +260,21 @@ void runCase(const Case &c) {
   std::string source = kernelSource(a, b, n, aElements, bElements,
                                     c.f16 ? "f16" : "bf16", c.registerA);
   mlir::MLIRContext context;
-  auto jit = EmulatorJIT::compileSource(source, context, {}, "wgmma-case");
+  mlir::DialectRegistry registry;
+  EmulatorJIT::registerDialects(registry);
+  context.appendDialectRegistry(registry);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  ASSERT_TRUE(module);
+  if (c.mmaSync) {
+    mlir::PassManager pm(&context);
+    SympowLowerWarpgroupMmaOptions options;
+    options.chip = "sm_80";
+    pm.addNestedPass<mlir::gpu::GPUModuleOp>(
+        createSympowLowerWarpgroupMma(options));
+    ASSERT_TRUE(mlir::succeeded(pm.run(*module)));
+  }
+  auto jit = EmulatorJIT::compile(*module);
   ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
 
   std::mt19937 rng(n * 16 + int(c.a) * 4 + int(c.b));
@@ -279,8 +302,8 @@ void runCase(const Case &c) {
   emu::LaunchResult result = emu::launch(*(*jit)->kernel("mma"), {1, 1, 1},
                                          {128, 1, 1}, 0, args.data(), options);
   ASSERT_TRUE(result.ok()) << result.message();
-  EXPECT_EQ(result.counts.total.wgmma, 2u);
-  EXPECT_EQ(result.counts.total.wgmmaMultiplyAdds, 2u * 64 * 16 * n);
+  EXPECT_EQ(result.counts.total.wgmma, c.mmaSync ? 0u : 2u);
+  EXPECT_EQ(result.counts.total.mmaMultiplyAddsTotal(), 2u * 64 * 16 * n);
   for (int t = 0; t < 128; ++t)
     for (int i = 0; i < n / 2; ++i) {
       auto [row, col] = coordinate(t, i);
@@ -315,6 +338,22 @@ TEST(WarpgroupMma, RegisterAInHalfPrecisionWithSwizzledKMajorB) {
 
 TEST(WarpgroupMma, SwizzledBothWaysInHalfPrecision) {
   runCase({Layout::MNSwizzle128, Layout::KSwizzle128, 8, true});
+}
+
+// The same cases lowered for sm_80.
+TEST(WarpgroupMmaAsMmaSync, EveryLayout) {
+  for (Case c : std::initializer_list<Case>{
+           {Layout::KInterleave, Layout::MNInterleave, 16, false},
+           {Layout::KSwizzle128, Layout::KInterleave, 72, false},
+           {Layout::MNInterleave, Layout::MNSwizzle128, 256, false},
+           {Layout::MNSwizzle128, Layout::KSwizzle128, 8, true},
+           {Layout::KInterleave, Layout::MNInterleave, 72, false, true},
+           {Layout::KInterleave, Layout::KSwizzle128, 32, true, true}}) {
+    c.mmaSync = true;
+    SCOPED_TRACE("A layout " + std::to_string(int(c.a)) + ", B layout " +
+                 std::to_string(int(c.b)) + ", N " + std::to_string(c.n));
+    runCase(c);
+  }
 }
 
 } // namespace

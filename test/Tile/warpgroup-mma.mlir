@@ -11,6 +11,12 @@
 // RUN: sympow-emulate %s --kernel wgmma --grid 1 --block 128 --arg bf16:1024=iota --arg bf16:256=iota --arg f32:1024 --print | FileCheck %s --check-prefix=EMU
 // A from registers (the RS form), the same product.
 // RUN: sympow-emulate %s --kernel register_a --grid 1 --block 128 --arg bf16:1024=iota --arg bf16:256=iota --arg f32:1024 --print | FileCheck %s --check-prefix=EMU
+// Before sm_90a the same ops run as ldmatrix + mma.sync per warp: the same
+// product, and PTX without wgmma.
+// RUN: sympow-opt %s --sympow-lower-warpgroup-mma=chip=sm_80 | sympow-emulate - --kernel wgmma --grid 1 --block 128 --arg bf16:1024=iota --arg bf16:256=iota --arg f32:1024 --print | FileCheck %s --check-prefix=EMU
+// RUN: sympow-opt %s --sympow-lower-warpgroup-mma=chip=sm_80 | sympow-emulate - --kernel register_a --grid 1 --block 128 --arg bf16:1024=iota --arg bf16:256=iota --arg f32:1024 --print | FileCheck %s --check-prefix=EMU
+// RUN: sympow-opt %s --sympow-gpu-to-binary="chip=sm_80 format=isa" | FileCheck %s --check-prefix=SM80
+// RUN: sympow-opt %s --sympow-gpu-to-binary="chip=sm_80 format=isa" | FileCheck %s --check-prefix=NOWGMMA
 // The planted mistakes, each reported:
 // RUN: not sympow-emulate %s --kernel no_proxy_fence --grid 1 --block 128 --arg bf16:1024=iota --arg bf16:256=iota --arg f32:1024 2>&1 | FileCheck %s --check-prefix=PROXY
 // RUN: not sympow-emulate %s --kernel no_fence --grid 1 --block 128 --arg bf16:1024=iota --arg bf16:256=iota --arg f32:1024 2>&1 | FileCheck %s --check-prefix=FENCE
@@ -48,6 +54,14 @@
 // PTX-SAME: wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%r{{[0-9]+}}, {{[^}]*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 
 // BIN: gpu.binary @kernels
+
+// NOWGMMA-NOT: wgmma.{{[a-z]}}
+// NOWGMMA-NOT: fence.proxy
+// SM80: .target sm_80
+// SM80-SAME: .entry wgmma(
+// SM80-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// SM80-SAME: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// SM80-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
 // EMU: emulator: ok
 // EMU: arg2 = [19840, 19960, 20080, 20200, 20320, 20440, 20560, 20680, 20800, 20920, 21040, 21160, 21280, 21400, 21520, 21640, 50560, 50936,

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "WarpgroupMmaSync.h"
+
 #include "sympow/Compiler/Passes.h"
 #include "sympow/Compiler/Tile/TileDialect.h"
 
@@ -16,6 +18,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
@@ -218,7 +221,14 @@ struct WaitLowering : OpRewritePattern<tile::WarpgroupWaitOp> {
 
 struct LowerWarpgroupMma
     : impl::SympowLowerWarpgroupMmaBase<LowerWarpgroupMma> {
+  using Base::Base;
   void runOnOperation() override {
+    // wgmma is sm_90a's alone ("a": the architecture-specific features).
+    if (chip != "sm_90a") {
+      if (failed(lowerWarpgroupOpsToMmaSync(getOperation())))
+        signalPassFailure();
+      return;
+    }
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<DescriptorLowering, MmaLowering, WaitLowering>(ctx);

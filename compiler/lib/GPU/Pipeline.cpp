@@ -48,9 +48,12 @@ namespace sympow {
 void buildGpuToNVVMPipeline(OpPassManager &pm,
                             const GpuTargetOptions &options) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // First: before sm_90a the warpgroup ops become (bf16) mma.sync.
+  SympowLowerWarpgroupMmaOptions warpgroup;
+  warpgroup.chip = options.chip;
+  kernels.addPass(createSympowLowerWarpgroupMma(warpgroup));
   kernels.addPass(createSympowLowerBF16MmaSync());
   kernels.addPass(createSympowLowerFlushMath());
-  kernels.addPass(createSympowLowerWarpgroupMma());
   kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createSCFToControlFlowPass());
 

@@ -2,6 +2,8 @@
 
 #include "Warpgroup.h"
 
+#include "sympow/Support/WgmmaLayout.h"
+
 using namespace sympow::emu;
 using namespace sympow::emu::warpgroup;
 
@@ -30,28 +32,11 @@ std::string warpgroup::unsupported(const MatrixDescriptor &d) {
 
 uint32_t warpgroup::elementAddress(const MatrixDescriptor &d, bool mnMajor,
                                    int mn, int k) {
-  uint32_t m = static_cast<uint32_t>(mn), kk = static_cast<uint32_t>(k);
-  uint32_t offset;
-  if (d.swizzle == 0) {
-    // Core matrices of 8 x 16 bytes; `leading` steps K's core matrices,
-    // `stride` MN's.
-    offset = mnMajor ? (m / 8) * d.stride + (m % 8) * 2 + (kk % 8) * 16 +
-                           (kk / 8) * d.leading
-                     : (m % 8) * 16 + (m / 8) * d.stride +
-                           (kk / 8) * d.leading + (kk % 8) * 2;
-  } else {
-    // Rows of `swizzle` bytes, 8 to a pattern.
-    uint32_t s = static_cast<uint32_t>(d.swizzle);
-    offset = mnMajor ? (m % (s / 2)) * 2 + (m / (s / 2)) * d.leading +
-                           (kk % 8) * s + (kk / 8) * d.stride
-                     : (m % 8) * s + (m / 8) * d.stride + kk * 2;
-  }
-  uint32_t address = d.start + offset;
-  if (d.swizzle == 0)
-    return address;
-  // cute's Swizzle<B, 4, 3>: address bits 7.. xor into the unit bits 4..
-  uint32_t mask = static_cast<uint32_t>(d.swizzle / 16 - 1);
-  return address ^ (((address >> 7) & mask) << 4);
+  wgmma::IntegerOps o;
+  int64_t offset = wgmma::unswizzledOffset<int64_t>(
+      o, mn, k, mnMajor, d.leading, d.stride, d.swizzle);
+  return static_cast<uint32_t>(
+      wgmma::swizzled<int64_t>(o, d.start + offset, d.swizzle));
 }
 
 std::pair<int, int> warpgroup::accumulatorCoord(unsigned thread, int i) {

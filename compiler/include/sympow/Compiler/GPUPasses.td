@@ -95,20 +95,28 @@ def SympowLowerFlushMath : Pass<"sympow-lower-flush-math"> {
 }
 
 def SympowLowerWarpgroupMma : Pass<"sympow-lower-warpgroup-mma"> {
-  let summary = "Lower sympow_tile.warpgroup_* ops to NVVM's wgmma (sm_90a)";
+  let summary = "Lower sympow_tile.warpgroup_* ops: wgmma on sm_90a, mma.sync before";
   let description = [{
     The warpgroup MMA ops of a distributed kernel (TileWarpgroupOps.td)
     become `nvvm.wgmma.*` and `nvvm.fence.proxy`: a descriptor from its
     buffer's address in the workgroup window, the MMA on an `!llvm.struct`
     of the thread's accumulators, and the wait as inline PTX that takes and
-    returns the accumulators, so that no read of them moves above it. The
-    NVVM pipeline runs it before `convert-gpu-to-nvvm`; the chip must be
-    sm_90a. The emulator lowers the ops itself.
+    returns the accumulators, so that no read of them moves above it. For
+    any other `chip` (no wgmma) each warp of a warpgroup computes its 16
+    rows with ldmatrix through the descriptors' layouts and mma.sync
+    m16n8k16, and the fences, commits and waits go: one kernel IR serves
+    every target. The NVVM pipeline runs it before `convert-gpu-to-nvvm`
+    with its chip. The emulator runs the ops as wgmma itself.
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sm_90a\"",
+           "The target: sm_90a lowers to wgmma, others to mma.sync">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::NVVM::NVVMDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::vector::VectorDialect", "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::gpu::GPUDialect"
   ];
 }
 
