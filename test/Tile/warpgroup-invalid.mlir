@@ -57,7 +57,7 @@ gpu.module @m {
 // -----
 
 func.func @n(%a: i64, %b: i64, %c: vector<6xf32>) -> vector<6xf32> {
-  // expected-error @+1 {{N = 2 x the accumulators is a multiple of 8 from 8 to 256, not 12 ('vector<6xf32>')}}
+  // expected-error @+1 {{N is a multiple of 8 from 8 to 256, not 12 ('vector<6xf32>')}}
   %d = sympow_tile.warpgroup_mma %a, %b, %c : i64, bf16, vector<6xf32>
   return %d : vector<6xf32>
 }
@@ -65,7 +65,7 @@ func.func @n(%a: i64, %b: i64, %c: vector<6xf32>) -> vector<6xf32> {
 // -----
 
 func.func @wide(%a: i64, %b: i64, %c: vector<132xf32>) -> vector<132xf32> {
-  // expected-error @+1 {{N = 2 x the accumulators is a multiple of 8 from 8 to 256, not 264}}
+  // expected-error @+1 {{N is a multiple of 8 from 8 to 256, not 264}}
   %d = sympow_tile.warpgroup_mma %a, %b, %c : i64, bf16, vector<132xf32>
   return %d : vector<132xf32>
 }
@@ -84,4 +84,24 @@ func.func @pending(%c: vector<8xf32>) -> vector<8xf32> {
   // expected-error @+1 {{waits with at most 7 groups pending, not 8}}
   %r = sympow_tile.warpgroup_wait 8, %c : vector<8xf32>
   return %r : vector<8xf32>
+}
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [2, 2]>
+#A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
+func.func @warps(%a: tensor<64x16xbf16, #A>, %b: i64, %c: tensor<64x32xf32, #mma>) -> tensor<64x32xf32, #mma> {
+  // expected-error @+1 {{takes an accumulator tile of 16 rows per warp of mma<warps = [4 g, 1]> (64 per warpgroup)}}
+  %d = sympow_tile.warpgroup_mma %a, %b, %c : tensor<64x16xbf16, #A>, bf16, tensor<64x32xf32, #mma>
+  return %d : tensor<64x32xf32, #mma>
+}
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [4, 1]>
+#A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
+func.func @depth(%a: tensor<64x32xbf16, #A>, %b: i64, %c: tensor<64x32xf32, #mma>) -> tensor<64x32xf32, #mma> {
+  // expected-error @+1 {{takes A in a tile kernel as a 'tensor<64x16xbf16>' tile of the accumulator's dot_operand 0}}
+  %d = sympow_tile.warpgroup_mma %a, %b, %c : tensor<64x32xbf16, #A>, bf16, tensor<64x32xf32, #mma>
+  return %d : tensor<64x32xf32, #mma>
 }

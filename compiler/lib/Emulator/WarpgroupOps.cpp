@@ -49,7 +49,7 @@ LogicalResult lowerDescriptor(Operation *fn, tile::WarpgroupDescriptorOp op,
 }
 
 void lowerMma(Operation *fn, tile::WarpgroupMmaOp op, RuntimeCalls &calls) {
-  VectorType type = op.getType();
+  auto type = cast<VectorType>(op.getType());
   Value c = scratch(fn, type), d = scratch(fn, type);
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -107,6 +107,9 @@ LogicalResult sympow::emulator::lowerWarpgroupOps(Operation *fn,
       ops.push_back(op);
   });
   for (Operation *op : ops) {
+    if (llvm::any_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>))
+      return op->emitOpError("runs on a thread's vectors (lower the tile "
+                             "kernel first)");
     if (auto d = dyn_cast<tile::WarpgroupDescriptorOp>(op)) {
       if (failed(lowerDescriptor(fn, d, calls)))
         return failure();

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
@@ -33,13 +34,15 @@ using namespace mlir;
 namespace sympow {
 namespace {
 
-/// The floats of `vectors` as one flat list.
+/// The elements of `vectors` (any shape) as one flat list.
 SmallVector<Value> flatten(OpBuilder &b, Location loc, ValueRange vectors) {
   SmallVector<Value> floats;
   for (Value v : vectors) {
     auto type = cast<VectorType>(v.getType());
+    SmallVector<int64_t> strides = computeStrides(type.getShape());
     for (int64_t i = 0; i < type.getNumElements(); ++i)
-      floats.push_back(vector::ExtractOp::create(b, loc, v, i));
+      floats.push_back(
+          vector::ExtractOp::create(b, loc, v, delinearize(i, strides)));
   }
   return floats;
 }
@@ -51,9 +54,11 @@ SmallVector<Value> unflatten(OpBuilder &b, Location loc, TypeRange types,
   size_t next = 0;
   for (Type t : types) {
     auto type = cast<VectorType>(t);
+    SmallVector<int64_t> strides = computeStrides(type.getShape());
     Value v = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
     for (int64_t i = 0; i < type.getNumElements(); ++i)
-      v = vector::InsertOp::create(b, loc, floats[next++], v, i);
+      v = vector::InsertOp::create(b, loc, floats[next++], v,
+                                   delinearize(i, strides));
     vectors.push_back(v);
   }
   return vectors;
@@ -111,10 +116,13 @@ Value registerAMma(PatternRewriter &rewriter, tile::WarpgroupMmaOp op,
   size_t n = floats.size();
   Type i32 = rewriter.getI32Type();
   SmallVector<Value> operands(floats.begin(), floats.end());
+  // A's 8 elements as 4 registers of 2.
+  SmallVector<Value> a = flatten(rewriter, loc, op.getA());
+  auto pair = VectorType::get({2}, op.getInputType());
   for (int64_t r = 0; r < 4; ++r)
     operands.push_back(LLVM::BitcastOp::create(
         rewriter, loc, i32,
-        vector::ExtractOp::create(rewriter, loc, op.getA(), r)));
+        unflatten(rewriter, loc, pair, {a[2 * r], a[2 * r + 1]})[0]));
   operands.push_back(op.getB());
   std::string constraints, d,
       input = op.getInputType().isBF16() ? "bf16" : "f16";
@@ -223,6 +231,18 @@ struct LowerWarpgroupMma
     : impl::SympowLowerWarpgroupMmaBase<LowerWarpgroupMma> {
   using Base::Base;
   void runOnOperation() override {
+    WalkResult tiles = getOperation()->walk([](Operation *op) {
+      if (isa<tile::WarpgroupMmaOp, tile::WarpgroupWaitOp>(op) &&
+          llvm::any_of(op->getOperandTypes(),
+                       llvm::IsaPred<RankedTensorType>)) {
+        op->emitOpError("is lowered on a thread's vectors (lower the tile "
+                        "kernel first)");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (tiles.wasInterrupted())
+      return signalPassFailure();
     // wgmma is sm_90a's alone ("a": the architecture-specific features).
     if (chip != "sm_90a") {
       if (failed(lowerWarpgroupOpsToMmaSync(getOperation())))

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -79,6 +80,9 @@ LogicalResult lowerMma(tile::WarpgroupMmaOp op) {
   auto descriptorOf = [&](Value v) {
     return v.getDefiningOp<tile::WarpgroupDescriptorOp>();
   };
+  if (!isa<VectorType>(op.getType()))
+    return op.emitOpError("is lowered on a thread's vectors (lower the tile "
+                          "kernel first)");
   tile::WarpgroupDescriptorOp db = descriptorOf(op.getB()), da;
   if (!db || (!op.hasRegisterA() && !(da = descriptorOf(op.getA()))))
     return op.emitOpError("needs descriptors straight from "
@@ -94,8 +98,19 @@ LogicalResult lowerMma(tile::WarpgroupMmaOp op) {
   Value laneRow = o.rem(lane, 8), matrix = o.div(lane, 8);
 
   // A: the warp's 16 x 16 as mma.sync's fragment (matrices: rows 0-7 and
-  // 8-15 of k 0-7, then of k 8-15).
+  // 8-15 of k 0-7, then of k 8-15), from registers in any shape.
+  auto fragmentType = VectorType::get({4, 2}, element);
   Value a = op.getA();
+  if (op.hasRegisterA() && a.getType() != fragmentType) {
+    auto type = cast<VectorType>(a.getType());
+    SmallVector<int64_t> strides = computeStrides(type.getShape());
+    Value f = arith::ConstantOp::create(b, loc, b.getZeroAttr(fragmentType));
+    for (int64_t i = 0; i < 8; ++i)
+      f = vector::InsertOp::create(
+          b, loc, vector::ExtractOp::create(b, loc, a, delinearize(i, strides)),
+          f, ArrayRef<int64_t>{i / 2, i % 2});
+    a = f;
+  }
   if (!op.hasRegisterA()) {
     bool mnMajor = op.getTransposeA();
     Value rowBlock = o.mul(o.rem(matrix, 2), 8),
@@ -111,6 +126,9 @@ LogicalResult lowerMma(tile::WarpgroupMmaOp op) {
   bool mnMajorB = op.getTransposeB();
   Value half = o.rem(matrix, 2);
   Value acc = op.getAcc();
+  auto accType = cast<VectorType>(op.getType());
+  SmallVector<int64_t> strides = computeStrides(accType.getShape());
+  auto at = [&](int64_t i) { return delinearize(i, strides); };
   auto pieceType = VectorType::get({2, 2}, b.getF32Type());
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(pieceType));
   // Static extracts and inserts only: what the NVVM lowering takes.
@@ -125,7 +143,7 @@ LogicalResult lowerMma(tile::WarpgroupMmaOp op) {
     Value c = zero;
     for (int64_t i = 0; op.getAccumulate() && i < 4; ++i)
       c = vector::InsertOp::create(
-          b, loc, vector::ExtractOp::create(b, loc, acc, 4 * j + i), c,
+          b, loc, vector::ExtractOp::create(b, loc, acc, at(4 * j + i)), c,
           ArrayRef<int64_t>{i / 2, i % 2});
     Value d = nvgpu::MmaSyncOp::create(b, loc, a, bFrag, c,
                                        ArrayRef<int64_t>{16, 8, 16});
@@ -133,7 +151,7 @@ LogicalResult lowerMma(tile::WarpgroupMmaOp op) {
       result = vector::InsertOp::create(
           b, loc,
           vector::ExtractOp::create(b, loc, d, ArrayRef<int64_t>{i / 2, i % 2}),
-          result, 4 * j + i);
+          result, at(4 * j + i));
   }
   op.replaceAllUsesWith(result);
   op.erase();

@@ -106,6 +106,14 @@ int64_t getTileThreads(Type type) {
 
 bool isFlushMath(Operation *op) { return isa<Exp2FtzOp, Log2FtzOp>(op); }
 
+bool isThreadLevel(Operation *op) {
+  if (!isFlushMath(op) &&
+      !isa<WarpgroupDescriptorOp, WarpgroupFenceOp, AsyncProxyFenceOp,
+           WarpgroupMmaOp, WarpgroupCommitOp, WarpgroupWaitOp>(op))
+    return false;
+  return llvm::none_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>);
+}
+
 } // namespace sympow::tile
 
 //===----------------------------------------------------------------------===//

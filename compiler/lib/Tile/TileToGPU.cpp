@@ -643,12 +643,16 @@ struct ConstantLowering : OpConversionPattern<arith::ConstantOp> {
   }
 };
 
-/// Element-wise ops that stay past the distribution, on the thread's
-/// elements: arith, math and the flushing exp2/log2 (lowered per target).
+/// Ops that stay past the distribution, on the thread's elements:
+/// element-wise arith, math and the flushing exp2/log2 (lowered per
+/// target), and the warpgroup MMA and its wait (a thread's fragments of an
+/// mma tile are its wgmma fragments).
 bool isDistributedElementwise(Operation *op) {
-  return (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-          isFlushMath(op)) &&
-         op->hasTrait<OpTrait::Elementwise>() && !isa<arith::ConstantOp>(op);
+  return ((isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+           isFlushMath(op)) &&
+          op->hasTrait<OpTrait::Elementwise>() &&
+          !isa<arith::ConstantOp>(op)) ||
+         isa<WarpgroupMmaOp, WarpgroupWaitOp>(op);
 }
 
 /// Those ops on tiles: the same op on the thread's elements (every one
@@ -759,8 +763,9 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
       [&](Operation *op) { return converter.isLegal(op); });
   // Thread-level ops, each target lowers them.
   target.addLegalOp<WarpgroupDescriptorOp, WarpgroupFenceOp, AsyncProxyFenceOp,
-                    WarpgroupMmaOp, WarpgroupCommitOp, WarpgroupWaitOp>();
-  target.addDynamicallyLegalOp<Exp2FtzOp, Log2FtzOp>(
+                    WarpgroupCommitOp>();
+  target.addDynamicallyLegalOp<Exp2FtzOp, Log2FtzOp, WarpgroupMmaOp,
+                               WarpgroupWaitOp>(
       [&](Operation *op) { return converter.isLegal(op); });
   RewritePatternSet patterns(ctx);
   patterns.add<ProgramIdLowering, RangeLowering, SplatLowering, LoadLowering,
@@ -804,10 +809,10 @@ struct SympowConvertTileToGPU
     for (gpu::GPUFuncOp fn : kernels)
       if (failed(lowerTileKernel(fn)))
         return signalPassFailure();
-    // (The flushing exp2 and log2 take scalars and vectors too: they are
-    // lowered per target.)
+    // (The flushing exp2 and log2 and the warpgroup MMA ops take scalars
+    // and vectors too: they are lowered per target.)
     WalkResult stray = getOperation()->walk([&](Operation *op) {
-      if (!isa<TileDialect>(op->getDialect()) || isFlushMath(op))
+      if (!isa<TileDialect>(op->getDialect()) || isThreadLevel(op))
         return WalkResult::advance();
       op->emitError("sympow_tile op outside a tile kernel (a gpu.func with "
                     "sympow_tile.kernel)");

@@ -92,23 +92,58 @@ LogicalResult WarpgroupDescriptorOp::verify() {
   return success();
 }
 
+int64_t WarpgroupMmaOp::getN() {
+  if (auto tile = dyn_cast<RankedTensorType>(getAcc().getType()))
+    return tile.getRank() == 2 ? tile.getDimSize(1) : 0;
+  return 2 * cast<VectorType>(getAcc().getType()).getNumElements();
+}
+
+/// Why a tile cannot be a warpgroup accumulator (empty: it can): an mma
+/// layout of 4 g warps in a column, 16 rows each.
+static std::string notWarpgroupAccumulator(RankedTensorType tile) {
+  auto mma = dyn_cast_or_null<MmaAttr>(tile.getEncoding());
+  if (!mma || tile.getRank() != 2)
+    return "a 2-D tile in an mma layout";
+  if (mma.getWarpsN() != 1 || mma.getWarpsM() % 4 ||
+      tile.getDimSize(0) != 16 * mma.getWarpsM())
+    return "16 rows per warp of mma<warps = [4 g, 1]> (64 per warpgroup)";
+  return {};
+}
+
 LogicalResult WarpgroupMmaOp::verify() {
   int64_t n = getN();
   if (n % 8 || n < 8 || n > 256)
-    return emitOpError("N = 2 x the accumulators is a multiple of 8 from 8 "
-                       "to 256, not ")
+    return emitOpError("N is a multiple of 8 from 8 to 256, not ")
            << n << " (" << getAcc().getType() << ")";
   Type input = getInputType();
   if (!input.isBF16() && !input.isF16())
     return emitOpError("multiplies bf16 or f16 (accumulating in f32), not ")
            << input;
-  if (auto a = dyn_cast<VectorType>(getA().getType())) {
-    if (a.getShape() != ArrayRef<int64_t>{4, 2} || a.getElementType() != input)
-      return emitOpError("takes A from registers as vector<4x2x")
-             << input << "> (mma.sync's A fragment), not " << a;
-    if (getTransposeA())
-      return emitOpError("cannot transpose A from registers");
+  Type a = getA().getType();
+  if (auto tile = dyn_cast<RankedTensorType>(getAcc().getType())) {
+    if (std::string why = notWarpgroupAccumulator(tile); !why.empty())
+      return emitOpError("takes an accumulator tile of ")
+             << why << ", not " << tile;
+    auto aTile = dyn_cast<RankedTensorType>(a);
+    auto operand =
+        aTile ? dyn_cast_or_null<DotOperandAttr>(aTile.getEncoding()) : nullptr;
+    if (!a.isInteger(64) &&
+        (!operand || operand.getOperand() != 0 ||
+         operand.getParent() != tile.getEncoding() ||
+         aTile.getShape() != ArrayRef<int64_t>{tile.getDimSize(0), 16} ||
+         aTile.getElementType() != input))
+      return emitOpError("takes A in a tile kernel as a ")
+             << RankedTensorType::get({tile.getDimSize(0), 16}, input)
+             << " tile of the accumulator's dot_operand 0, not " << a;
+  } else if (isa<RankedTensorType>(a)) {
+    return emitOpError("takes A as a tile only with an accumulator tile");
+  } else if (auto v = dyn_cast<VectorType>(a)) {
+    if (v.getNumElements() != 8 || v.getElementType() != input)
+      return emitOpError("takes A from registers as 8 ")
+             << input << " (mma.sync's A fragment), not " << a;
   }
+  if (hasRegisterA() && getTransposeA())
+    return emitOpError("cannot transpose A from registers");
   return success();
 }
 
@@ -116,6 +151,11 @@ LogicalResult WarpgroupWaitOp::verify() {
   if (getPending() > 7)
     return emitOpError("waits with at most 7 groups pending, not ")
            << getPending();
+  for (Type type : getAccs().getTypes())
+    if (auto tile = dyn_cast<RankedTensorType>(type))
+      if (std::string why = notWarpgroupAccumulator(tile); !why.empty())
+        return emitOpError("waits for accumulator tiles of ")
+               << why << ", not " << tile;
   return success();
 }
 

@@ -63,6 +63,11 @@ splitBf16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// target to lower (--sympow-lower-flush-math, the emulator's own).
 bool isFlushMath(mlir::Operation *op);
 
+/// Whether `op` is a sympow_tile op that takes a thread's scalars and
+/// vectors, not tiles: the flushing exp2/log2 and the warpgroup MMA ops
+/// (each target lowers them after the distribution).
+bool isThreadLevel(mlir::Operation *op);
+
 } // namespace sympow::tile
 
 #endif // SYMPOW_COMPILER_TILE_TILEDIALECT_H

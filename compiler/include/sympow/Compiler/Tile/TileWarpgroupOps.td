@@ -16,8 +16,10 @@
 include "sympow/Compiler/Tile/TileBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
-/// A thread's part of a 64 x N accumulator: N / 2 floats.
-def Tile_WarpgroupAccumulator : VectorOfRankAndType<[1], [F32]>;
+/// A thread's part of a 64 x N accumulator (N / 2 floats, any shape), or
+/// in a tile kernel the whole accumulator tile (mma layout).
+def Tile_WarpgroupAccumulator : AnyTypeOf<[VectorOfAnyRankOf<[F32]>,
+    RankedTensorOf<[F32]>], "f32 accumulators: a thread's vector or a tile">;
 
 def Tile_WarpgroupDescriptorOp : Tile_Op<"warpgroup_descriptor", [Pure]> {
   let summary = "The matrix descriptor of a wgmma operand in workgroup memory";
@@ -95,8 +97,10 @@ def Tile_AsyncProxyFenceOp : Tile_Op<"async_proxy_fence"> {
 }
 
 /// A from registers: a thread's 4 x 32 bits of the 64 x 16 A, mma.sync's
-/// m16n8k16 A fragment of its warp's 16 rows.
-def Tile_WarpgroupRegisterA : VectorOfRankAndType<[2], [BF16, F16]>;
+/// m16n8k16 A fragment of its warp's 16 rows (8 elements, any shape), or
+/// in a tile kernel the A tile (dot_operand 0).
+def Tile_WarpgroupRegisterA : AnyTypeOf<[VectorOfAnyRankOf<[BF16, F16]>,
+    RankedTensorOf<[BF16, F16]>], "16-bit A: a thread's vector or a tile">;
 
 def Tile_WarpgroupMmaOp : Tile_Op<"warpgroup_mma",
     [AllTypesMatch<["acc", "result"]>]> {
@@ -111,6 +115,12 @@ def Tile_WarpgroupMmaOp : Tile_Op<"warpgroup_mma",
     T = 32 w + l is row 16 w + l / 4 + 8 ((i / 2) % 2), column
     8 (i / 4) + 2 (l % 4) + i % 2, mma.sync's m16n8 accumulator per warp
     and 8 columns.
+
+    In a tile kernel `acc` may be a tile of `#sympow_tile.mma<warps =
+    [4 g, 1]>` with 16 rows per warp (64 per warpgroup, each warpgroup its
+    own rows) and A a tile of its `dot_operand<operand = 0>` with 16
+    columns: the tile lowering hands the op each thread's fragments, which
+    are the wgmma fragments.
 
     A is K-major (each row's 16 elements in core matrices along K) unless
     `transpose_a`, B is K-major (each column's) unless `transpose_b`. A may
@@ -143,10 +153,11 @@ def Tile_WarpgroupMmaOp : Tile_Op<"warpgroup_mma",
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// N, the columns of the product: twice the thread's accumulators.
-    int64_t getN() { return 2 * getAcc().getType().getNumElements(); }
+    /// N, the columns of the product: the tile's, or twice the thread's
+    /// accumulators.
+    int64_t getN();
     /// Whether A comes from registers (else through its descriptor).
-    bool hasRegisterA() { return ::llvm::isa<::mlir::VectorType>(getA().getType()); }
+    bool hasRegisterA() { return !getA().getType().isInteger(64); }
   }];
 }
 
