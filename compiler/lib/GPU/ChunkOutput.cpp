@@ -359,6 +359,13 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // with one (where two do not fit) it stages its rows between two
     // barriers.
     bool twoBuffers = split.stateBuffers == 2;
+    bool warpgroup = split.warpgroupState();
+    if (warpgroup) {
+      // Matrix descriptors start on 16 bytes (TileWarpgroupOps.td).
+      for (unsigned i : {2u, 3u})
+        fn.setWorkgroupAttributionAttr(i, "llvm.align",
+                                       b.getI64IntegerAttr(16));
+    }
     // Head dims are multiples of 16, so [S | Z]'s rows of e + 8 columns
     // are an odd number of 16-byte runs: ldmatrix takes them unpadded.
     assert(VS == NV && "staged state rows are as dense as the chunk state's");
@@ -385,6 +392,27 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         Value first = E.mul(E.sub(a, E.min(a, r0)), E.idx(NV));
         // Zero-filled runs past the state still name an address in it.
         Value lastRun = E.add(halfStart, E.idx(dim * NV - L));
+        if (warpgroup) {
+          // N-major core matrices for the warpgroup MMA: the run of row k,
+          // columns 8 c .. 8 c + 7 goes to (c F + k) 8. Runs in the state's
+          // order, so that a warp reads 512 adjacent bytes; its stores
+          // share 16-byte slots (k % 8) in about 4 ways.
+          int64_t blocks = NV / L;
+          forRunStarts(F * NV, L, [&](Value at) {
+            Value run = E.div(at, t.index(L));
+            Value k = E.div(run, t.index(blocks)),
+                  c = E.rem(run, t.index(blocks));
+            Value live = t.logicalAnd(
+                E.ult(at, t.splat(E.mul(to, E.idx(NV)))),
+                E.cmpi(arith::CmpIPredicate::uge, at, t.splat(first)));
+            Value dest = E.mul(E.add(E.mul(c, t.index(F)), k), t.index(L));
+            t.asyncCopy(chunkHalves,
+                        E.min(E.add(t.splat(from), at), t.splat(lastRun)),
+                        halves[half], E.add(t.splat(buffer), dest), L,
+                        E.ult(at, t.index(F * NV)), live);
+          });
+          continue;
+        }
         forRunStarts(F * NV, L, [&](Value at) {
           Value live = t.logicalAnd(
               E.ult(at, t.splat(E.mul(to, E.idx(NV)))),
@@ -417,7 +445,11 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                 Value parity = E.rem(E.add(step, E.idx(i)), E.idx(2));
                 Value other = E.sub(E.idx(1), parity);
                 t.asyncWait();
+                if (warpgroup) // the copies, to the MMAs' async proxy
+                  tile::AsyncProxyFenceOp::create(b, loc);
                 gpu::BarrierOp::create(b, loc);
+                if (warpgroup) // the step before's MMAs, off the other buffer
+                  tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{});
                 if (i + 1 < stepsPerA) {
                   copyStep(a, E.idx(r0 + F), other);
                 } else {
@@ -434,6 +466,38 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                            i == 0 ? E.sub(a, E.idx(a0)) : Value(),
                            E.idx(s.d - r0));
                 gpu::BarrierOp::create(b, loc);
+              }
+              if (warpgroup) {
+                for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
+                  auto qOf = [&](Value array) {
+                    return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0),
+                                  QS);
+                  };
+                  // Rows k0 - r0 .. + 15 of the step: 8 k of 8 columns per
+                  // core matrix, the next 8 k 128 bytes on, the next 8
+                  // columns F 16 bytes on.
+                  auto stateOf = [&](Value array) -> Value {
+                    return tile::WarpgroupDescriptorOp::create(
+                        b, loc, array, E.add(buffer, E.idx((k0 - r0) * 8)), 0,
+                        128, F * 16);
+                  };
+                  auto mma = [&](Value qA, Value rows) {
+                    dot = tile::WarpgroupMmaOp::create(
+                        b, loc, accType, qA, stateOf(rows), dot,
+                        TypeAttr::get(bf16), nullptr, b.getUnitAttr(),
+                        b.getBoolAttr(true));
+                  };
+                  // The fence after the A registers are written (else
+                  // ptxas adds one: C7519).
+                  Value qA = qOf(qHi), qLoA = qLo ? qOf(qLo) : Value();
+                  tile::WarpgroupFenceOp::create(b, loc);
+                  if (qLo)
+                    mma(qLoA, rowsHi);
+                  mma(qA, rowsHi);
+                  mma(qA, rowsLo);
+                }
+                tile::WarpgroupCommitOp::create(b, loc);
+                continue;
               }
               for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
                 auto qOf = [&](Value array) {
@@ -453,6 +517,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                 dot = m.dot(qA, stateOf(rowsLo), dot);
               }
             }
+            if (warpgroup) // the MMAs' results, readable
+              dot = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{dot})
+                        .getResult(0);
             Value factor = factorOf(operandHi, a);
             if (qLo)
               factor = E.add(factor, factorOf(operandLo, a));

@@ -452,9 +452,17 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
       for (double r = 0; r < k; r += F)
         runs += as * 2 * std::ceil(std::min(F, k - r) * NV / (8 * P)) * P;
     }
-    state.mma[int(MmaShape::M16N8K16F16)] =
-        u(W * kSteps * NV / 8 * (split.splitScores ? 3 : 2));
-    state.ldmatrix = u(W * kSteps * (halves + 2 * NV / 8));
+    double products = split.splitScores ? 3 : 2;
+    if (split.warpgroupState()) {
+      // One warpgroup MMA (64 x NV x 16) per product and 16 rows, its B
+      // read once for the 4 warps; q's fragments by ldmatrix.
+      state.wgmma = u(kSteps * products);
+      state.wgmmaMultiplyAdds = u(kSteps * products * 64 * 16 * NV);
+      state.ldmatrix = u(W * kSteps * halves);
+    } else {
+      state.mma[int(MmaShape::M16N8K16F16)] = u(W * kSteps * NV / 8 * products);
+      state.ldmatrix = u(W * kSteps * (halves + 2 * NV / 8));
+    }
     state.fp32Fma = u(z.d * R * NV);
     if (split.stateBuffers == 2) {
       // Two buffers (one barrier a step): cp.async copies in 16-byte runs,
@@ -462,10 +470,13 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
       // read: the live rows, b >= a, are the state's D). Per copy, with
       // the rows' q_a and q's staging folded in; q's transpose stores.
       double copied = steps * 2 * F * NV / 8;
+      // With the warpgroup MMA: the copies' core-matrix placement, and B
+      // read once a warpgroup (refitted to the emulator at the same point).
+      bool wg = split.warpgroupState();
       state.fp32Alu = u(1.131 * copied);
-      state.intAlu = u(22.7 * copied);
+      state.intAlu = u((wg ? 27.37 : 22.7) * copied);
       state.sharedLoads = u(0.389 * copied);
-      state.sharedLoadBytes = u(60.07 * copied);
+      state.sharedLoadBytes = u((wg ? 20.07 : 60.07) * copied);
       state.sharedStores = u(1.25 * z.d * R);
       state.sharedStoreBytes = u(16 * copied);
       state.globalLoads = u(copied);

@@ -56,6 +56,14 @@ struct ChunkOutputTile {
 
   int64_t warps() const { return rowsPerProgram / 16; }
   int64_t threads() const { return 32 * warps(); }
+  /// Whether the factored part multiplies by warpgroup MMA (wgmma on
+  /// sm_90a, as mma.sync before): one warpgroup of 64 rows reads each
+  /// step's state rows once, staged as N-major core matrices, where each
+  /// of its 4 warps read them all with ldmatrix. With two buffers only:
+  /// the MMAs of a step run while the next step's copies land.
+  bool warpgroupState() const {
+    return factorsState && stateBuffers == 2 && rowsPerProgram == 64;
+  }
   /// Whether the operand arrays have a lo half: phi(Q) is built as hi + lo,
   /// and split scores take q's and the keys' lo halves. Unsplit, the
   /// factored part reads q's transpose whole from the hi array.
