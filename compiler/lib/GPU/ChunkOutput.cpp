@@ -395,31 +395,22 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         if (warpgroup) {
           // N-major core matrices for the warpgroup MMA: the run of row k,
           // columns 8 c .. 8 c + 7 goes to (c F + k) 8. Runs in the state's
-          // order, so that a warp reads 512 adjacent bytes (its stores share
-          // 16-byte slots, k % 8, about 4 ways). Thread t's run of pass p
-          // is t + P p: its (k, c) from t's by a carry, not a division per
-          // pass (unrolled, those stayed live and spilled on sm_80).
+          // order, so that a warp reads 512 adjacent bytes; its stores
+          // share 16-byte slots (k % 8) in about 4 ways.
           int64_t blocks = NV / L;
-          Value k0 = E.div(thread, t.index(blocks)),
-                c0 = E.rem(thread, t.index(blocks));
-          for (int64_t pass = 0; pass * P < F * blocks; ++pass) {
-            int64_t shift = pass * P;
-            Value c = E.add(c0, t.index(shift % blocks));
-            Value carry = E.cmpi(arith::CmpIPredicate::uge, c, t.index(blocks));
-            c = E.select(carry, E.sub(c, t.index(blocks)), c);
-            Value k = E.add(E.add(k0, t.index(shift / blocks)),
-                            E.select(carry, t.index(1), t.index(0)));
-            Value at = E.add(E.mul(k, t.index(NV)), E.mul(c, t.index(L)));
-            // Rows k in [a - min(a, r0), to) (`first` is the former's run).
-            Value live = t.logicalAnd(E.ult(k, t.splat(to)),
-                                      E.cmpi(arith::CmpIPredicate::uge, k,
-                                             t.splat(E.sub(a, E.min(a, r0)))));
+          forRunStarts(F * NV, L, [&](Value at) {
+            Value run = E.div(at, t.index(L));
+            Value k = E.div(run, t.index(blocks)),
+                  c = E.rem(run, t.index(blocks));
+            Value live = t.logicalAnd(
+                E.ult(at, t.splat(E.mul(to, E.idx(NV)))),
+                E.cmpi(arith::CmpIPredicate::uge, at, t.splat(first)));
             Value dest = E.mul(E.add(E.mul(c, t.index(F)), k), t.index(L));
             t.asyncCopy(chunkHalves,
                         E.min(E.add(t.splat(from), at), t.splat(lastRun)),
                         halves[half], E.add(t.splat(buffer), dest), L,
-                        E.ult(k, t.index(F)), live);
-          }
+                        E.ult(at, t.index(F * NV)), live);
+          });
           continue;
         }
         forRunStarts(F * NV, L, [&](Value at) {

@@ -30,26 +30,18 @@ struct IndexOps {
   OpBuilder &b;
   Location loc;
   Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  /// `x op v` for a constant v.
+  template <typename Op> Value by(Value x, int64_t v) {
+    return Op::create(b, loc, x, c(v));
+  }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, int64_t v) {
-    return arith::MulIOp::create(b, loc, x, c(v));
-  }
-  Value div(Value x, int64_t v) {
-    return arith::DivUIOp::create(b, loc, x, c(v));
-  }
-  Value rem(Value x, int64_t v) {
-    return arith::RemUIOp::create(b, loc, x, c(v));
-  }
-  Value shr(Value x, int64_t v) {
-    return arith::ShRUIOp::create(b, loc, x, c(v));
-  }
-  Value shl(Value x, int64_t v) {
-    return arith::ShLIOp::create(b, loc, x, c(v));
-  }
-  Value andI(Value x, int64_t v) {
-    return arith::AndIOp::create(b, loc, x, c(v));
-  }
   Value xorI(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t v) { return by<arith::MulIOp>(x, v); }
+  Value div(Value x, int64_t v) { return by<arith::DivUIOp>(x, v); }
+  Value rem(Value x, int64_t v) { return by<arith::RemUIOp>(x, v); }
+  Value shr(Value x, int64_t v) { return by<arith::ShRUIOp>(x, v); }
+  Value shl(Value x, int64_t v) { return by<arith::ShLIOp>(x, v); }
+  Value andI(Value x, int64_t v) { return by<arith::AndIOp>(x, v); }
 };
 
 /// The element index in `d`'s buffer of operand element (mn, k): its byte

@@ -490,14 +490,33 @@ void BlockRunner::reportUninitialized(ThreadState &t, int64_t offset,
   launch.addReport(std::move(r));
 }
 
+bool BlockRunner::firstRaceOf(const char *otherSite, const char *site) {
+  std::lock_guard<std::mutex> lock(launch.mutex);
+  return launch.racesSeen.insert({otherSite, site}).second;
+}
+
+void BlockRunner::addRace(ThreadState &t, Dim3 other, const char *otherSite,
+                          int64_t offset, const char *site,
+                          std::string message) {
+  Report r;
+  r.kind = ReportKind::Race;
+  r.kernel = launch.kernel.name;
+  r.block = blockId;
+  r.thread = t.tid;
+  r.otherThread = other;
+  r.site = siteText(site);
+  r.otherSite = siteText(otherSite);
+  r.space = abi::Workgroup;
+  r.offset = offset;
+  r.message = std::move(message);
+  launch.addReport(std::move(r));
+}
+
 void BlockRunner::reportInFlight(ThreadState &t, const Shadow &s,
                                  bool thisWrites, int64_t offset,
                                  const char *site) {
-  {
-    std::lock_guard<std::mutex> lock(launch.mutex);
-    if (!launch.racesSeen.insert({s.asyncSite, site}).second)
-      return;
-  }
+  if (!firstRaceOf(s.asyncSite, site))
+    return;
   Dim3 issuer = threadIndex(s.asyncIssuer);
   std::ostringstream os;
   os << "race on workgroup memory at byte offset " << offset << " in "
@@ -507,29 +526,15 @@ void BlockRunner::reportInFlight(ThreadState &t, const Shadow &s,
      << siteText(s.asyncSite)
      << ") into it is in flight (no nvgpu.device_async_wait completed its "
         "group)";
-  Report r;
-  r.kind = ReportKind::Race;
-  r.kernel = launch.kernel.name;
-  r.block = blockId;
-  r.thread = t.tid;
-  r.otherThread = issuer;
-  r.site = siteText(site);
-  r.otherSite = siteText(s.asyncSite);
-  r.space = abi::Workgroup;
-  r.offset = offset;
-  r.message = os.str();
-  launch.addReport(std::move(r));
+  addRace(t, issuer, s.asyncSite, offset, site, os.str());
 }
 
 void BlockRunner::reportRace(ThreadState &t, uint32_t other,
                              const char *otherSite, bool otherWrote,
                              bool thisWrites, int64_t offset,
                              const char *site) {
-  {
-    std::lock_guard<std::mutex> lock(launch.mutex);
-    if (!launch.racesSeen.insert({otherSite, site}).second)
-      return; // one report per pair of ops
-  }
+  if (!firstRaceOf(otherSite, site))
+    return; // one report per pair of ops
   Dim3 otherTid = threadIndex(other);
   std::ostringstream os;
   os << "race on workgroup memory at byte offset " << offset << " in "
@@ -538,18 +543,7 @@ void BlockRunner::reportRace(ThreadState &t, uint32_t other,
      << ") and " << (thisWrites ? "write" : "read") << " by thread "
      << t.tid.str() << " (" << siteText(site)
      << ") with no barrier between them";
-  Report r;
-  r.kind = ReportKind::Race;
-  r.kernel = launch.kernel.name;
-  r.block = blockId;
-  r.thread = t.tid;
-  r.otherThread = otherTid;
-  r.site = siteText(site);
-  r.otherSite = siteText(otherSite);
-  r.space = abi::Workgroup;
-  r.offset = offset;
-  r.message = os.str();
-  launch.addReport(std::move(r));
+  addRace(t, otherTid, otherSite, offset, site, os.str());
 }
 
 bool BlockRunner::aligned(ThreadState &t, int64_t addr, int64_t alignment,
@@ -752,12 +746,7 @@ bool BlockRunner::readWgmmaOperand(ThreadState &t, uint32_t address,
     const Shadow &s = shadow[offset];
     if (s.writeEpoch >= blockEpoch &&
         threads[s.writer].proxyFences == s.writerProxyFences) {
-      bool first;
-      {
-        std::lock_guard<std::mutex> lock(launch.mutex);
-        first = launch.racesSeen.insert({s.writeSite, site}).second;
-      }
-      if (first) {
+      if (firstRaceOf(s.writeSite, site)) {
         std::ostringstream os;
         os << "race on workgroup memory at byte offset " << offset << " in "
            << where(nullptr) << ": wgmma operand " << what << " read by "
@@ -765,18 +754,7 @@ bool BlockRunner::readWgmmaOperand(ThreadState &t, uint32_t address,
            << threads[s.writer].tid.str() << " (" << siteText(s.writeSite)
            << "), which ran no fence.proxy.async "
               "(sympow_tile.async_proxy_fence) after the write";
-        Report r;
-        r.kind = ReportKind::Race;
-        r.kernel = launch.kernel.name;
-        r.block = blockId;
-        r.thread = t.tid;
-        r.otherThread = threads[s.writer].tid;
-        r.site = siteText(site);
-        r.otherSite = siteText(s.writeSite);
-        r.space = abi::Workgroup;
-        r.offset = offset;
-        r.message = os.str();
-        launch.addReport(std::move(r));
+        addRace(t, threads[s.writer].tid, s.writeSite, offset, site, os.str());
       }
       launch.stop = true;
       return false;

@@ -260,6 +260,13 @@ private:
                   bool otherWrote, bool thisWrites, int64_t offset,
                   const char *site);
   void reportUninitialized(ThreadState &t, int64_t offset, const char *site);
+  /// Whether no race between ops `otherSite` and `site` was reported yet
+  /// (one report per pair of ops; thread-safe).
+  bool firstRaceOf(const char *otherSite, const char *site);
+  /// Reports a race on workgroup byte `offset` between `t` at `site` and
+  /// thread `other` at `otherSite`.
+  void addRace(ThreadState &t, Dim3 other, const char *otherSite,
+               int64_t offset, const char *site, std::string message);
   void reportInFlight(ThreadState &t, const Shadow &s, bool thisWrites,
                       int64_t offset, const char *site);
   /// The shadow offset of [addr, addr + bytes) if it is workgroup memory

@@ -474,7 +474,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
       // read once a warpgroup (refitted to the emulator at the same point).
       bool wg = split.warpgroupState();
       state.fp32Alu = u(1.131 * copied);
-      state.intAlu = u((wg ? 13.40 : 22.7) * copied);
+      state.intAlu = u((wg ? 27.37 : 22.7) * copied);
       state.sharedLoads = u(0.389 * copied);
       state.sharedLoadBytes = u((wg ? 20.07 : 60.07) * copied);
       state.sharedStores = u(1.25 * z.d * R);
