@@ -228,16 +228,17 @@ void printRun(const std::string &formulation, int64_t T,
         line, sizeof line,
         "    global %.3g MB loaded (%.3g MB distinct), %.3g MB stored "
         "(%.3g MB distinct); "
-        "shared %.3g MB; mma %llu; fp32 %.3g M, sfu %.3g M; heaviest "
-        "block: %llu global loads, %llu mma, %llu barriers\n",
+        "shared %.3g MB; mma %llu, wgmma %llu; fp32 %.3g M, sfu %.3g M; "
+        "heaviest block: %llu global loads, %llu mma, %llu wgmma, %llu "
+        "barriers\n",
         t.globalLoadBytes / 1e6, r.counts.globalLoadDistinctBytes / 1e6,
         t.globalStoreBytes / 1e6, r.counts.globalStoreDistinctBytes / 1e6,
         (t.sharedLoadBytes + t.sharedStoreBytes) / 1e6,
         (unsigned long long)(t.mma[0] + t.mma[1] + t.mma[2] + t.mma[3]),
-        (t.fp32Fma + t.fp32Alu) / 1e6, t.sfu / 1e6,
+        (unsigned long long)t.wgmma, (t.fp32Fma + t.fp32Alu) / 1e6, t.sfu / 1e6,
         (unsigned long long)h.globalLoads,
         (unsigned long long)(h.mma[0] + h.mma[1] + h.mma[2] + h.mma[3]),
-        (unsigned long long)h.barriers);
+        (unsigned long long)h.wgmma, (unsigned long long)h.barriers);
     llvm::outs() << line;
   }
   llvm::outs() << "  layer: predicted " << ms(predicted) << " ms on "
