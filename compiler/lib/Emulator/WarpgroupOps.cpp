@@ -107,7 +107,7 @@ LogicalResult sympow::emulator::lowerWarpgroupOps(Operation *fn,
       ops.push_back(op);
   });
   for (Operation *op : ops) {
-    if (llvm::any_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>))
+    if (!tile::isThreadLevel(op))
       return op->emitOpError("runs on a thread's vectors (lower the tile "
                              "kernel first)");
     if (auto d = dyn_cast<tile::WarpgroupDescriptorOp>(op)) {

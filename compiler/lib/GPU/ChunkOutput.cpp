@@ -387,39 +387,30 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
             E.add(slotStart,
                   E.idx(half * ChunkOutputTile::stateHalfElements(dim, s.e)));
         // The step's F rows are one block of F NV elements in the chunk
-        // state and in workgroup memory alike: no row or column needed.
+        // state: no row or column needed for the source.
         Value from = E.add(halfStart, E.mul(rowsStart, E.idx(NV)));
         Value first = E.mul(E.sub(a, E.min(a, r0)), E.idx(NV));
         // Zero-filled runs past the state still name an address in it.
         Value lastRun = E.add(halfStart, E.idx(dim * NV - L));
-        if (warpgroup) {
-          // N-major core matrices for the warpgroup MMA: the run of row k,
-          // columns 8 c .. 8 c + 7 goes to (c F + k) 8. Runs in the state's
-          // order, so that a warp reads 512 adjacent bytes; its stores
-          // share 16-byte slots (k % 8) in about 4 ways.
-          int64_t blocks = NV / L;
-          forRunStarts(F * NV, L, [&](Value at) {
-            Value run = E.div(at, t.index(L));
-            Value k = E.div(run, t.index(blocks)),
-                  c = E.rem(run, t.index(blocks));
-            Value live = t.logicalAnd(
-                E.ult(at, t.splat(E.mul(to, E.idx(NV)))),
-                E.cmpi(arith::CmpIPredicate::uge, at, t.splat(first)));
-            Value dest = E.mul(E.add(E.mul(c, t.index(F)), k), t.index(L));
-            t.asyncCopy(chunkHalves,
-                        E.min(E.add(t.splat(from), at), t.splat(lastRun)),
-                        halves[half], E.add(t.splat(buffer), dest), L,
-                        E.ult(at, t.index(F * NV)), live);
-          });
-          continue;
-        }
         forRunStarts(F * NV, L, [&](Value at) {
           Value live = t.logicalAnd(
               E.ult(at, t.splat(E.mul(to, E.idx(NV)))),
               E.cmpi(arith::CmpIPredicate::uge, at, t.splat(first)));
+          // The same block in workgroup memory; for the warpgroup MMA,
+          // N-major core matrices: the run of row k, columns 8 c .. 8 c + 7
+          // goes to (c F + k) 8. Runs in the state's order, so that a warp
+          // reads 512 adjacent bytes; its stores share 16-byte slots
+          // (k % 8) about 4 ways.
+          Value dest = at;
+          if (warpgroup) {
+            Value run = E.div(at, t.index(L));
+            Value k = E.div(run, t.index(NV / L)),
+                  c = E.rem(run, t.index(NV / L));
+            dest = E.mul(E.add(E.mul(c, t.index(F)), k), t.index(L));
+          }
           t.asyncCopy(chunkHalves,
                       E.min(E.add(t.splat(from), at), t.splat(lastRun)),
-                      halves[half], E.add(t.splat(buffer), at), L,
+                      halves[half], E.add(t.splat(buffer), dest), L,
                       E.ult(at, t.index(F * NV)), live);
         });
       }
@@ -467,12 +458,13 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                            E.idx(s.d - r0));
                 gpu::BarrierOp::create(b, loc);
               }
+              // q's 16 columns from k0, as the dots' A operand.
+              auto qAt = [&](Value array, int64_t k0) {
+                return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0), QS);
+              };
               if (warpgroup) {
                 for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
-                  auto qOf = [&](Value array) {
-                    return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0),
-                                  QS);
-                  };
+                  auto qOf = [&](Value array) { return qAt(array, k0); };
                   // Rows k0 - r0 .. + 15 of the step: 8 k of 8 columns per
                   // core matrix, the next 8 k 128 bytes on, the next 8
                   // columns F 16 bytes on.
@@ -505,10 +497,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                 continue;
               }
               for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
-                auto qOf = [&](Value array) {
-                  return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0),
-                                QS);
-                };
+                auto qOf = [&](Value array) { return qAt(array, k0); };
                 auto stateOf = [&](Value array) {
                   return m.load(m.operand(1, 16, NV, bf16), array,
                                 E.add(buffer, E.idx((k0 - r0) * VS)), VS);

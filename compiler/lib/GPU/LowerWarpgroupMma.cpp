@@ -233,8 +233,7 @@ struct LowerWarpgroupMma
   void runOnOperation() override {
     WalkResult tiles = getOperation()->walk([](Operation *op) {
       if (isa<tile::WarpgroupMmaOp, tile::WarpgroupWaitOp>(op) &&
-          llvm::any_of(op->getOperandTypes(),
-                       llvm::IsaPred<RankedTensorType>)) {
+          !tile::isThreadLevel(op)) {
         op->emitOpError("is lowered on a thread's vectors (lower the tile "
                         "kernel first)");
         return WalkResult::interrupt();

@@ -72,9 +72,6 @@ LogicalResult lowerMma(tile::WarpgroupMmaOp op) {
   auto descriptorOf = [&](Value v) {
     return v.getDefiningOp<tile::WarpgroupDescriptorOp>();
   };
-  if (!isa<VectorType>(op.getType()))
-    return op.emitOpError("is lowered on a thread's vectors (lower the tile "
-                          "kernel first)");
   tile::WarpgroupDescriptorOp db = descriptorOf(op.getB()), da;
   if (!db || (!op.hasRegisterA() && !(da = descriptorOf(op.getA()))))
     return op.emitOpError("needs descriptors straight from "

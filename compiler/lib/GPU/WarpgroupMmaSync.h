@@ -12,7 +12,8 @@ namespace sympow {
 /// `root` for a GPU without wgmma: each warp of a warpgroup computes its 16
 /// rows with ldmatrix (through the descriptors' canonical layouts) and
 /// mma.sync m16n8k16; fences, commits and waits have nothing to order. A
-/// descriptor must come straight from a warpgroup_descriptor op.
+/// descriptor must come straight from a warpgroup_descriptor op; the ops
+/// take a thread's vectors (--sympow-lower-warpgroup-mma checks it first).
 mlir::LogicalResult lowerWarpgroupOpsToMmaSync(mlir::Operation *root);
 
 } // namespace sympow
