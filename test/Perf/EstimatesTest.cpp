@@ -155,6 +155,39 @@ TEST(AccessEfficiency, TileChunkOutputLoadsFillTheirSectors) {
   }
 }
 
+// Before sm_90a the warpgroup MMA ops run as mma.sync per warp
+// (WarpgroupMmaSync.cpp): the A100 model predicts counts with wgmma as the
+// same work in mma.sync m16n8k16 and ldmatrix (4 warps x N / 8 of each, and
+// A's), while the H100 issues one wgmma a warp.
+TEST(WarpgroupMma, RunsAsMmaSyncBeforeSm90) {
+  const uint64_t wgmmas = 4096, n = 32;
+  OpCounts wg;
+  wg.wgmma = wgmmas;
+  wg.wgmmaMultiplyAdds = wgmmas * 64 * 16 * n;
+  wg.fp32Alu = 1 << 20;
+  OpCounts sync = wg;
+  sync.wgmma = sync.wgmmaMultiplyAdds = 0;
+  sync.mma[int(MmaShape::M16N8K16F16)] = wgmmas * 4 * n / 8;
+  sync.ldmatrix = wgmmas * 4 * (n / 8 + 1);
+  auto predict = [](const OpCounts &c, const GpuSpec &gpu) {
+    LaunchCounts launch;
+    launch.grid = {264, 1, 1};
+    launch.block = {256, 1, 1};
+    launch.total = c;
+    launch.heaviest = c;
+    return predictKernel(launch, {118, 45000}, gpu);
+  };
+  KernelPrediction a = predict(wg, GpuSpec::a100()),
+                   b = predict(sync, GpuSpec::a100());
+  EXPECT_TRUE(std::isfinite(a.seconds));
+  EXPECT_NEAR(a.seconds, b.seconds, 1e-6 * b.seconds)
+      << a.explanation << " against " << b.explanation;
+  // On the H100 the same counts issue a quarter as many warp instructions
+  // for the MMAs and run at wgmma's rate: faster.
+  EXPECT_LT(predict(wg, GpuSpec::h100()).seconds,
+            predict(sync, GpuSpec::h100()).seconds);
+}
+
 // A variant without `chunk=` gets the candidate the model predicts fastest
 // for its own heads and sizes; f32 has one candidate (no tile
 // chunk_output), the short chunk.

@@ -111,8 +111,17 @@ func.func @run_threads(%x: tensor<32xindex, #b1>) {
 
 #b2 = #sympow_tile.blocked<threads = 32, per_thread = 2>
 func.func @scan_slots(%x: tensor<64xf32, #b2>) {
-  // expected-error @+1 {{scans a tile of one element per thread, not 2}}
-  %s = sympow_tile.scan %x {segment = 32} : tensor<64xf32, #b2>
+  // expected-error @+1 {{segment = 128 must be a power of two up to 32 threads' 2 elements (one warp), with R a power of two}}
+  %s = sympow_tile.scan %x {segment = 128} : tensor<64xf32, #b2>
+  return
+}
+
+// -----
+
+#b3 = #sympow_tile.blocked<threads = 32, per_thread = 3>
+func.func @scan_three(%x: tensor<96xf32, #b3>) {
+  // expected-error @+1 {{segment = 4 must be a power of two up to 32 threads' 3 elements (one warp), with R a power of two}}
+  %s = sympow_tile.scan %x {segment = 4} : tensor<96xf32, #b3>
   return
 }
 
@@ -129,7 +138,7 @@ func.func @scan_warps(%x: tensor<48xf32, #b1>) {
 
 #b1 = #sympow_tile.blocked<threads = 64, per_thread = 1>
 func.func @scan_segment(%x: tensor<64xf32, #b1>) {
-  // expected-error @+1 {{segment = 64 must be a power of two up to 32 (one warp)}}
+  // expected-error @+1 {{segment = 64 must be a power of two up to 32 threads' 1 elements (one warp), with R a power of two}}
   %s = sympow_tile.scan %x {segment = 64} : tensor<64xf32, #b1>
   return
 }

@@ -260,14 +260,38 @@ TEST(ChunkOutputTile, StridesKeepLdmatrixRowsInDistinctBanks) {
   EXPECT_EQ(ChunkOutputTile::keyStride(64), 72);
   EXPECT_EQ(ChunkOutputTile::valueStride(64), 72); // [V | 1] in 9 pieces
   EXPECT_EQ(split.phiStride(), 40);
-  // chunk_state_pass's staged arrays: the same rule, the same strides as
-  // its 16 bytes of padding gave.
+}
+
+// chunk_state_pass's staged arrays are the warpgroup MMA's canonical
+// layouts, padded so that its staging does not conflict: the 8 threads of
+// a quarter warp storing one token's 8 blocks of values hit 8 different
+// 16-byte slots, and the four threads of a Phi^T row read keys of tokens 2
+// apart 8 banks apart (8 adjacent dims of a warp's rows in 32 banks).
+TEST(ChunkStatePass, StagedLayoutsAvoidBankConflicts) {
   ChunkStatePass pass;
-  EXPECT_EQ(ChunkStatePass::valueStride(64), 72);
-  EXPECT_EQ(pass.tokensPerStep, 64);
-  EXPECT_EQ(pass.phiStride(), 72); // Phi^T's 64 tokens in 9 pieces
-  pass.tokensPerStep = 32;
-  EXPECT_EQ(pass.phiStride(), 40);
+  for (int64_t tokens : {16, 32, 64}) {
+    pass.tokensPerStep = tokens;
+    EXPECT_EQ(pass.valueBlockBytes() % 16, 0);
+    std::vector<int64_t> slots;
+    for (int64_t block = 0; block < 8; ++block)
+      slots.push_back(block * pass.valueBlockBytes() / 16 % 8);
+    std::sort(slots.begin(), slots.end());
+    EXPECT_EQ(std::unique(slots.begin(), slots.end()), slots.end())
+        << tokens << " tokens a step";
+    // Core matrices of 8 rows x 16 bytes along the step's tokens.
+    EXPECT_EQ(pass.phiGroupBytes(), tokens / 8 * 128);
+  }
+  for (int64_t d = 16; d <= 256; d += 16) {
+    int64_t stride = ChunkStatePass::keyStride(d);
+    EXPECT_GE(stride, d);
+    EXPECT_LT(stride, d + 32);
+    EXPECT_EQ(stride % 4, 0) << "16-byte staging stores, d = " << d;
+    EXPECT_EQ(2 * stride % 32, 8) << "d = " << d;
+  }
+  // Two programs a SM at d = e = 64 (16 warps), one where the
+  // accumulators grow.
+  EXPECT_EQ(pass.minProgramsPerSM(64), 2);
+  EXPECT_EQ(pass.minProgramsPerSM(128), 1);
 }
 
 // The factored state part (p = 2) double-buffers its state rows wherever

@@ -4,8 +4,9 @@
 // tiles of the state's rows (issue 12; flash-linear-attention's chunk_fwd_h
 // splits its state the same way). Program (x, h, b) keeps rows
 // [x R, x R + R) of [S | Z] of head h, sequence b in tensor-core
-// accumulators (mma<warps = [4, 2]>) and walks the tokens in steps of K
-// that never straddle a chunk:
+// accumulators (two warpgroups side by side, mma<warps = [4, 2],
+// column_major>) and walks the tokens in steps of K that never straddle a
+// chunk:
 //
 //   at each chunk's first step:  S_n, Z_n (the workspace) <- [S | Z]
 //   per step (tokens t0 .. t0 + K - 1 of one chunk; G the inclusive
@@ -22,14 +23,17 @@
 // row's run of tokens, split once into hi + lo bf16 halves (about 16 bits,
 // the accuracy the 16-bit inputs' states are held to), and multiplied with
 // the step's values (bf16, exact for bf16 inputs; hi + lo for f16) by
-// native sympow_tile.dots whose operands ldmatrix reads; Z's column is a
-// dot with ones. Chunk states are written once (the old chunk_states +
-// chunk_scan wrote each chunk's own contribution, then read and rewrote
-// them all). The pass is latency-bound (one step's work is small): each
-// step's global loads are issued during the step before, into registers
-// the loop carries, and a step waits at three barriers. The split (R, K,
-// threads, staging runs) is
-// sympow/Support/ChunkStatePass.h.
+// warpgroup MMAs (sympow_tile.warpgroup_mma: wgmma on sm_90a, mma.sync per
+// warp before) that read both from workgroup memory in the canonical
+// layouts (Z, the rows' sums of Phi^T, each thread sums in f32 as it
+// builds them, and a scan adds up a row's threads). The MMAs of a step run
+// while the next step stages its keys and sums its gates. Chunk states are
+// written once (the old chunk_states + chunk_scan wrote each chunk's own
+// contribution, then read and rewrote them all). The pass is
+// latency-bound (one step's work is small): each step's global loads are
+// issued during the step before, into registers the loop carries, and a
+// step waits at three barriers. The split (R, K, threads, layouts,
+// staging runs) is sympow/Support/ChunkStatePass.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,24 +60,27 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Location loc = module.getLoc();
   Type f32 = b.getF32Type();
   int64_t P = split.threads, R = split.rowsPerProgram, K = split.tokensPerStep;
-  // The dots take the step a segment of KD tokens at a time.
+  // The gates are summed a segment of KD tokens at a time.
   int64_t KD = split.segmentTokens(), segments = split.segments();
-  int64_t NV = ChunkStatePass::valueColumns(s.e);
-  int64_t VS = ChunkStatePass::valueStride(s.e);
   // bf16 values are exact as bf16; f16 ones as bf16 hi + lo.
   bool splitV = s.dtype == ElementKind::F16;
   Type bf16 = b.getBF16Type();
-  // Each thread builds one row's run of RK tokens of Phi^T.
+  // Each thread builds one row's run of RK tokens of Phi^T, four threads a
+  // row.
   int64_t RK = R * K / P;
+  assert(K / RK == 4 && "four threads a row of Phi^T");
   using gpu_detail::workgroupMemRef;
-  int64_t PS = split.phiStride(), KS = ChunkStatePass::keyStride(s.d);
+  int64_t KS = ChunkStatePass::keyStride(s.d), VE = split.valueElements(s.e);
+  // Elements between blocks of 8 value columns, and between groups of 8
+  // rows of Phi^T (ChunkStatePass.h).
+  int64_t VB = split.valueBlockBytes() / 2, PG = split.phiGroupBytes() / 2;
   SmallVector<Type> workgroup = {workgroupMemRef({K * KS}, f32),
-                                 workgroupMemRef({R * PS}, bf16),
-                                 workgroupMemRef({R * PS}, bf16),
+                                 workgroupMemRef({R * K}, bf16),
+                                 workgroupMemRef({R * K}, bf16),
                                  workgroupMemRef({split.weightElements()}, f32),
-                                 workgroupMemRef({K * VS}, bf16)};
+                                 workgroupMemRef({VE}, bf16)};
   if (splitV)
-    workgroup.push_back(workgroupMemRef({K * VS}, bf16));
+    workgroup.push_back(workgroupMemRef({VE}, bf16));
   // The tile chunk_output's chunk states (ChunkOutputTile::
   // stateSlotElements): each row's weight and Z on their way there.
   bool toHalves = toRuntime(s, runtime::Formulation::Chunked, C)
@@ -87,10 +94,15 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       b, module, s, runtime::KernelId::ChunkStatePass, P,
       {split.programs, s.h, tile::KernelAttr::kBatch}, workgroup, args, C);
   tile::setMinBlocksPerSM(fn, split.minProgramsPerSM(s.e));
+  // The MMAs' operands: matrix descriptors start on 16 bytes
+  // (TileWarpgroupOps.td).
+  for (unsigned i = 1; i < rowFactorsArray; ++i)
+    if (i != 3)
+      fn.setWorkgroupAttributionAttr(i, "llvm.align", b.getI64IntegerAttr(16));
   Emitter E(b, loc);
   gpu_detail::Tiles t{b, loc, E, P};
   gpu_detail::MatrixTiles m{b, loc, ChunkStatePass::warpsM,
-                            ChunkStatePass::warpsN};
+                            ChunkStatePass::warpsN, /*columnMajor=*/true};
   using runtime::KernelArg;
   // Rotating schedules read the keys chunk_keys rotated (f32).
   Value k = args.get(fn, s.rotates() ? KernelArg::RotatedK : KernelArg::K),
@@ -115,23 +127,32 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Value bh = E.add(E.mul(batch, E.idx(s.h)), h);
   Value firstRow = E.mul(x, E.idx(R));
   Value rows = E.min(E.idx(R), E.sub(E.idx(dim), firstRow));
-  Value cols = E.idx(s.e), one = E.idx(1);
+  Value cols = E.idx(s.e);
 
   // This thread's row of Phi^T (one multiset, found once) and its tokens.
   Value thread = t.range();
-  Value row = E.add(t.splat(firstRow), E.div(thread, t.index(K / RK)));
+  Value localRow = E.div(thread, t.index(4));
+  Value row = E.add(t.splat(firstRow), localRow);
   SmallVector<Value> multiset =
       gpu_detail::unrankRows(t, s.p, s.d, E.min(row, t.index(dim - 1)));
   Value scale = gpu_detail::rowScales(t, f32, multiset);
   // Its tokens in pairs (one 4-byte store of a bf16 pair per half): the
-  // K / RK threads of a row take adjacent pairs, 2 K / RK tokens a slot,
-  // and their key rows start 8 banks apart (keyStride). Per-row values are
-  // expanded over a pair's two slots.
-  Value pairOf = E.mul(E.rem(thread, t.index(K / RK)), t.index(2));
+  // four threads of a row take adjacent pairs, 8 tokens a slot, and their
+  // key rows start 8 banks apart (keyStride). Per-row values are expanded
+  // over a pair's two slots.
+  Value pairOf = E.mul(E.rem(thread, t.index(4)), t.index(2));
   Value firstToken =
       E.add(t.expand(pairOf, 2), E.rem(t.range(2), t.index(2, 2)));
+  // Phi^T's element (row, token) as K-major core matrices: (row % 8) 8 +
+  // (row / 8) PG + (token / 8) 64 + token % 8: a slot's 8 tokens are one
+  // core matrix row, a warp's 8 rows one core matrix (no bank conflict).
+  auto phiTokenOffset = [](int64_t token) {
+    return token / 8 * 64 + token % 8;
+  };
   Value phiRow =
-      t.expand(E.mul(E.div(thread, t.index(K / RK)), t.index(PS)), 2);
+      t.expand(E.add(E.mul(E.rem(localRow, t.index(8)), t.index(8)),
+                     E.mul(E.div(localRow, t.index(8)), t.index(PG))),
+               2);
   // Phi^T holds the keys' products alone; phi's factor c_f of each row
   // (the multinomial square root) is applied where the state is read or
   // written: the accumulators hold S_f / c_f and Z_f / c_f, which saves a
@@ -139,8 +160,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   // clamped to the last row's) are never stored, so they need no mask. (A
   // barrier of its own: the initial state is read before the loop.)
   Value rowFactors = wg[rowFactorsArray];
-  t.store(scale, rowFactors, E.div(thread, t.index(K / RK)),
-          t.eq(E.rem(thread, t.index(K / RK)), t.index(0)));
+  t.store(scale, rowFactors, localRow,
+          t.eq(E.rem(thread, t.index(4)), t.index(0)));
   gpu::BarrierOp::create(b, loc);
   auto rowFactor = [&](Value x) {
     auto type = cast<RankedTensorType>(x.getType());
@@ -153,8 +174,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     firstKeys.push_back(E.add(firstKeyRow, t.expand(i, 2)));
   Value firstPhi = E.add(phiRow, firstToken);
 
-  RankedTensorType accS = m.accumulator(R, NV),
-                   accZ = m.accumulator(R, 8 * ChunkStatePass::warpsN);
+  RankedTensorType accS = m.accumulator(R, s.e);
   Value sRows = E.mul(E.add(E.mul(bh, E.idx(dim)), firstRow), E.idx(s.e));
   Value zRows = E.add(E.mul(bh, E.idx(dim)), firstRow);
   Value s0 = m.load(accS, S, sRows, s.e, rows, cols);
@@ -162,13 +182,21 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   // S rows of even length start at even offsets in 16-byte aligned buffers
   // (the workspace, the C API's states): column pairs as 8-byte stores.
   bool paired = s.e % 2 == 0;
-  Value z0 = m.load(accZ, Z, zRows, 1, rows, one);
-  z0 = E.div(z0, rowFactor(z0));
-  Value ones = tile::SplatOp::create(
-      b, loc, m.operand(1, KD, 8 * ChunkStatePass::warpsN, bf16),
-      E.fconst(bf16, 1.0));
+  // Z in partial sums: each thread's two slots hold its share of its
+  // row's Z / c_f (the f32 products, before the split), the initial Z in
+  // the row's first slot (thread 4 r, slot 0); a reversed scan over the
+  // row's 8 slots puts the row's Z there.
+  Value inRows = t.expand(E.ult(localRow, t.splat(rows)), 2);
+  Value slotOfRow = firstToken; // 0 .. 7: 2 (thread % 4) + slot
+  Value rowStart = t.logicalAnd(inRows, t.eq(slotOfRow, t.index(0, 2)));
+  Value scales = t.expand(scale, 2);
+  Value z0 = E.div(
+      t.load(Z, E.add(t.splat(zRows, 2), t.expand(localRow, 2)), rowStart),
+      scales);
+  auto rowSums = [&](Value zPart) {
+    return tile::ScanOp::create(b, loc, zPart, 8, /*reverse=*/true);
+  };
   Value gamma = logGamma ? E.load(logGamma, {h}) : Value();
-
   // Where step i lies: its chunk n, its offset in the chunk, its first
   // token t0 and how many of its tokens are inside the chunk and before T
   // (none from the last step on).
@@ -186,10 +214,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     return st;
   };
   // Each thread's runs of the step's keys (L adjacent dims of one token,
-  // 16 bytes at most) and values (LV adjacent columns, all of them below e
-  // or none): token j and first column, one each per thread, so that
-  // their index math is done once per run; in the tile (null where every
-  // thread's runs are).
+  // 16 bytes at most) and values (LV adjacent columns): token j and first
+  // column, one each per thread, so that their index math is done once per run;
+  // in the tile (null where every thread's runs are).
   struct Run {
     Value j, col, inTile;
   };
@@ -224,11 +251,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           E.add(E.add(tokenBase(s.d), E.mul(r.j, t.index(s.h * s.d))), r.col);
       loaded.push_back(t.load(k, t.run(at, L), spread(live, L), L > 1));
     }
-    for (int64_t from = 0; from < K * NV; from += P * LV) {
-      Run r = runAt(from, NV, LV);
-      Value live =
-          t.logicalAnd(t.logicalAnd(r.inTile, E.ult(r.j, t.splat(st.valid))),
-                       E.ult(r.col, t.index(s.e)));
+    for (int64_t from = 0; from < K * s.e; from += P * LV) {
+      Run r = runAt(from, s.e, LV);
+      Value live = t.logicalAnd(r.inTile, E.ult(r.j, t.splat(st.valid)));
       Value at =
           E.add(E.add(tokenBase(s.e), E.mul(r.j, t.index(s.h * s.e))), r.col);
       loaded.push_back(t.load(v, t.run(at, LV), spread(live, LV), LV > 1));
@@ -238,8 +263,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     return loaded;
   };
   // ... and from there into workgroup memory: keys as f32, values as bf16
-  // (hi + lo for f16).
-  auto stage = [&](ValueRange loaded) {
+  // (hi + lo for f16) in the MMA's layout, N-major core matrices: the run
+  // of token j, columns col .. col + LV - 1 at (col / 8) VB + 8 j + col % 8.
+  auto stageKeys = [&](ValueRange loaded) {
     auto next = loaded.begin();
     for (int64_t from = 0; from < K * s.d; from += P * L) {
       Run r = runAt(from, s.d, L);
@@ -247,69 +273,107 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
               t.run(E.add(E.mul(r.j, t.index(KS)), r.col), L),
               spread(r.inTile, L), L > 1);
     }
-    for (int64_t from = 0; from < K * NV; from += P * LV) {
-      Run r = runAt(from, NV, LV);
-      t.storeBf16(t.convert(*next++, f32), valuesHi, valuesLo,
-                  t.run(E.add(E.mul(r.j, t.index(VS)), r.col), LV),
+  };
+  auto stageValues = [&](ValueRange loaded) {
+    auto next = loaded.begin();
+    for (int64_t from = 0; from < K * s.e; from += P * LV) {
+      Run r = runAt(from, s.e, LV);
+      Value at = E.add(E.add(E.mul(E.div(r.col, t.index(8)), t.index(VB)),
+                             E.mul(r.j, t.index(8))),
+                       E.rem(r.col, t.index(8)));
+      t.storeBf16(t.convert(*next++, f32), valuesHi, valuesLo, t.run(at, LV),
                   spread(r.inTile, LV), LV > 1);
     }
   };
 
   // Slot `slot`'s rows of the halves: w_f [S_f | Z_f | 0 ...] as bf16 hi
-  // and lo, each half in three disjoint stores: S's columns, Z's (its own
-  // accumulator, whose warp columns hold other columns than S's), zeros.
-  auto storeHalves = [&](Value sAcc, Value zAcc, Value slot) {
-    int64_t NO = ChunkOutputTile::valueColumns(s.e);
-    // Row f's weight in the halves: scale^p and phi's factor of the row,
-    // times the factor the accumulator lacks.
-    double phiScale = std::pow(std::abs(s.effectiveScale()), double(s.p));
-    auto weighted = [&](Value x) {
-      auto type = cast<RankedTensorType>(x.getType());
-      Value c = rowFactor(x);
-      Value w = E.mul(E.mul(c, c),
-                      tile::SplatOp::create(b, loc, type, E.f32(phiScale)));
-      return tile::splitBf16(b, loc, E.mul(x, w));
-    };
-    auto [sHi, sLo] = weighted(sAcc);
-    auto [zHi, zLo] = weighted(zAcc);
-    Value zeros =
-        tile::SplatOp::create(b, loc, zHi.getType(), E.fconst(bf16, 0.0));
+  // and lo: S's columns from the accumulator, then Z and the zeros as the
+  // row's 8 slots of partial sums (NO = e + 8).
+  int64_t NO = ChunkOutputTile::valueColumns(s.e);
+  assert(NO == s.e + 8 && "Z and 7 zeros after S in a row of the halves");
+  // Row f's weight in the halves: scale^p and phi's factor of the row,
+  // times the factor the accumulator lacks.
+  double phiScale = std::pow(std::abs(s.effectiveScale()), double(s.p));
+  auto storeHalves = [&](Value sAcc, Value zPart, Value slot) {
+    auto type = cast<RankedTensorType>(sAcc.getType());
+    Value c = rowFactor(sAcc);
+    Value w = E.mul(E.mul(c, c),
+                    tile::SplatOp::create(b, loc, type, E.f32(phiScale)));
+    auto [sHi, sLo] = tile::splitBf16(b, loc, E.mul(sAcc, w));
+    Value z = E.select(t.eq(slotOfRow, t.index(0, 2)), rowSums(zPart),
+                       t.constant(f32, 0.0, 2));
+    auto [zHi, zLo] = tile::splitBf16(
+        b, loc,
+        E.mul(z, E.mul(E.mul(scales, scales), t.constant(f32, phiScale, 2))));
     Value at =
         E.add(E.mul(slot, E.idx(ChunkOutputTile::stateSlotElements(dim, s.e))),
               E.mul(firstRow, E.idx(NO)));
+    Value zAt = E.add(E.add(t.splat(E.add(at, E.idx(s.e)), 2),
+                            E.mul(t.expand(localRow, 2), t.index(NO, 2))),
+                      slotOfRow);
+    Value half = E.idx(ChunkOutputTile::stateHalfElements(dim, s.e));
     for (auto [sHalf, zHalf] : {std::pair{sHi, zHi}, std::pair{sLo, zLo}}) {
       m.store(sHalf, chunkHalves, at, NO, rows, cols, paired);
-      m.store(zHalf, chunkHalves, E.add(at, E.idx(s.e)), NO, rows, one);
-      if (NO > s.e + 1)
-        m.store(zeros, chunkHalves, E.add(at, E.idx(s.e + 1)), NO, rows,
-                E.idx(NO - s.e - 1));
-      at = E.add(at, E.idx(ChunkOutputTile::stateHalfElements(dim, s.e)));
+      t.store(zHalf, chunkHalves, zAt, inRows, /*contiguous=*/true);
+      at = E.add(at, half);
+      zAt = E.add(zAt, t.splat(half, 2));
     }
+  };
+  // Z = c_f times the row's sum, from its first slot.
+  auto storeZ = [&](Value zPart, Value base, Value firstZ) {
+    t.store(E.mul(rowSums(zPart), scales), base,
+            E.add(t.splat(firstZ, 2), t.expand(localRow, 2)), rowStart);
+  };
+
+  // The MMAs of a step: S += Phi^T V over its K tokens, 16 at a time
+  // (Phi^T hi + lo times the values; f16 values as hi + lo, lo Phi times
+  // lo v dropped as split_bf16 does), the small products first. Each
+  // warpgroup multiplies its half of the columns (the tile lowering points
+  // its descriptor there).
+  auto multiply = [&](Value sAcc) {
+    tile::WarpgroupFenceOp::create(b, loc);
+    for (int64_t k0 = 0; k0 < K; k0 += 16) {
+      // A: 16 tokens of Phi^T, the next 8 tokens' core matrices 128 bytes
+      // on, the next 8 rows' PG elements on. B: 16 tokens of the values,
+      // the next 8 tokens 128 bytes on, the next 8 columns VB elements on
+      // (N-major: transpose_b).
+      auto phiOf = [&](Value array) -> Value {
+        return tile::WarpgroupDescriptorOp::create(
+            b, loc, array, E.idx(phiTokenOffset(k0)), 0, 128, 2 * PG);
+      };
+      auto valuesOf = [&](Value array) -> Value {
+        return tile::WarpgroupDescriptorOp::create(b, loc, array, E.idx(8 * k0),
+                                                   0, 128, 2 * VB);
+      };
+      auto mma = [&](Value a, Value bOperand) {
+        sAcc = tile::WarpgroupMmaOp::create(
+            b, loc, sAcc.getType(), a, bOperand, sAcc, TypeAttr::get(bf16),
+            nullptr, b.getUnitAttr(), b.getBoolAttr(true));
+      };
+      Value aHi = phiOf(phiHi);
+      if (splitV)
+        mma(aHi, valuesOf(valuesLo));
+      Value vHi = valuesOf(valuesHi);
+      mma(phiOf(phiLo), vHi);
+      mma(aHi, vHi);
+    }
+    tile::WarpgroupCommitOp::create(b, loc);
+    return sAcc;
   };
 
   Value steps = E.mul(N, E.idx(stepsPerChunk));
   SmallVector<Value> init = {s0, z0};
   llvm::append_range(init, fetch(stepAt(E.idx(0))));
+  // The accumulators the loop carries are the step before's MMA results,
+  // in flight until the step's wait.
   auto state =
       E.forLoop(E.idx(0), steps, E.idx(1), init, [&](Value i, ValueRange acc) {
         Step st = stepAt(i);
-        gpu::BarrierOp::create(b, loc); // the previous step's readers
-        stage(acc.drop_front(2).drop_back());
-        // The state before the chunk, at its first step (after the staging,
-        // which frees the registers of the loads ahead).
-        E.ifThen(E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.idx(0)), [&] {
-          Value slot =
-              E.add(E.mul(E.add(E.mul(batch, N), st.n), E.idx(s.h)), h);
-          if (toHalves)
-            storeHalves(acc[0], acc[1], slot);
-          else {
-            Value at = E.add(E.mul(slot, E.idx(dim)), firstRow);
-            m.store(E.mul(acc[0], rowFactor(acc[0])), chunkS,
-                    E.mul(at, E.idx(s.e)), s.e, rows, cols, paired);
-            m.store(E.mul(acc[1], rowFactor(acc[1])), chunkZ, at, 1, rows, one);
-          }
-        });
-
+        Value zPart = acc[1];
+        ValueRange loaded = acc.drop_front(2);
+        gpu::BarrierOp::create(b, loc); // the previous Phi^T's builders
+        int64_t keyLoads = (K * s.d + P * L - 1) / (P * L);
+        stageKeys(loaded.take_front(keyLoads));
         // Per segment of KD tokens (one warp's lanes at most, so a scan of
         // shuffles, without workgroup memory): w_j = exp(G_last - G_j)
         // with G_last the segment's last prefix, from the sums of the gates
@@ -319,16 +383,35 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         // loop). Thread j < K holds token j's gate (0 past valid). The exps
         // are the hardware's (expApprox): every thread of the program
         // computes them, where libdevice's take 8 instructions each.
-        Value g = acc.back();
+        Value g = loaded.back();
         Value fromJ = tile::ScanOp::create(b, loc, g, KD, /*reverse=*/true);
         Value w = E.select(E.ult(thread, t.splat(st.valid)),
                            E.expApprox(E.sub(fromJ, g)), t.constant(f32, 0.0));
         Value inStep = E.ult(thread, t.index(K));
         t.store(w, weights, thread, inStep);
         t.store(E.expApprox(fromJ), weights, E.add(t.index(K), thread), inStep);
-        // The next step's loads, in flight while this one computes.
-        SmallVector<Value> ahead = fetch(stepAt(E.add(i, E.idx(1))));
+        // The step before's MMAs, done (their operands free, the
+        // accumulators readable) in every thread by the barrier.
+        Value sIn = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{acc[0]})
+                        .getResult(0);
         gpu::BarrierOp::create(b, loc);
+        stageValues(loaded.drop_front(keyLoads).drop_back());
+        // The state before the chunk, at its first step.
+        E.ifThen(E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.idx(0)), [&] {
+          Value slot =
+              E.add(E.mul(E.add(E.mul(batch, N), st.n), E.idx(s.h)), h);
+          if (toHalves)
+            storeHalves(sIn, zPart, slot);
+          else {
+            Value at = E.add(E.mul(slot, E.idx(dim)), firstRow);
+            m.store(E.mul(sIn, rowFactor(sIn)), chunkS, E.mul(at, E.idx(s.e)),
+                    s.e, rows, cols, paired);
+            storeZ(zPart, chunkZ, at);
+          }
+        });
+        // The next step's loads, in flight while this one computes (after
+        // the staging, which frees the registers of this step's).
+        SmallVector<Value> ahead = fetch(stepAt(E.add(i, E.idx(1))));
 
         // The segments' decays: the accumulators take their product once,
         // and each segment's weights the decays of the segments after it
@@ -346,9 +429,10 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         // per thread, a pair at a time, unrolled: each pair's addresses are
         // the first pair's plus a constant, which the loads and stores take
         // as immediate offsets. A pair's tokens lie in one segment.
-        assert(KD % (2 * K / RK) == 0 && "a pair straddles two segments");
+        assert(KD % 8 == 0 && "a slot straddles two segments");
+        zPart = E.mul(zPart, t.splat(stepDecay, 2));
         for (int64_t slot = 0; slot < RK / 2; ++slot) {
-          int64_t ahead = slot * (2 * K / RK);
+          int64_t ahead = slot * 8;
           SmallVector<Value> at;
           for (Value key : firstKeys)
             at.push_back(E.add(key, t.index(ahead * KS, 2)));
@@ -357,49 +441,29 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
                             nullptr, /*contiguous=*/true);
           if (Value decay = later[ahead / KD])
             wt = E.mul(wt, t.splat(decay, 2));
-          // Split once here, so that the dots read native operands with
-          // ldmatrix.
-          t.storeBf16(E.mul(product, wt), phiHi, phiLo,
-                      E.add(firstPhi, t.index(ahead, 2)), nullptr,
-                      /*contiguous=*/true);
+          // Split once here, so that the MMAs read native operands.
+          Value phi = E.mul(product, wt);
+          zPart = E.add(zPart, phi);
+          t.storeBf16(phi, phiHi, phiLo,
+                      E.add(firstPhi, t.index(phiTokenOffset(ahead), 2)),
+                      nullptr, /*contiguous=*/true);
         }
+        // Phi^T and the values, to the MMAs' async proxy.
+        tile::AsyncProxyFenceOp::create(b, loc);
         gpu::BarrierOp::create(b, loc);
 
-        // [S | Z] = decay [S | Z] + Phi^T [V | 1], a segment's tokens at a
-        // time.
-        Value newS =
-            E.mul(tile::SplatOp::create(b, loc, accS, stepDecay), acc[0]);
-        Value newZ =
-            E.mul(tile::SplatOp::create(b, loc, accZ, stepDecay), acc[1]);
-        for (int64_t segment = 0; segment < segments; ++segment) {
-          int64_t first = segment * KD;
-          auto phiOf = [&](Value array) {
-            return m.load(m.operand(0, R, KD, bf16), array, E.idx(first), PS);
-          };
-          Value aHi = phiOf(phiHi), aLo = phiOf(phiLo);
-          auto valuesOf = [&](Value array) {
-            return m.load(m.operand(1, KD, NV, bf16), array, E.idx(first * VS),
-                          VS);
-          };
-          // Phi^T (hi + lo) times the values (bf16: exact for bf16
-          // inputs; f16 ones as hi + lo, lo Phi times lo v dropped as
-          // split_bf16 does), the small products first; lo v's fragments
-          // die before hi v's are loaded.
-          if (splitV)
-            newS = m.dot(aHi, valuesOf(valuesLo), newS);
-          Value vHi = valuesOf(valuesHi);
-          newS = m.dot(aLo, vHi, newS);
-          newS = m.dot(aHi, vHi, newS);
-          newZ = m.dot(aLo, ones, newZ);
-          newZ = m.dot(aHi, ones, newZ);
-        }
-        SmallVector<Value> next = {newS, newZ};
+        // S = decay S + Phi^T V.
+        SmallVector<Value> next = {
+            multiply(
+                E.mul(tile::SplatOp::create(b, loc, accS, stepDecay), sIn)),
+            zPart};
         llvm::append_range(next, ahead);
         return next;
       });
-  m.store(E.mul(state[0], rowFactor(state[0])), S, sRows, s.e, rows, cols,
-          paired);
-  m.store(E.mul(state[1], rowFactor(state[1])), Z, zRows, 1, rows, one);
+  Value sLast = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{state[0]})
+                    .getResult(0);
+  m.store(E.mul(sLast, rowFactor(sLast)), S, sRows, s.e, rows, cols, paired);
+  storeZ(state[1], Z, zRows);
 
   if (s.rotates()) {
     // One thread of the grid writes c.

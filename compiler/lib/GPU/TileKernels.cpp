@@ -125,12 +125,12 @@ Value Tiles::eq(Value x, Value y) {
 RankedTensorType MatrixTiles::accumulator(int64_t rows, int64_t cols) {
   return RankedTensorType::get(
       {rows, cols}, b.getF32Type(),
-      tile::MmaAttr::get(b.getContext(), warpsM, warpsN));
+      tile::MmaAttr::get(b.getContext(), warpsM, warpsN, columnMajor));
 }
 
 RankedTensorType MatrixTiles::operand(unsigned which, int64_t rows,
                                       int64_t cols, Type element) {
-  auto parent = tile::MmaAttr::get(b.getContext(), warpsM, warpsN);
+  auto parent = tile::MmaAttr::get(b.getContext(), warpsM, warpsN, columnMajor);
   return RankedTensorType::get(
       {rows, cols}, element,
       tile::DotOperandAttr::get(b.getContext(), which, parent));

@@ -64,11 +64,13 @@ struct Tiles {
 
 /// Matrix tiles of one kernel in the mma.sync layouts (docs/TileIR.md,
 /// "Matrix tiles and dot"): accumulators of mma<warps = [warpsM, warpsN]>
-/// and the dot operands of that parent.
+/// (warps down the columns first where `columnMajor`) and the dot operands
+/// of that parent.
 struct MatrixTiles {
   mlir::OpBuilder &b;
   mlir::Location loc;
   int64_t warpsM, warpsN;
+  bool columnMajor = false;
 
   /// An M x N f32 accumulator.
   mlir::RankedTensorType accumulator(int64_t rows, int64_t cols);

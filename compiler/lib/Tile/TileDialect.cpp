@@ -277,15 +277,14 @@ LogicalResult ColumnSumOp::verify() {
 
 LogicalResult ScanOp::verify() {
   BlockedAttr layout = getLayout(getType());
-  int64_t segment = getSegment();
-  if (layout.getPerThread() != 1)
-    return emitOpError("scans a tile of one element per thread, not ")
-           << layout.getPerThread();
+  int64_t segment = getSegment(), R = layout.getPerThread();
   if (layout.getThreads() % 32 != 0)
     return emitOpError("needs whole warps: ")
            << layout.getThreads() << " threads";
-  if (segment > 32 || !llvm::isPowerOf2_64(segment))
+  if (!llvm::isPowerOf2_64(segment) || !llvm::isPowerOf2_64(R) ||
+      segment > 32 * R)
     return emitOpError("segment = ")
-           << segment << " must be a power of two up to 32 (one warp)";
+           << segment << " must be a power of two up to 32 threads' " << R
+           << " elements (one warp), with R a power of two";
   return success();
 }

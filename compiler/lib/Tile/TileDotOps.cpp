@@ -21,7 +21,7 @@ using namespace sympow::tile;
 //===----------------------------------------------------------------------===//
 
 LogicalResult MmaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                              int64_t warpsM, int64_t warpsN) {
+                              int64_t warpsM, int64_t warpsN, bool) {
   if (warpsM < 1 || warpsN < 1 || warpsM * warpsN > 32)
     return emitError() << "an mma layout has 1 to 32 warps, not [" << warpsM
                        << ", " << warpsN << "]";

@@ -13,6 +13,7 @@
 #include "MatrixTiles.h"
 
 #include "sympow/Compiler/Tile/TileDialect.h"
+#include "sympow/Support/WgmmaLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -101,9 +102,11 @@ Coordinates getCoordinates(Builder &B, const Fragments &f) {
   int64_t wn = f.mma.getWarpsN();
   Value g = B.div(lane, 4), t2 = B.mul(B.rem(lane, 4), 2);
   auto rowBlock = [&] {
-    return B.mul(B.div(warp, wn), f.rows / f.mma.getWarpsM());
+    return B.mul(f.mma.warpRow<Value>(B, warp), f.rows / f.mma.getWarpsM());
   };
-  auto colBlock = [&] { return B.mul(B.rem(warp, wn), f.cols / wn); };
+  auto colBlock = [&] {
+    return B.mul(f.mma.warpColumn<Value>(B, warp), f.cols / wn);
+  };
   Coordinates at;
   auto [p0, p1, p2, p3] =
       std::array<int64_t, 4>{f.shape[0], f.shape[1], f.shape[2], f.shape[3]};
@@ -237,7 +240,8 @@ Value loadWithLdmatrix(Builder &B, MatrixLoadOp op, const Fragments &f,
   Type element = type.getElementType();
   VectorType fragType;
   if (f.role == Role::A) {
-    Value block = B.mul(B.div(warp, wn), f.rows / f.mma.getWarpsM());
+    Value block =
+        B.mul(f.mma.warpRow<Value>(B, warp), f.rows / f.mma.getWarpsM());
     fragType = VectorType::get({4, 2}, element);
     if (!transposed) { // [m][k]: lanes 0-15 rows, 16-31 the same at k + 8
       laneRow = B.add(block, B.rem(lane, 16));
@@ -250,7 +254,7 @@ Value loadWithLdmatrix(Builder &B, MatrixLoadOp op, const Fragments &f,
     }
     trans = transposed;
   } else {
-    Value block = B.mul(B.rem(warp, wn), f.cols / wn);
+    Value block = B.mul(f.mma.warpColumn<Value>(B, warp), f.cols / wn);
     fragType = VectorType::get({2, 2}, element);
     if (!transposed) { // [k][n]: rows k 0-15 from lanes 0-15, .trans
       laneRow = B.rem(lane, 16);
@@ -469,9 +473,10 @@ struct RowReduceLowering : OpConversionPattern<RowReduceOp> {
         return rewriter.notifyMatchFailure(op, "no reduction buffer");
       Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
       Value lane = B.rem(tid, 32), warp = B.div(tid, 32);
-      Value rowBase = B.add(B.mul(B.div(warp, wn), f.rows / f.mma.getWarpsM()),
-                            B.div(lane, 4));
-      Value slot = B.rem(warp, wn);
+      Value rowBase = B.add(
+          B.mul(f.mma.warpRow<Value>(B, warp), f.rows / f.mma.getWarpsM()),
+          B.div(lane, 4));
+      Value slot = f.mma.warpColumn<Value>(B, warp);
       Value leader = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::eq, B.rem(lane, 4), B.idx(0));
       auto rowOf = [&](int64_t i, int64_t r) {
@@ -626,6 +631,57 @@ void addMatrixTileConversions(TypeConverter &converter) {
   });
 }
 
+namespace {
+
+/// A warpgroup MMA on an accumulator of warpgroups side by side (mma<warps =
+/// [4, g], column_major = true>): each warpgroup's B descriptor points at
+/// its column block (the element at (n, 0) of its first column n in B's
+/// layout); the op then runs on the thread's fragments. Other warpgroup
+/// MMAs on tiles go through the element-wise lowering.
+struct SideBySideWarpgroupMmaLowering
+    : public OpConversionPattern<WarpgroupMmaOp> {
+  SideBySideWarpgroupMmaLowering(const TypeConverter &converter,
+                                 MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(WarpgroupMmaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto tile = dyn_cast<RankedTensorType>(op.getAcc().getType());
+    auto mma = tile ? dyn_cast_or_null<MmaAttr>(tile.getEncoding()) : nullptr;
+    if (!mma || mma.getWarpsN() == 1)
+      return failure();
+    auto d = op.getB().getDefiningOp<WarpgroupDescriptorOp>();
+    if (!d)
+      return rewriter.notifyMatchFailure(
+          op, "B of side-by-side warpgroups comes straight from "
+              "sympow_tile.warpgroup_descriptor");
+    wgmma::IntegerOps o;
+    int64_t bytes = wgmma::unswizzledOffset<int64_t>(
+        o, op.getN(), 0, op.getTransposeB(), d.getLeading(), d.getStride(),
+        d.getSwizzle());
+    int64_t elementBytes =
+        cast<MemRefType>(d.getBuffer().getType()).getElementTypeBitWidth() / 8;
+    if (bytes % 16)
+      return op.emitOpError("puts a warpgroup's columns ")
+             << bytes << " bytes on, not a multiple of 16";
+    Location loc = op.getLoc();
+    Builder B{rewriter, loc};
+    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+    Value block = mma.warpColumn<Value>(B, B.div(tid, 32));
+    Value offset = B.add(d.getOffset(), B.mul(block, bytes / elementBytes));
+    Value b = WarpgroupDescriptorOp::create(rewriter, loc, d.getBuffer(),
+                                            offset, d.getSwizzle(),
+                                            d.getLeading(), d.getStride());
+    Type type = getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOpWithNewOp<WarpgroupMmaOp>(
+        op, type, adaptor.getA(), b, adaptor.getAcc(), op.getInputType(),
+        op.getTransposeA(), op.getTransposeB(), op.getAccumulate());
+    return success();
+  }
+};
+
+} // namespace
+
 void populateMatrixTileLowering(const TypeConverter &converter,
                                 RewritePatternSet &patterns,
                                 ConversionTarget &target,
@@ -633,7 +689,8 @@ void populateMatrixTileLowering(const TypeConverter &converter,
   target.addLegalDialect<nvgpu::NVGPUDialect>();
   patterns.add<DotLowering, MatrixLoadLowering, MatrixStoreLowering,
                MatrixConstantLowering, MatrixRangeLowering, ToOperandLowering,
-               RepeatColumnsLowering>(converter, patterns.getContext());
+               RepeatColumnsLowering, SideBySideWarpgroupMmaLowering>(
+      converter, patterns.getContext());
   patterns.add<RowReduceLowering>(converter, patterns.getContext(), buffers);
 }
 

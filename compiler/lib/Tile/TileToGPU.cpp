@@ -586,6 +586,11 @@ struct ColumnSumLowering : OpConversionPattern<ColumnSumOp> {
 /// Kogge-Stone within each segment of adjacent lanes: round r adds the
 /// value r lanes before (after, reversed) where that lane is in the same
 /// segment; a segment never crosses a warp (the verifier).
+/// Segments of adjacent elements: within the thread's R elements first
+/// (a running sum over its slots), then, where a segment spans several
+/// threads, the threads' totals scanned by shuffles, and each thread's
+/// elements offset by the totals of the threads before it (after it,
+/// reversed) in its segment.
 struct ScanLowering : OpConversionPattern<ScanOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -593,30 +598,53 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
   matchAndRewrite(ScanOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    int64_t segment = op.getSegment();
+    int64_t R = perThread(op.getType());
+    int64_t inThread = std::min<int64_t>(op.getSegment(), R);
+    int64_t threads = op.getSegment() / inThread;
     bool reverse = op.getReverse();
-    auto idx = [&](int64_t v) { return indexConstant(rewriter, loc, v); };
-    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
-    Value at = arith::RemUIOp::create(rewriter, loc, tid, idx(segment));
-    Value x = adaptor.getSource();
-    Value zero = arith::ConstantOp::create(rewriter, loc,
-                                           FloatAttr::get(x.getType(), 0.0));
-    for (int64_t r = 1; r < segment; r *= 2) {
-      Value other =
-          shuffleLanes(rewriter, loc, x, r,
-                       reverse ? gpu::ShuffleMode::DOWN : gpu::ShuffleMode::UP);
-      Value inside =
-          reverse ? arith::CmpIOp::create(
-                        rewriter, loc, arith::CmpIPredicate::ult,
-                        arith::AddIOp::create(rewriter, loc, at, idx(r)),
-                        idx(segment))
-                  : arith::CmpIOp::create(
-                        rewriter, loc, arith::CmpIPredicate::uge, at, idx(r));
-      x = arith::AddFOp::create(
-          rewriter, loc, x,
-          arith::SelectOp::create(rewriter, loc, inside, other, zero));
+    auto add = [&](Value x, Value y) {
+      return arith::AddFOp::create(rewriter, loc, x, y).getResult();
+    };
+    SmallVector<Value> x = unpack(rewriter, loc, adaptor.getSource(), R);
+    for (int64_t first = 0; first < R; first += inThread)
+      for (int64_t i = 1; i < inThread; ++i) {
+        int64_t to = reverse ? first + inThread - 1 - i : first + i;
+        x[to] = add(x[to], x[reverse ? to + 1 : to - 1]);
+      }
+    if (threads > 1) {
+      // The thread's total (R divides the segment), scanned over the
+      // threads of its segment.
+      Value total = reverse ? x.front() : x.back();
+      auto idx = [&](int64_t v) { return indexConstant(rewriter, loc, v); };
+      Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+      Value at = arith::RemUIOp::create(rewriter, loc, tid, idx(threads));
+      Value zero = arith::ConstantOp::create(
+          rewriter, loc, FloatAttr::get(total.getType(), 0.0));
+      Value sum = total;
+      for (int64_t r = 1; r < threads; r *= 2) {
+        Value other = shuffleLanes(rewriter, loc, sum, r,
+                                   reverse ? gpu::ShuffleMode::DOWN
+                                           : gpu::ShuffleMode::UP);
+        Value inside =
+            reverse ? arith::CmpIOp::create(
+                          rewriter, loc, arith::CmpIPredicate::ult,
+                          arith::AddIOp::create(rewriter, loc, at, idx(r)),
+                          idx(threads))
+                    : arith::CmpIOp::create(
+                          rewriter, loc, arith::CmpIPredicate::uge, at, idx(r));
+        sum = add(sum,
+                  arith::SelectOp::create(rewriter, loc, inside, other, zero));
+      }
+      if (R > 1) {
+        Value before = arith::SubFOp::create(rewriter, loc, sum, total);
+        for (Value &element : x)
+          element = add(element, before);
+      } else {
+        x.front() = sum;
+      }
     }
-    rewriter.replaceOp(op, x);
+    rewriter.replaceOp(op,
+                       pack(rewriter, loc, adaptor.getSource().getType(), x));
     return success();
   }
 };

@@ -93,20 +93,27 @@ LogicalResult WarpgroupDescriptorOp::verify() {
 }
 
 int64_t WarpgroupMmaOp::getN() {
-  if (auto tile = dyn_cast<RankedTensorType>(getAcc().getType()))
-    return tile.getRank() == 2 ? tile.getDimSize(1) : 0;
+  if (auto tile = dyn_cast<RankedTensorType>(getAcc().getType())) {
+    auto mma = dyn_cast_or_null<MmaAttr>(tile.getEncoding());
+    if (tile.getRank() != 2 || !mma)
+      return 0;
+    return tile.getDimSize(1) / mma.getWarpsN();
+  }
   return 2 * cast<VectorType>(getAcc().getType()).getNumElements();
 }
 
 /// Why a tile cannot be a warpgroup accumulator (empty: it can): an mma
-/// layout of 4 g warps in a column, 16 rows each.
+/// layout of 4 g warps in a column, 16 rows each, or of warpgroups side by
+/// side, each 64 rows of a column block.
 static std::string notWarpgroupAccumulator(RankedTensorType tile) {
   auto mma = dyn_cast_or_null<MmaAttr>(tile.getEncoding());
   if (!mma || tile.getRank() != 2)
     return "a 2-D tile in an mma layout";
-  if (mma.getWarpsN() != 1 || mma.getWarpsM() % 4 ||
-      tile.getDimSize(0) != 16 * mma.getWarpsM())
-    return "16 rows per warp of mma<warps = [4 g, 1]> (64 per warpgroup)";
+  bool stacked = mma.getWarpsN() == 1 && mma.getWarpsM() % 4 == 0;
+  bool sideBySide = mma.getColumnMajor() && mma.getWarpsM() == 4;
+  if (!(stacked || sideBySide) || tile.getDimSize(0) != 16 * mma.getWarpsM())
+    return "16 rows per warp of mma<warps = [4 g, 1]> (64 per warpgroup) or "
+           "of mma<warps = [4, g], column_major = true>";
   return {};
 }
 

@@ -157,17 +157,29 @@ Occupancy occupancy(const LaunchCounts &c, const KernelResources &r,
   return o;
 }
 
+/// The warpgroup MMAs' warp instructions: each warp of the warpgroup
+/// issues one where the GPU has wgmma; before sm_90a the ops run as
+/// mma.sync per warp (WarpgroupMmaSync.cpp): N / 8 mma.sync m16n8k16 and
+/// as many ldmatrix for B, one for A.
+double warpgroupMmaInstructions(const OpCounts &c, const GpuSpec &g) {
+  if (!c.wgmma)
+    return 0;
+  if (g.wgmmaEfficiency > 0)
+    return 4.0 * double(c.wgmma);
+  double n = double(c.wgmmaMultiplyAdds) / (double(c.wgmma) * 64 * 16);
+  return 4.0 * double(c.wgmma) * (2 * n / 8 + 1);
+}
+
 /// Warp instructions: thread-level operations over 32 lanes, plus the
 /// warp collectives.
-double warpInstructions(const OpCounts &c) {
+double warpInstructions(const OpCounts &c, const GpuSpec &g) {
   double thread =
       double(c.globalLoads + c.globalStores + c.sharedLoads + c.sharedStores +
              c.fp32Fma + c.fp32Alu + c.fp64 + c.sfu + c.intAlu);
   double warp = double(c.ldmatrix + c.shuffles);
   for (int i = 0; i < kNumMmaShapes; ++i)
     warp += double(c.mma[i]);
-  warp += 4.0 * double(c.wgmma); // each warp of the warpgroup issues it
-  return thread / 32.0 + warp;
+  return thread / 32.0 + warp + warpgroupMmaInstructions(c, g);
 }
 
 /// Passes of the shared-memory pipe, one a clock: the wavefronts the
@@ -200,15 +212,19 @@ UnitTimes unitTimes(const OpCounts &c, double sms, double issueShare,
   UnitTimes t;
   t.tensor = (f16 / g.tensorF16MacsPerClk + tf32 / g.tensorTF32MacsPerClk) /
              (g.tensorEfficiency * clk);
+  // Without wgmma the warpgroup MMAs are mma.sync's work.
   if (c.wgmmaMultiplyAdds)
     t.tensor +=
         double(c.wgmmaMultiplyAdds) /
-        (g.tensorF16MacsPerClk * std::max(g.wgmmaEfficiency, 1e-9) * clk);
+        (g.tensorF16MacsPerClk *
+         (g.wgmmaEfficiency > 0 ? g.wgmmaEfficiency : g.tensorEfficiency) *
+         clk);
   t.fp32 = double(c.fp32Fma + c.fp32Alu) / (g.fp32LanesPerClk * clk);
   t.fp64 = double(c.fp64) / (g.fp64LanesPerClk * clk);
   t.sfu = double(c.sfu) / (g.sfuLanesPerClk * clk);
   t.intAlu = double(c.intAlu) / (g.intLanesPerClk * clk);
-  t.issue = warpInstructions(c) / (g.issueWarpInstrPerClk * issueShare * clk);
+  t.issue =
+      warpInstructions(c, g) / (g.issueWarpInstrPerClk * issueShare * clk);
   t.shared = sharedWavefronts(c, g) / clk;
   return t;
 }
@@ -360,7 +376,7 @@ KernelPrediction sympow::predictKernel(const LaunchCounts &c,
         "issue-bound: " +
         format("%.3g M warp instructions, %.1f warps per scheduler to hide "
                "latency (%.0f%% of the issue rate); ",
-               warpInstructions(c.total) / 1e6, warpsPerScheduler,
+               warpInstructions(c.total, g) / 1e6, warpsPerScheduler,
                issueShare * 100) +
         fill;
     break;

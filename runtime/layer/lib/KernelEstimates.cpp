@@ -263,8 +263,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   double P = double(split.threads), R = double(split.rowsPerProgram),
          K = double(split.tokensPerStep), X = double(split.programs);
   double KD = double(split.segmentTokens()), segments = K / KD;
-  double WN = double(ChunkStatePass::warpsN);
-  double NV = double(ChunkStatePass::valueColumns(cols(z.e)));
+  double NV = z.e;
   double L = double(split.keyRun(cols(z.d), z.rotates)),
          LV = double(split.valueRun(cols(z.e)));
   double RK = R * K / P, p = z.p, splitV = f16 ? 1 : 0;
@@ -278,24 +277,26 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   // Phi^T in pairs of tokens: p key loads a token, one weight load a pair;
   // each segment's decay.
   step.sharedLoads = u(P * RK * p + P * RK / 2 + P * segments);
-  // ldmatrix: the values (x2, each warp its columns; hi and lo for f16)
-  // and Phi^T's halves (x4, each warp column its copy).
-  double ldmatrixB = (1 + splitV) * R / 16 * K / 16 * NV / 8,
-         ldmatrixA = 2 * R / 16 * K / 16 * WN;
-  step.ldmatrix = u(ldmatrixB + ldmatrixA);
-  step.sharedLoadBytes =
-      u(4 * double(step.sharedLoads) + 256 * ldmatrixB + 512 * ldmatrixA);
+  // Per 16 tokens, warpgroup MMAs of Phi^T's halves with the values (hi
+  // and lo for f16), one per warpgroup (side by side, WN of them, each
+  // reading all of Phi^T's rows); their operands leave workgroup memory as
+  // the emulator counts them (Block.cpp).
+  double products = 2 + splitV, kSteps = K / 16,
+         WN = double(ChunkStatePass::warpsN);
+  step.wgmma = u(kSteps * products * WN);
+  step.wgmmaMultiplyAdds = u(kSteps * 64 * 16 * products * NV);
+  double operandBytes = kSteps * 2 * 16 * products * (64 * WN + NV);
+  step.sharedLoadBytes = u(4 * double(step.sharedLoads) + operandBytes);
   step.sharedStores = u(runs + splitV * K * NV / LV + K + segments + R * K);
   step.sharedStoreBytes = u(4 * K * z.d + 2 * (1 + splitV) * K * NV +
                             4 * (K + segments) + 4 * R * K);
-  step.mma[int(MmaShape::M16N8K16F16)] =
-      u(R / 16 * K / 16 * ((2 + splitV) * NV / 8 + 2 * WN));
-  // Per Phi^T element (its product, weight and split), per staged element
-  // converted (keys from 16 bits, values to bf16; f16 values split), the
-  // accumulators' decay per step, the later segments' decay in each
-  // earlier segment's weights, and per thread (the weights' exps).
-  double accumulators = R * (NV + 8 * WN);
-  step.fp32Alu = u(3 * P + R * K * (5.79 + (p - 2)) + (rot ? 0 : K * z.d) +
+  // Per Phi^T element (its product, weight and split, and its add to Z's
+  // partial sums), per staged element converted (keys from 16 bits, values
+  // to bf16; f16 values split), the accumulators' decay per step, the
+  // later segments' decay in each earlier segment's weights, and per thread
+  // (the weights' exps, Z's partial sums decayed).
+  double accumulators = R * NV;
+  step.fp32Alu = u(5 * P + R * K * (6.79 + (p - 2)) + (rot ? 0 : K * z.d) +
                    (1 + 5.09 * splitV) * K * NV + accumulators +
                    (segments - 1) / segments * R * K);
   step.intAlu = u(36.2 * P + 3.14 * runs);
@@ -325,13 +326,14 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   if (halves) {
     // The chunk states as the tile chunk_output's halves: per half S's
     // columns, Z's and the zero columns up to NO; the weight and the split
-    // per element of both accumulators (per element: the emulator at p = 2,
-    // d = e = 64, bf16, T = 1024, chunks of 256 against 512).
+    // per accumulator element, and per thread Z's scan over a row's slots,
+    // weight and split (the emulator at p = 2, d = e = 64, 32 and 16/32,
+    // bf16, f16 and learned rotation, T = 1024 against 512, chunks of 256).
     double NO = double(ChunkOutputTile::valueColumns(cols(z.e)));
     double elements = N * accumulators;
     program.globalStores = u(R * (S + 1) + 2 * N * R * (S + NO - z.e));
     program.globalStoreBytes = u(4 * R * E1 + 4 * N * R * NO);
-    program.fp32Alu += u(7 * elements);
+    program.fp32Alu += u(3 * elements + 64 * P * N);
     program.intAlu += u(2 * elements);
     program.sharedLoads += u(4 * P * N);
     program.sharedLoadBytes += u(6.0 * elements);
@@ -345,8 +347,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                          (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
                      stateBytes,
                  N * chunkBytes + stateBytes),
-          // ptxas: 118 registers held to two programs per SM; its own
-          // choice where the accumulators leave one (159 at e = 128).
+          // ptxas' registers under the cap of minProgramsPerSM.
           {split.minProgramsPerSM(cols(z.e)) == 2 ? 118 : 159,
            split.sharedBytes(cols(z.d), cols(z.e), f16)}};
 }

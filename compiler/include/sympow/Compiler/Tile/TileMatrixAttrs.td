@@ -29,16 +29,44 @@ def Tile_MmaAttr : Tile_Attr<"Mma", "mma",
     elements are a `vector<RM x RN x 2 x 2 x f32>`, RM = M / (16 WM), RN =
     N / (8 WN): piece (i, j), row half, column.
 
+    With `column_major = true` the warps go down the columns first: warp w
+    holds row block `w % WM` and column block `w / WM`. With WM = 4 the four
+    warps of each warpgroup then hold 64 rows of one column block: the
+    accumulator of its warpgroup MMA (TileWarpgroupOps.td).
+
     ```mlir
     tensor<64x64xf32, #sympow_tile.mma<warps = [2, 2]>>
+    tensor<64x64xf32, #sympow_tile.mma<warps = [4, 2], column_major = true>>
     ```
   }];
-  let parameters = (ins "int64_t":$warpsM, "int64_t":$warpsN);
-  let assemblyFormat = "`<` `warps` `=` `[` $warpsM `,` $warpsN `]` `>`";
+  let parameters = (ins "int64_t":$warpsM, "int64_t":$warpsN,
+                        DefaultValuedParameter<"bool", "false">:$columnMajor);
+  let assemblyFormat = [{
+    `<` `warps` `=` `[` $warpsM `,` $warpsN `]`
+    (`,` `column_major` `=` $columnMajor^)? `>`
+  }];
+  let builders = [
+    AttrBuilder<(ins "int64_t":$warpsM, "int64_t":$warpsN,
+                     CArg<"bool", "false">:$columnMajor), [{
+      return $_get($_ctxt, warpsM, warpsN, columnMajor);
+    }]>];
+  let skipDefaultBuilders = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// The threads of a block that holds a tile in this layout.
     int64_t getThreads() const { return 32 * getWarpsM() * getWarpsN(); }
+    /// The row block and column block of warp `warp` (plain integers or
+    /// index values: `Ops` gives div and rem by constants).
+    template <typename V, typename Ops>
+    V warpRow(Ops &o, V warp) const {
+      return getColumnMajor() ? o.rem(warp, getWarpsM())
+                              : o.div(warp, getWarpsN());
+    }
+    template <typename V, typename Ops>
+    V warpColumn(Ops &o, V warp) const {
+      return getColumnMajor() ? o.div(warp, getWarpsM())
+                              : o.rem(warp, getWarpsN());
+    }
   }];
 }
 

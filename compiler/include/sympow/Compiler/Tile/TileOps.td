@@ -286,17 +286,21 @@ def Tile_ScanOp : Tile_Op<"scan", [Pure,
     AllTypesMatch<["source", "result"]>]> {
   let summary = "Inclusive sums within segments of adjacent elements";
   let description = [{
-    The tile (one element per thread, whole warps) read as segments of
-    `segment` adjacent elements, a power of two up to 32: element i of the
-    result is the sum of the elements of i's segment from its first up to
-    i, or with `reverse` from i up to its last. A segment lies in one warp,
-    so the scan needs neither workgroup memory nor barriers: log2(segment)
-    rounds of shuffles, and threads in divergent control flow may not reach
-    it. Floats only; the order of the additions is unspecified.
+    The tile (R elements per thread, R a power of two, whole warps) read as
+    segments of `segment` adjacent elements, a power of two up to 32 R:
+    element i of the result is the sum of the elements of i's segment from
+    its first up to i, or with `reverse` from i up to its last. A segment
+    lies in one warp, so the scan needs neither workgroup memory nor
+    barriers: a running sum over each thread's elements, then, where a
+    segment spans threads, log2(segment / R) rounds of shuffles of their
+    totals; threads in divergent control flow may not reach it. Floats
+    only; the order of the additions is unspecified.
 
     ```mlir
     // Thread j of each warp: x[j] + x[j + 1] + ... + x[31].
     %later = sympow_tile.scan %x {segment = 32, reverse} : tensor<256xf32, #b1>
+    // Each 4 threads' 8 elements (2 a thread): their sum at the first.
+    %rows = sympow_tile.scan %y {segment = 8, reverse} : tensor<512xf32, #b2>
     ```
   }];
   let arguments = (ins Tile_TileOf<[AnyFloat], "floats">:$source,

@@ -120,7 +120,11 @@ def Tile_WarpgroupMmaOp : Tile_Op<"warpgroup_mma",
     [4 g, 1]>` with 16 rows per warp (64 per warpgroup, each warpgroup its
     own rows) and A a tile of its `dot_operand<operand = 0>` with 16
     columns: the tile lowering hands the op each thread's fragments, which
-    are the wgmma fragments.
+    are the wgmma fragments. Or `acc` is a 64-row tile of `mma<warps =
+    [4, g], column_major = true>`: warpgroup j holds column block j, all of
+    them the same rows, so they share A; B (from a `warpgroup_descriptor`)
+    is the whole 16 x (g N) operand, and the tile lowering points each
+    warpgroup's descriptor at its N columns.
 
     A is K-major (each row's 16 elements in core matrices along K) unless
     `transpose_a`, B is K-major (each column's) unless `transpose_b`. A may
@@ -153,8 +157,8 @@ def Tile_WarpgroupMmaOp : Tile_Op<"warpgroup_mma",
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// N, the columns of the product: the tile's, or twice the thread's
-    /// accumulators.
+    /// N, the columns of each warpgroup's product: the tile's (over its
+    /// warp columns), or twice the thread's accumulators.
     int64_t getN();
     /// Whether A comes from registers (else through its descriptor).
     bool hasRegisterA() { return !getA().getType().isInteger(64); }

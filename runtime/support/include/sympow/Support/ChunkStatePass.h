@@ -23,13 +23,17 @@
 namespace sympow {
 
 struct ChunkStatePass {
-  /// Eight warps, 4 over the rows and 2 over the columns (mma<warps =
-  /// [4, 2]>): 33 programs of 64 rows per head at p = 2, d = 64, so that
-  /// B = 1 with 8 heads fills 132 SMs in one round. (Sixteen warps, [4, 4]
-  /// with two programs per SM at 64 registers, fit without spills at p = 2
-  /// once Z is summed per row, but every warp column reads Phi^T again and
-  /// a warp's key reads conflict two ways: 48% more shared-memory
-  /// wavefronts a step, which then bound the pass; docs/Performance.md.)
+  /// Two warpgroups side by side (mma<warps = [4, 2], column_major>):
+  /// each holds the program's 64 rows of half the value columns, and each
+  /// 16 tokens of a step are one m64nNk16 warpgroup MMA per product and
+  /// warpgroup (wgmma on sm_90a, mma.sync per warp before) reading Phi^T,
+  /// which all 256 threads build once, and its half of the values from
+  /// workgroup memory, asynchronously with the next step's staging. 33
+  /// programs of 64 rows per head at p = 2, d = 64: B = 1 with 8 heads
+  /// fills 132 SMs with two programs each (16 warps). (One warpgroup a
+  /// program held the whole row, 36 accumulator floats a thread, so only
+  /// 8 warps per SM; 8 warps as mma.sync's [4, 2] took 410 SASS
+  /// instructions per warp and step, 56 of them HMMA and LDSM.)
   static constexpr int64_t warpsM = 4, warpsN = 2;
   int64_t threads = 256, rowsPerProgram = 64;
   /// Tokens per step (a multiple of 16, at most 64): a step waits at three
@@ -39,22 +43,26 @@ struct ChunkStatePass {
   int64_t programs = 1;
 
   /// Tokens of one segment, a warp's lanes at most: the gates are summed
-  /// per segment by a scan of shuffles, and the dots take one segment at a
-  /// time with the state decaying between them.
+  /// per segment by a scan of shuffles, and each segment's weights carry
+  /// the decays of the segments after it.
   int64_t segmentTokens() const {
     return tokensPerStep < 32 ? tokensPerStep : 32;
   }
   int64_t segments() const { return tokensPerStep / segmentTokens(); }
 
-  /// Value columns as the dot sees them: e rounded up to whole mma tiles
-  /// of the warp columns.
-  static int64_t valueColumns(int64_t e) {
-    return (e + 8 * warpsN - 1) / (8 * warpsN) * (8 * warpsN);
+  /// The staged values [K x e] as the MMAs' B, N-major core matrices (8
+  /// tokens x 8 columns, tokens 16 bytes apart): the bytes between blocks
+  /// of 8 columns. One 16-byte slot more than the step's tokens, so that
+  /// the 8 threads storing one token's 8 blocks hit 8 different slots.
+  int64_t valueBlockBytes() const { return (tokensPerStep + 1) * 16; }
+  /// Elements (bf16) of one staged values array (e a multiple of 8).
+  int64_t valueElements(int64_t e) const {
+    return e / 8 * valueBlockBytes() / 2;
   }
-  /// Row stride of the staged values (bf16).
-  static int64_t valueStride(int64_t e) {
-    return ldmatrixRowStride(valueColumns(e));
-  }
+  /// Phi^T [R x K] as the MMAs' A, K-major core matrices (8 rows x 8
+  /// tokens, rows 16 bytes apart): the bytes between groups of 8 rows,
+  /// each group's core matrices 128 bytes apart along the tokens.
+  int64_t phiGroupBytes() const { return tokensPerStep * 16; }
   /// Row stride of the staged keys (f32 words): the least >= d that is 4
   /// modulo 32. A warp builds Phi^T for 8 rows and 4 adjacent pairs of
   /// tokens at a time; the pairs' key rows start 8 banks apart, so the
@@ -62,15 +70,16 @@ struct ChunkStatePass {
   /// 3.3-way conflicts measured on the H100). Also a multiple of 4: the
   /// staging's vector stores stay 16-byte aligned.
   static int64_t keyStride(int64_t d) { return d + ((4 - d % 32) + 32) % 32; }
+  /// A thread's accumulator floats: S's 64 rows x e over the 256 threads
+  /// (Z is two partial sums a thread).
+  static int64_t accumulatorFloats(int64_t e) { return e / 4; }
   /// Programs per SM that ptxas must fit (its register cap): two where
   /// the accumulators take at most 16 floats a thread (d = e = 64: 16
-  /// warps per SM, 110 registers instead of 135 and one program), one
-  /// where they take more (d = e = 128: a cap of 128 would spill).
+  /// warps per SM, a cap of 128 registers), one where they take more
+  /// (d = e = 128: a cap of 128 would spill).
   int32_t minProgramsPerSM(int64_t e) const {
-    return rowsPerProgram * valueColumns(e) / threads <= 16 ? 2 : 1;
+    return accumulatorFloats(e) <= 16 ? 2 : 1;
   }
-  /// Row stride of Phi^T's bf16 halves.
-  int64_t phiStride() const { return ldmatrixRowStride(tokensPerStep); }
   /// Staging runs of a step's rows of `width` elements of `elementBytes`:
   /// vectorRun's, shorter where it would leave threads idle.
   int64_t runLength(int64_t width, int64_t elementBytes) const {
@@ -93,9 +102,9 @@ struct ChunkStatePass {
   /// weights array, and phi's factor of each row (applied where the state
   /// is read and written).
   int64_t sharedBytes(int64_t d, int64_t e, bool splitValues) const {
-    int64_t valueBytes = 2 * valueStride(e) * (splitValues ? 2 : 1);
-    return tokensPerStep * (4 * keyStride(d) + valueBytes) +
-           4 * weightElements() + rowsPerProgram * (phiStride() * 4 + 4);
+    int64_t valueBytes = 2 * valueElements(e) * (splitValues ? 2 : 1);
+    return tokensPerStep * 4 * keyStride(d) + valueBytes +
+           4 * weightElements() + rowsPerProgram * (tokensPerStep * 4 + 4);
   }
 };
 
