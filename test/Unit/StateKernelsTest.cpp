@@ -288,10 +288,11 @@ TEST(ChunkStatePass, StagedLayoutsAvoidBankConflicts) {
     EXPECT_EQ(stride % 4, 0) << "16-byte staging stores, d = " << d;
     EXPECT_EQ(2 * stride % 32, 8) << "d = " << d;
   }
-  // Two programs a SM at d = e = 64 (16 warps), one where the
-  // accumulators grow.
+  // Two programs a SM up to e = 128 (16 warps), one where the
+  // accumulators grow beyond.
   EXPECT_EQ(pass.minProgramsPerSM(64), 2);
-  EXPECT_EQ(pass.minProgramsPerSM(128), 1);
+  EXPECT_EQ(pass.minProgramsPerSM(128), 2);
+  EXPECT_EQ(pass.minProgramsPerSM(256), 1);
 }
 
 // The factored state part (p = 2) double-buffers its state rows wherever

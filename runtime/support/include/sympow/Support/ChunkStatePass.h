@@ -74,11 +74,11 @@ struct ChunkStatePass {
   /// (Z is two partial sums a thread).
   static int64_t accumulatorFloats(int64_t e) { return e / 4; }
   /// Programs per SM that ptxas must fit (its register cap): two where
-  /// the accumulators take at most 16 floats a thread (d = e = 64: 16
-  /// warps per SM, a cap of 128 registers), one where they take more
-  /// (d = e = 128: a cap of 128 would spill).
+  /// the accumulators take at most 32 floats a thread (e <= 128: 16 warps
+  /// per SM, a cap of 128 registers, which ptxas meets without spills at
+  /// d = e = 128 too), one where they take more.
   int32_t minProgramsPerSM(int64_t e) const {
-    return accumulatorFloats(e) <= 16 ? 2 : 1;
+    return accumulatorFloats(e) <= 32 ? 2 : 1;
   }
   /// Staging runs of a step's rows of `width` elements of `elementBytes`:
   /// vectorRun's, shorter where it would leave threads idle.
