@@ -12,9 +12,11 @@
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu --sympow-gpu-to-binary="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
 
 // CHECK-LABEL: gpu.func @wcols
-// CHECK: %[[TID:.*]] = gpu.thread_id x
-// CHECK: %[[WARP:.*]] = arith.divui %[[TID]], %c32
-// CHECK: %[[BLOCK:.*]] = arith.divui %[[WARP]], %c4
+// The warp's column block (warp / 4), read from lane 0 so that ptxas sees
+// it warp-uniform, times 256 halves:
+// CHECK: %[[I32:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK: %[[LANE0:.*]], %{{.*}} = gpu.shuffle idx %[[I32]], %c0_i32
+// CHECK: %[[BLOCK:.*]] = arith.index_cast %[[LANE0]] : i32 to index
 // CHECK: %[[OFF:.*]] = arith.muli %[[BLOCK]], %c256
 // CHECK: %[[AT:.*]] = arith.addi %{{.*}}, %[[OFF]]
 // CHECK: %[[DB:.*]] = sympow_tile.warpgroup_descriptor %{{.*}}[%[[AT]]] swizzle 0 leading 128 stride 256

@@ -668,6 +668,15 @@ struct SideBySideWarpgroupMmaLowering
     Builder B{rewriter, loc};
     Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
     Value block = mma.warpColumn<Value>(B, B.div(tid, 32));
+    // Lane 0's block, the warp's: a value ptxas sees as warp-uniform, so
+    // the descriptor stays in uniform registers (CUTLASS's
+    // canonical_warp_group_idx) instead of moving there before each MMA.
+    Type i32 = rewriter.getI32Type();
+    block = arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getIndexType(),
+        shuffleLanes(rewriter, loc,
+                     arith::IndexCastOp::create(rewriter, loc, i32, block), 0,
+                     gpu::ShuffleMode::IDX));
     Value offset = B.add(d.getOffset(), B.mul(block, bytes / elementBytes));
     Value b = WarpgroupDescriptorOp::create(rewriter, loc, d.getBuffer(),
                                             offset, d.getSwizzle(),
