@@ -3,10 +3,10 @@
 // The state before every chunk, in one pass over the tokens, parallel over
 // tiles of the state's rows (issue 12; flash-linear-attention's chunk_fwd_h
 // splits its state the same way). Program (x, h, b) keeps rows
-// [x R, x R + R) of [S | Z] of head h, sequence b in tensor-core
+// [x R, x R + R) of [S | Z] of head h, sequence b, S in tensor-core
 // accumulators (two warpgroups side by side, mma<warps = [4, 2],
-// column_major>) and walks the tokens in steps of K that never straddle a
-// chunk:
+// column_major>) and Z in f32 partial sums, and walks the tokens in steps
+// of K that never straddle a chunk:
 //
 //   at each chunk's first step:  S_n, Z_n (the workspace) <- [S | Z]
 //   per step (tokens t0 .. t0 + K - 1 of one chunk; G the inclusive
@@ -25,15 +25,15 @@
 // the step's values (bf16, exact for bf16 inputs; hi + lo for f16) by
 // warpgroup MMAs (sympow_tile.warpgroup_mma: wgmma on sm_90a, mma.sync per
 // warp before) that read both from workgroup memory in the canonical
-// layouts (Z, the rows' sums of Phi^T, each thread sums in f32 as it
-// builds them, and a scan adds up a row's threads). The MMAs of a step run
-// while the next step stages its keys and sums its gates. Chunk states are
-// written once (the old chunk_states + chunk_scan wrote each chunk's own
-// contribution, then read and rewrote them all). The pass is
-// latency-bound (one step's work is small): each step's global loads are
-// issued during the step before, into registers the loop carries, and a
-// step waits at three barriers. The split (R, K, threads, layouts,
-// staging runs) is sympow/Support/ChunkStatePass.h.
+// layouts. Z, the rows' sums of Phi^T, each thread sums in f32 as it
+// builds them; a scan adds up a row's threads where Z is written. The MMAs
+// of a step run while the next step stages its keys and sums its gates. Chunk
+// states are written once (the old chunk_states + chunk_scan wrote each chunk's
+// own contribution, then read and rewrote them all). The pass is latency-bound
+// (one step's work is small): each step's global loads are issued during the
+// step before, into registers the loop carries, and a step waits at three
+// barriers. The split (R, K, threads, layouts, staging runs) is
+// sympow/Support/ChunkStatePass.h.
 //
 //===----------------------------------------------------------------------===//
 
