@@ -48,6 +48,7 @@
 #include "sympow/Support/ChunkStatePass.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 
@@ -74,31 +75,38 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   // Elements between blocks of 8 value columns, and between groups of 8
   // rows of Phi^T (ChunkStatePass.h).
   int64_t VB = split.valueBlockBytes() / 2, PG = split.phiGroupBytes() / 2;
-  SmallVector<Type> workgroup = {workgroupMemRef({K * KS}, f32),
-                                 workgroupMemRef({R * K}, bf16),
-                                 workgroupMemRef({R * K}, bf16),
-                                 workgroupMemRef({split.weightElements()}, f32),
-                                 workgroupMemRef({VE}, bf16)};
+  // The workgroup arrays, each by its index; the MMAs' operands start on
+  // 16 bytes (TileWarpgroupOps.td: matrix descriptors).
+  SmallVector<Type> workgroup;
+  SmallVector<unsigned> mmaOperands;
+  auto array = [&](Type type, bool mmaOperand = false) {
+    if (mmaOperand)
+      mmaOperands.push_back(workgroup.size());
+    workgroup.push_back(type);
+    return workgroup.size() - 1;
+  };
+  size_t keysArray = array(workgroupMemRef({K * KS}, f32)),
+         phiHiArray = array(workgroupMemRef({R * K}, bf16), true),
+         phiLoArray = array(workgroupMemRef({R * K}, bf16), true),
+         weightsArray = array(workgroupMemRef({split.weightElements()}, f32)),
+         valuesHiArray = array(workgroupMemRef({VE}, bf16), true);
+  std::optional<size_t> valuesLoArray;
   if (splitV)
-    workgroup.push_back(workgroupMemRef({VE}, bf16));
+    valuesLoArray = array(workgroupMemRef({VE}, bf16), true);
   // The tile chunk_output's chunk states (ChunkOutputTile::
   // stateSlotElements): each row's weight and Z on their way there.
   bool toHalves = toRuntime(s, runtime::Formulation::Chunked, C)
                       .chunkOutputTile()
                       .has_value();
   // Each row's factor of phi (rowFactors below).
-  size_t rowFactorsArray = workgroup.size();
-  workgroup.push_back(workgroupMemRef({R}, f32));
+  size_t rowFactorsArray = array(workgroupMemRef({R}, f32));
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, runtime::KernelId::ChunkStatePass, P,
       {split.programs, s.h, tile::KernelAttr::kBatch}, workgroup, args, C);
   tile::setMinBlocksPerSM(fn, split.minProgramsPerSM(s.e));
-  // The MMAs' operands: matrix descriptors start on 16 bytes
-  // (TileWarpgroupOps.td).
-  for (unsigned i = 1; i < rowFactorsArray; ++i)
-    if (i != 3)
-      fn.setWorkgroupAttributionAttr(i, "llvm.align", b.getI64IntegerAttr(16));
+  for (unsigned i : mmaOperands)
+    fn.setWorkgroupAttributionAttr(i, "llvm.align", b.getI64IntegerAttr(16));
   Emitter E(b, loc);
   gpu_detail::Tiles t{b, loc, E, P};
   gpu_detail::MatrixTiles m{b, loc, ChunkStatePass::warpsM,
@@ -116,8 +124,10 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         chunkZ = args.get(fn, KernelArg::ChunkZ),
         chunkHalves = args.get(fn, KernelArg::ChunkStateHalves);
   auto wg = fn.getWorkgroupAttributions();
-  Value keys = wg[0], phiHi = wg[1], phiLo = wg[2], weights = wg[3];
-  Value valuesHi = wg[4], valuesLo = splitV ? Value(wg[5]) : Value();
+  Value keys = wg[keysArray], phiHi = wg[phiHiArray], phiLo = wg[phiLoArray],
+        weights = wg[weightsArray];
+  Value valuesHi = wg[valuesHiArray],
+        valuesLo = valuesLoArray ? Value(wg[*valuesLoArray]) : Value();
 
   gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
   Value x = ids.x, h = ids.y, batch = ids.z;
@@ -265,6 +275,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   // ... and from there into workgroup memory: keys as f32, values as bf16
   // (hi + lo for f16) in the MMA's layout, N-major core matrices: the run
   // of token j, columns col .. col + LV - 1 at (col / 8) VB + 8 j + col % 8.
+  // The fetched keys' loads, first in what fetch returns.
+  int64_t keyLoads = (K * s.d + P * L - 1) / (P * L);
   auto stageKeys = [&](ValueRange loaded) {
     auto next = loaded.begin();
     for (int64_t from = 0; from < K * s.d; from += P * L) {
@@ -372,7 +384,6 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         Value zPart = acc[1];
         ValueRange loaded = acc.drop_front(2);
         gpu::BarrierOp::create(b, loc); // the previous Phi^T's builders
-        int64_t keyLoads = (K * s.d + P * L - 1) / (P * L);
         stageKeys(loaded.take_front(keyLoads));
         // Per segment of KD tokens (one warp's lanes at most, so a scan of
         // shuffles, without workgroup memory): w_j = exp(G_last - G_j)

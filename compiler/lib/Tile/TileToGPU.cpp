@@ -583,14 +583,13 @@ struct ColumnSumLowering : OpConversionPattern<ColumnSumOp> {
   const ReductionBuffers &buffers;
 };
 
-/// Kogge-Stone within each segment of adjacent lanes: round r adds the
-/// value r lanes before (after, reversed) where that lane is in the same
-/// segment; a segment never crosses a warp (the verifier).
 /// Segments of adjacent elements: within the thread's R elements first
 /// (a running sum over its slots), then, where a segment spans several
-/// threads, the threads' totals scanned by shuffles, and each thread's
-/// elements offset by the totals of the threads before it (after it,
-/// reversed) in its segment.
+/// threads, the threads' totals by Kogge-Stone over their lanes (round r
+/// adds the total r lanes before, after reversed, where that lane is in the
+/// same segment; a segment never crosses a warp, the verifier), and each
+/// thread's elements offset by the totals of the threads before it (after
+/// it, reversed) in its segment.
 struct ScanLowering : OpConversionPattern<ScanOp> {
   using OpConversionPattern::OpConversionPattern;
 

@@ -347,8 +347,9 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                          (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
                      stateBytes,
                  N * chunkBytes + stateBytes),
-          // ptxas' registers under the cap of two programs per SM (124 at
-          // d = e = 64, 128 at 128), or its own choice with one.
+          // ptxas' registers under the cap of two programs per SM (114 at
+          // d = e = 64, 124 at 128 on sm_90a; the cap, 128, on sm_80), or
+          // its own choice with one.
           {split.minProgramsPerSM(cols(z.e)) == 2 ? 128 : 159,
            split.sharedBytes(cols(z.d), cols(z.e), f16)}};
 }

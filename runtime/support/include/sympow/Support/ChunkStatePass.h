@@ -33,7 +33,7 @@ struct ChunkStatePass {
   /// fills 132 SMs with two programs each (16 warps). (One warpgroup a
   /// program held the whole row, 36 accumulator floats a thread, so only
   /// 8 warps per SM; 8 warps as mma.sync's [4, 2] took 410 SASS
-  /// instructions per warp and step, 56 of them HMMA and LDSM.)
+  /// instructions per warp and step, 64 of them HMMA and LDSM.)
   static constexpr int64_t warpsM = 4, warpsN = 2;
   int64_t threads = 256, rowsPerProgram = 64;
   /// Tokens per step (a multiple of 16, at most 64): a step waits at three
