@@ -373,155 +373,200 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     auto rowOfB0 = [&](Value a) {
       return E.div(E.mul(a, E.sub(E.idx(2 * s.d - 1), a)), E.idx(2));
     };
-    // Where the buffer of `parity` (0 or 1) starts in the row arrays.
-    auto bufferAt = [&](Value parity) { return E.mul(parity, E.idx(F * VS)); };
-    // The copies of the step (a, r0) into the buffer of `parity`: F rows
-    // j, zeros where r0 + j is below a or past the last dim.
-    auto copyStep = [&](Value a, Value r0, Value parity) {
+    // A step's F rows are one block of F NV elements in the chunk state
+    // (per half): pass j of a thread copies the 16-byte run at
+    // (thread + j P) L of it. Where each lands in a buffer (for the
+    // warpgroup MMA, N-major core matrices: the run of row k, columns 8 c
+    // .. 8 c + 7 goes to (c F + k) 8) is the same for every step, so it is
+    // computed once here; a step adds its buffer's offset, a constant.
+    // Runs in the state's order, so that a warp reads 512 adjacent bytes;
+    // its stores share 16-byte slots (k % 8) about 4 ways.
+    constexpr int64_t L = 8;
+    struct StepRun {
+      // The run's start (and as i32, for the masks: a step's offsets are
+      // small), where it lands, and whether it is inside the step (null:
+      // every thread's run is).
+      Value at, at32, dest, inStep;
+    };
+    Type i32 = b.getI32Type();
+    auto i32Splat = [&](Value x) { return t.splat(E.indexCast(x, i32)); };
+    SmallVector<StepRun> stepRuns;
+    if (twoBuffers) {
+      int64_t runs = F * NV / L;
+      for (int64_t from = 0; from < runs; from += P) {
+        StepRun run;
+        run.at = E.mul(E.add(thread, t.index(from)), t.index(L));
+        run.at32 = E.indexCast(run.at, t.type(i32));
+        if (from + P > runs)
+          run.inStep = E.ult(run.at, t.index(F * NV));
+        run.dest = run.at;
+        if (warpgroup) {
+          Value r = E.add(thread, t.index(from));
+          Value k = E.div(r, t.index(NV / L)), c = E.rem(r, t.index(NV / L));
+          run.dest = E.mul(E.add(E.mul(c, t.index(F)), k), t.index(L));
+        }
+        stepRuns.push_back(run);
+      }
+    }
+    // The copies of the step (a, r0) into the buffer at `buffer` (a
+    // constant offset): F rows j, zeros where r0 + j is below a (only in
+    // a's first step, `firstOfA`) or past the last dim (only where r0 + F
+    // passes d: `end`, the step's r0 + F). Those read nothing; their
+    // source is the step's first run.
+    auto copyStep = [&](Value a, Value r0, int64_t buffer, bool firstOfA,
+                        int64_t end) {
       Value rowsStart = E.add(rowOfB0(a), r0);
-      Value to = E.sub(E.idx(s.d), r0), buffer = bufferAt(parity);
-      constexpr int64_t L = 8;
+      bool pastD = end > s.d;
+      // Live runs: first <= at < limit, as at - first < limit - first.
+      Value first = firstOfA ? E.mul(E.sub(a, r0), E.idx(NV)) : E.idx(0);
+      Value limit = E.mul(E.sub(E.idx(s.d), r0), E.idx(NV));
       std::array<Value, 2> halves = {rowsHi, rowsLo};
-      for (int64_t half : {0, 1}) {
-        Value halfStart =
-            E.add(slotStart,
-                  E.idx(half * ChunkOutputTile::stateHalfElements(dim, s.e)));
-        // The step's F rows are one block of F NV elements in the chunk
-        // state: no row or column needed for the source.
-        Value from = E.add(halfStart, E.mul(rowsStart, E.idx(NV)));
-        Value first = E.mul(E.sub(a, E.min(a, r0)), E.idx(NV));
-        // Zero-filled runs past the state still name an address in it.
-        Value lastRun = E.add(halfStart, E.idx(dim * NV - L));
-        forRunStarts(F * NV, L, [&](Value at) {
-          Value live = t.logicalAnd(
-              E.ult(at, t.splat(E.mul(to, E.idx(NV)))),
-              E.cmpi(arith::CmpIPredicate::uge, at, t.splat(first)));
-          // The same block in workgroup memory; for the warpgroup MMA,
-          // N-major core matrices: the run of row k, columns 8 c .. 8 c + 7
-          // goes to (c F + k) 8. Runs in the state's order, so that a warp
-          // reads 512 adjacent bytes; its stores share 16-byte slots
-          // (k % 8) about 4 ways.
-          Value dest = at;
-          if (warpgroup) {
-            Value run = E.div(at, t.index(L));
-            Value k = E.div(run, t.index(NV / L)),
-                  c = E.rem(run, t.index(NV / L));
-            dest = E.mul(E.add(E.mul(c, t.index(F)), k), t.index(L));
-          }
-          t.asyncCopy(chunkHalves,
-                      E.min(E.add(t.splat(from), at), t.splat(lastRun)),
-                      halves[half], E.add(t.splat(buffer), dest), L,
-                      E.ult(at, t.index(F * NV)), live);
-        });
+      for (const StepRun &run : stepRuns) {
+        Value live, offset = run.at;
+        if (firstOfA || pastD) {
+          live = E.ult(E.sub(run.at32, i32Splat(first)),
+                       i32Splat(E.sub(limit, first)));
+          offset = E.indexCast(E.select(live, run.at32, t.splat(E.i32(0))),
+                               t.type(b.getIndexType()));
+        }
+        for (int64_t half : {0, 1}) {
+          Value from = E.add(
+              slotStart,
+              E.add(E.idx(half * ChunkOutputTile::stateHalfElements(dim, s.e)),
+                    E.mul(rowsStart, E.idx(NV))));
+          t.asyncCopy(chunkHalves, E.add(t.splat(from), offset), halves[half],
+                      E.add(run.dest, t.index(buffer)), L, run.inStep, live);
+        }
       }
     };
-    if (twoBuffers)
-      copyStep(E.idx(0), E.idx(0), E.idx(0));
-    acc = noState;
+    // Each a's state rows from its 16-row block a0 on, in steps of F rows;
+    // with two buffers step n uses buffer n % 2. So that every step's
+    // buffer is a constant (and its descriptors with it), an a's part is
+    // built for the parity of its first step: where a's walk an odd number
+    // of steps, twice, under a uniform branch on a's place in its block.
+    // (Two a's per loop iteration instead let ptxas keep the first a's
+    // products live into the second's MMAs: spills.)
     int64_t firstStep = 0;
+    if (twoBuffers)
+      copyStep(E.idx(0), E.idx(0), 0, /*firstOfA=*/true, F);
+    acc = noState;
     for (int64_t a0 = 0; a0 < s.d; a0 += 16) {
+      int64_t blockAs = std::min<int64_t>(16, s.d - a0);
       int64_t stepsPerA = (DK - a0 + F - 1) / F;
-      acc = E.forLoop(
-          E.idx(a0), E.idx(std::min(a0 + 16, s.d)), E.idx(1), {acc},
-          [&](Value a, ValueRange in) {
-            Value dot = noState;
-            // This a's first step, counted over the whole walk: its
-            // parity picks the buffer.
-            Value step = E.add(E.idx(firstStep),
-                               E.mul(E.sub(a, E.idx(a0)), E.idx(stepsPerA)));
-            for (int64_t i = 0; i < stepsPerA; ++i) {
-              int64_t r0 = a0 + i * F, rowsHere = std::min(F, DK - r0);
-              Value buffer = E.idx(0);
-              if (twoBuffers) {
-                Value parity = E.rem(E.add(step, E.idx(i)), E.idx(2));
-                Value other = E.sub(E.idx(1), parity);
-                t.asyncWait();
-                if (warpgroup) // the copies, to the MMAs' async proxy
-                  tile::AsyncProxyFenceOp::create(b, loc);
-                gpu::BarrierOp::create(b, loc);
-                if (warpgroup) // the step before's MMAs, off the other buffer
-                  tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{});
-                if (i + 1 < stepsPerA) {
-                  copyStep(a, E.idx(r0 + F), other);
-                } else {
-                  Value nextA = E.add(a, E.idx(1));
-                  E.ifThen(E.ult(nextA, E.idx(s.d)), [&] {
-                    copyStep(nextA, E.mul(E.div(nextA, E.idx(16)), E.idx(16)),
-                             other);
-                  });
-                }
-                buffer = bufferAt(parity);
-              } else {
-                gpu::BarrierOp::create(b, loc); // the previous dots' readers
-                stageState(E.add(rowOfB0(a), E.idx(r0)), rowsHere,
-                           i == 0 ? E.sub(a, E.idx(a0)) : Value(),
-                           E.idx(s.d - r0));
-                gpu::BarrierOp::create(b, loc);
-              }
-              // q's 16 columns from k0, as the dots' A operand.
-              auto qAt = [&](Value array, int64_t k0) {
-                return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0), QS);
-              };
-              if (warpgroup) {
-                for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
-                  auto qOf = [&](Value array) { return qAt(array, k0); };
-                  // Rows k0 - r0 .. + 15 of the step: 8 k of 8 columns per
-                  // core matrix, the next 8 k 128 bytes on, the next 8
-                  // columns F 16 bytes on.
-                  auto stateOf = [&](Value array) -> Value {
-                    return tile::WarpgroupDescriptorOp::create(
-                        b, loc, array, E.add(buffer, E.idx((k0 - r0) * 8)), 0,
-                        128, F * 16);
-                  };
-                  auto mma = [&](Value qA, Value rows) {
-                    dot = tile::WarpgroupMmaOp::create(
-                        b, loc, accType, qA, stateOf(rows), dot,
-                        TypeAttr::get(bf16), nullptr, b.getUnitAttr(),
-                        b.getBoolAttr(true));
-                  };
-                  // Each fence after its A registers are written (else
-                  // ptxas adds one: C7519); q's lo half dead before its hi
-                  // half is loaded (registers: it spilled on sm_80 live
-                  // together).
-                  if (qLo) {
-                    Value qLoA = qOf(qLo);
-                    tile::WarpgroupFenceOp::create(b, loc);
-                    mma(qLoA, rowsHi);
-                  }
-                  Value qA = qOf(qHi);
-                  tile::WarpgroupFenceOp::create(b, loc);
-                  mma(qA, rowsHi);
-                  mma(qA, rowsLo);
-                }
-                tile::WarpgroupCommitOp::create(b, loc);
-                continue;
-              }
-              for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
-                auto qOf = [&](Value array) { return qAt(array, k0); };
-                auto stateOf = [&](Value array) {
-                  return m.load(m.operand(1, 16, NV, bf16), array,
-                                E.add(buffer, E.idx((k0 - r0) * VS)), VS);
-                };
-                // One state half live at a time (registers: a rotated q's
-                // lo half spilled otherwise).
-                Value qA = qOf(qHi), bHi = stateOf(rowsHi);
-                if (qLo)
-                  dot = m.dot(qOf(qLo), bHi, dot);
-                dot = m.dot(qA, bHi, dot);
-                dot = m.dot(qA, stateOf(rowsLo), dot);
-              }
+      bool alternates = twoBuffers && stepsPerA % 2 == 1;
+      // One a's part: its rows times q, then times each row's q_a; `odd`:
+      // a - a0 is odd.
+      auto partOfA = [&](Value a, bool odd, Value accIn) -> Value {
+        Value dot = noState;
+        for (int64_t i = 0; i < stepsPerA; ++i) {
+          int64_t r0 = a0 + i * F, rowsHere = std::min(F, DK - r0);
+          int64_t buffer = 0;
+          if (twoBuffers) {
+            int64_t parity = (firstStep + (odd ? stepsPerA : 0) + i) % 2;
+            t.asyncWait();
+            if (warpgroup) // the copies, to the MMAs' async proxy
+              tile::AsyncProxyFenceOp::create(b, loc);
+            gpu::BarrierOp::create(b, loc);
+            if (warpgroup) // the step before's MMAs, off the other buffer
+              tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{});
+            int64_t other = (1 - parity) * F * VS;
+            if (i + 1 < stepsPerA) {
+              copyStep(a, E.idx(r0 + F), other, false, r0 + 2 * F);
+            } else {
+              // The next a, in this block or (past its last a) the next.
+              Value nextA = E.add(a, E.idx(1));
+              int64_t nextA0 = a0 + 16;
+              E.ifThen(E.ult(nextA, E.idx(a0 + blockAs)), [&] {
+                copyStep(nextA, E.idx(a0), other, true, a0 + F);
+              });
+              if (nextA0 < s.d)
+                E.ifThen(E.cmpi(arith::CmpIPredicate::eq, nextA, E.idx(nextA0)),
+                         [&] {
+                           copyStep(nextA, E.idx(nextA0), other, true,
+                                    nextA0 + F);
+                         });
             }
-            if (warpgroup) // the MMAs' results, readable
-              dot = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{dot})
-                        .getResult(0);
-            Value factor = factorOf(operandHi, a);
+            buffer = parity * F * VS;
+          } else {
+            gpu::BarrierOp::create(b, loc); // the previous dots' readers
+            stageState(E.add(rowOfB0(a), E.idx(r0)), rowsHere,
+                       i == 0 ? E.sub(a, E.idx(a0)) : Value(), E.idx(s.d - r0));
+            gpu::BarrierOp::create(b, loc);
+          }
+          // q's 16 columns from k0, as the dots' A operand.
+          auto qAt = [&](Value array, int64_t k0) {
+            return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0), QS);
+          };
+          if (warpgroup) {
+            for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
+              auto qOf = [&](Value array) { return qAt(array, k0); };
+              // Rows k0 - r0 .. + 15 of the step: 8 k of 8 columns per
+              // core matrix, the next 8 k 128 bytes on, the next 8
+              // columns F 16 bytes on.
+              auto stateOf = [&](Value array) -> Value {
+                return tile::WarpgroupDescriptorOp::create(
+                    b, loc, array, E.idx(buffer + (k0 - r0) * 8), 0, 128,
+                    F * 16);
+              };
+              auto mma = [&](Value qA, Value rows) {
+                dot = tile::WarpgroupMmaOp::create(
+                    b, loc, accType, qA, stateOf(rows), dot,
+                    TypeAttr::get(bf16), nullptr, b.getUnitAttr(),
+                    b.getBoolAttr(true));
+              };
+              // Each fence after its A registers are written (else
+              // ptxas adds one: C7519); q's lo half dead before its hi
+              // half is loaded (registers: it spilled on sm_80 live
+              // together).
+              if (qLo) {
+                Value qLoA = qOf(qLo);
+                tile::WarpgroupFenceOp::create(b, loc);
+                mma(qLoA, rowsHi);
+              }
+              Value qA = qOf(qHi);
+              tile::WarpgroupFenceOp::create(b, loc);
+              mma(qA, rowsHi);
+              mma(qA, rowsLo);
+            }
+            tile::WarpgroupCommitOp::create(b, loc);
+            continue;
+          }
+          for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
+            auto qOf = [&](Value array) { return qAt(array, k0); };
+            auto stateOf = [&](Value array) {
+              return m.load(m.operand(1, 16, NV, bf16), array,
+                            E.idx(buffer + (k0 - r0) * VS), VS);
+            };
+            // One state half live at a time (registers: a rotated q's
+            // lo half spilled otherwise).
+            Value qA = qOf(qHi), bHi = stateOf(rowsHi);
             if (qLo)
-              factor = E.add(factor, factorOf(operandLo, a));
-            // One fma per element (LLVM does not contract mul + add).
-            return SmallVector<Value>{
-                E.fma(dot, repeat(factor, accType), in[0])};
+              dot = m.dot(qOf(qLo), bHi, dot);
+            dot = m.dot(qA, bHi, dot);
+            dot = m.dot(qA, stateOf(rowsLo), dot);
+          }
+        }
+        if (warpgroup) // the MMAs' results, readable
+          dot = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{dot})
+                    .getResult(0);
+        Value factor = factorOf(operandHi, a);
+        if (qLo)
+          factor = E.add(factor, factorOf(operandLo, a));
+        // One fma per element (LLVM does not contract mul + add).
+        return E.fma(dot, repeat(factor, accType), accIn);
+      };
+      acc = E.forLoop(
+          E.idx(a0), E.idx(a0 + blockAs), E.idx(1), {acc},
+          [&](Value a, ValueRange in) {
+            if (!alternates)
+              return SmallVector<Value>{partOfA(a, false, in[0])};
+            Value odd = E.cmpi(arith::CmpIPredicate::ne,
+                               E.rem(E.sub(a, E.idx(a0)), E.idx(2)), E.idx(0));
+            return SmallVector<Value>{E.ifElse(
+                odd, accType, [&] { return partOfA(a, true, in[0]); },
+                [&] { return partOfA(a, false, in[0]); })};
           })[0];
-      firstStep += std::min<int64_t>(16, s.d - a0) * stepsPerA;
+      firstStep += blockAs * stepsPerA;
     }
   } else {
     // This thread's feature column of phi(Q) and its first query row.

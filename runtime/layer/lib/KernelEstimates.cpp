@@ -470,21 +470,40 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     if (split.stateBuffers == 2) {
       // Two buffers (one barrier a step): cp.async copies in 16-byte runs,
       // the step's F rows issued, those outside a's rows zero-filled (not
-      // read: the live rows, b >= a, are the state's D). Per copy, with
-      // the rows' q_a and q's staging folded in; q's transpose stores.
-      double copied = steps * 2 * F * NV / 8;
-      // With the warpgroup MMA: the copies' core-matrix placement, and B
-      // read once a warpgroup (refitted to the emulator at the same point).
-      bool wg = split.warpgroupState();
-      state.fp32Alu = u(1.131 * copied);
-      state.intAlu = u((wg ? 27.37 : 22.7) * copied);
-      state.sharedLoads = u(0.389 * copied);
-      state.sharedLoadBytes = u((wg ? 20.07 : 60.07) * copied);
-      state.sharedStores = u(1.25 * z.d * R);
-      state.sharedStoreBytes = u(16 * copied);
+      // read: the live rows, b >= a, are the state's D). Each copy's place
+      // in a buffer is computed once per program and a step's buffer is a
+      // constant, so what is left of the copies' index math weighs little
+      // next to each a's work per query row (its factors q_a and their
+      // fma) and q's rotation.
+      double copied = steps * 2 * F * NV / 8, aRows = z.d * R;
       state.globalLoads = u(copied);
       state.globalLoadBytes = u(2 * 2 * z.D * NV);
       state.barriers = u(steps + 1);
+      if (split.warpgroupState()) {
+        // With the warpgroup MMA (64 rows, B read once a warpgroup): fitted
+        // to the emulator over nine layers (d 16 to 64, e 32 to 64, bf16
+        // and f16, rotated or not, chunks 128 to 256; the key step's split
+        // operands below with them), within 25% each except d = 16's fp32.
+        state.fp32Alu = u((16.63 + 8.73 * rot) * aRows);
+        state.intAlu = u((144.0 + 32.97 * rot) * aRows);
+        state.sharedLoads = u((5.20 + 0.66 * rot) * aRows);
+        state.sharedLoadBytes =
+            u(16.95 * copied + (23.74 + 10.75 * rot) * aRows);
+        state.sharedStores = u((1.32 + 0.165 * rot) * aRows);
+        state.sharedStoreBytes =
+            u(16.03 * copied + (3.36 + 0.88 * rot) * aRows);
+        state.globalLoads += u(1.70 * rot * aRows);
+      } else {
+        // Without it (32 or 16 rows), per copy with the rows' q_a and q's
+        // staging folded in: fitted at p = 2, d = e = 64, bf16, chunk 96,
+        // T = 960.
+        state.fp32Alu = u(0.442 * copied);
+        state.intAlu = u(5.53 * copied);
+        state.sharedLoads = u(0.177 * copied);
+        state.sharedLoadBytes = u(29.44 * copied);
+        state.sharedStores = u(1.25 * aRows);
+        state.sharedStoreBytes = u(16 * copied);
+      }
     } else {
       // One buffer (two barriers a step). Per run, with the rows' q_a and
       // q's staging folded in.
@@ -535,6 +554,16 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   key.sharedStoreBytes = u(1.401 * keyUnits);
   key.shuffles = u(W * (std::log2(K) + 5.25));
   key.barriers = 2;
+  // Split operands (f32 keys as bf16 hi + lo, f16 values too): fitted with
+  // the factored state part above, per staged element.
+  double splitKeys = K * DK * (split.splitScores ? 1 : 0),
+         splitValues = K * NV * (split.splitValues ? 1 : 0);
+  key.fp32Alu += u(12.79 * splitKeys + 8.22 * splitValues);
+  key.sharedLoads += u(2.15 * splitKeys + 0.99 * splitValues);
+  key.sharedLoadBytes += u(63.98 * splitKeys + 103.1 * splitValues);
+  key.sharedStores += u(0.543 * splitKeys + 0.349 * splitValues);
+  key.sharedStoreBytes += u(3.67 * splitKeys + 3.37 * splitValues);
+  key.globalLoads += u(0.052 * splitKeys + 0.087 * splitValues);
   // Steps before the program's first row weigh a score with products
   // (q.k)^p 2^sigma_j 2^(rowPart_i - m): the square, then (q.k)^2 to the
   // p/2 by squarings (Emitter::power: floor(log2 n) squarings and
