@@ -157,6 +157,11 @@ INSTANTIATE_TEST_SUITE_P(
         ChunkedCase{{"p2_bf16_data_learned_d64_e48_c128", 2, 64, 48, 2, 1,
                      ElementKind::BF16, GateKind::Data, ScheduleKind::Learned},
                     128},
+        // d = e = 128: two buffers of 16 state rows, warpgroup MMAs of
+        // N = 136 (the row factors read from q as staged made room).
+        ChunkedCase{{"p2_bf16_data_none_d128_e128_c128", 2, 128, 128, 2, 1,
+                     ElementKind::BF16, GateKind::Data, ScheduleKind::None},
+                    128},
         ChunkedCase{{"p2_f16_both_none_c96", 2, 32, 16, 2, 2, ElementKind::F16,
                      GateKind::Both, ScheduleKind::None},
                     96},

@@ -177,3 +177,12 @@ func.func @async_copy_starts(%src: memref<?xf32>, %dst: memref<64xf32, #gpu.addr
   sympow_tile.async_copy %src[%at], %dst[%at] elements 4 : memref<?xf32>, memref<64xf32, #gpu.address_space<workgroup>>, tensor<8xindex, #b2>
   return
 }
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [2, 2]>
+func.func @row_stride_untransposed(%g: memref<?xf32>, %at: index) {
+  // expected-error @+1 {{takes a row_stride with `transposed` only}}
+  %x = sympow_tile.matrix_load %g[%at] stride 0 row_stride 3 : memref<?xf32> -> tensor<32x16xf32, #mma>
+  return
+}

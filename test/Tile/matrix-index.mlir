@@ -5,10 +5,15 @@
 // @broadcast: g = iota; matrix_load stride 0 transposed gives g[i] in every
 // column of row i, stride 0 gives g[j] in every row of column j; their
 // difference is i - j (gate differences G_i - G_j).
+// @column: matrix_load stride 0 transposed row_stride 3 from offset 1 gives
+// g[1 + 3 i] in every column of row i: column 1 of a [32][3] buffer as
+// per-row values (a query's q_a read from q as staged).
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu | FileCheck %s
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel causal --grid 1 --block 128 --arg f32:512 --print | FileCheck %s --check-prefix=CAUSAL
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel causal_i32 --grid 1 --block 128 --arg f32:512 --print | FileCheck %s --check-prefix=CAUSAL
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel broadcast --grid 1 --block 128 --arg f32:32=iota --arg f32:512 --print | FileCheck %s --check-prefix=BROADCAST
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel column --grid 1 --block 128 --arg f32:96=iota --arg f32:512 --print | FileCheck %s --check-prefix=COLUMN
+// RUN: sympow-opt %s | FileCheck %s --check-prefix=ROUNDTRIP
 
 // CHECK-LABEL: gpu.func @causal
 // CHECK-NOT: sympow_tile.
@@ -18,6 +23,11 @@
 // CHECK-LABEL: gpu.func @broadcast
 // CHECK-NOT: nvgpu.ldmatrix
 // CHECK: gpu.return
+// CHECK-LABEL: gpu.func @column
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: gpu.return
+
+// ROUNDTRIP: sympow_tile.matrix_load %{{.*}}[%{{.*}}] stride 0 transposed row_stride 3 : memref<?xf32> -> tensor<32x16xf32, #sympow_tile.mma<warps = [2, 2]>>
 
 // CAUSAL: emulator: ok
 // Rows 0, 1 and 15 of 16 columns.
@@ -28,6 +38,11 @@
 // BROADCAST: arg1 = [0, -1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12, -13, -14, -15, 1, 0, -1,
 // Row 31: 31 - j.
 // BROADCAST-SAME: 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16]
+
+// COLUMN: emulator: ok
+// Rows 0 and 1, then row 31: 1 + 3 i.
+// COLUMN: arg1 = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 4, 4, 4,
+// COLUMN-SAME: 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94]
 
 #mma = #sympow_tile.mma<warps = [2, 2]>
 
@@ -64,6 +79,14 @@ module attributes {gpu.container_module} {
       %gj = sympow_tile.matrix_load %g[%c0] stride 0 : memref<?xf32> -> tensor<32x16xf32, #mma>
       %d = arith.subf %gi, %gj : tensor<32x16xf32, #mma>
       sympow_tile.matrix_store %d, %out[%c0] stride 16 : tensor<32x16xf32, #mma>, memref<?xf32>
+      gpu.return
+    }
+    gpu.func @column(%g: memref<?xf32>, %out: memref<?xf32>)
+        kernel attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 128, grid = [1, 1, B]>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %gi = sympow_tile.matrix_load %g[%c1] stride 0 transposed row_stride 3 : memref<?xf32> -> tensor<32x16xf32, #mma>
+      sympow_tile.matrix_store %gi, %out[%c0] stride 16 : tensor<32x16xf32, #mma>, memref<?xf32>
       gpu.return
     }
   }

@@ -296,10 +296,11 @@ TEST(ChunkStatePass, StagedLayoutsAvoidBankConflicts) {
 }
 
 // The factored state part (p = 2) double-buffers its state rows wherever
-// two buffers fit in static workgroup memory, and keeps the factored form
-// with one buffer where they do not (d = 128: the phi(Q) path it fell back
-// to instead measured 1.7x slower on the H100); staged rows are as dense as
-// the chunk state's, which the cp.async copies rely on.
+// two buffers fit in static workgroup memory (every d up to 128 at e = d),
+// and keeps the factored form with one buffer where they do not (the phi(Q)
+// path it once fell back to at d = 128 measured 1.7x slower on the H100);
+// staged rows are as dense as the chunk state's, which the cp.async copies
+// rely on.
 TEST(ChunkOutputTile, FactoredStateDoubleBuffersWhereItFits) {
   for (int64_t d : {16, 32, 48, 64, 128}) {
     for (bool rotates : {false, true}) {
@@ -311,15 +312,23 @@ TEST(ChunkOutputTile, FactoredStateDoubleBuffersWhereItFits) {
       EXPECT_LE(split->sharedBytes(d, d), kStaticSharedBytes);
       EXPECT_EQ(ChunkOutputTile::valueStride(d),
                 ChunkOutputTile::valueColumns(d));
-      if (d <= 64)
-        EXPECT_EQ(split->stateBuffers, 2) << "d = " << d;
+      EXPECT_EQ(split->stateBuffers, 2) << "d = " << d;
     }
   }
+  // d = e = 128 since the row factors are read from q as staged (no copy
+  // of q transposed): two buffers of 16 rows and warpgroup MMAs of N = 136.
   std::optional<ChunkOutputTile> wide =
       chunkOutputTile(1024, 2, 128, 128, false, false, true);
   ASSERT_TRUE(wide.has_value());
-  EXPECT_EQ(wide->stateBuffers, 1);
+  EXPECT_EQ(wide->stateBuffers, 2);
   EXPECT_EQ(wide->stateRowsPerStep, 16);
+  EXPECT_TRUE(wide->warpgroupState(128));
+  // Rows of e + 8 = 264 columns are past one MMA's N (256): mma.sync.
+  std::optional<ChunkOutputTile> wider =
+      chunkOutputTile(256, 2, 64, 256, false, false, true);
+  ASSERT_TRUE(wider.has_value());
+  EXPECT_EQ(wider->stateBuffers, 2);
+  EXPECT_FALSE(wider->warpgroupState(256));
   // Other powers build phi(Q): one buffer.
   std::optional<ChunkOutputTile> p4 =
       chunkOutputTile(512, 4, 32, 32, false, false, true);

@@ -335,22 +335,14 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // with w_aa = scale^2 and w_ab = sqrt(2) scale^2 (the weights the
     // staged state rows carry): per a, the dot of Q (as staged, exact) with
     // a's state rows placed at rows b (zero below a, from a's 16-row block
-    // on), then times each row's q_a. The row
-    // factors come from q transposed [a][row] in the operand arrays.
+    // on), then times each row's q_a, read from column a of q as staged
+    // (a per-row `matrix_load`: no copy of q transposed, which took d R
+    // elements of the operand arrays).
     gpu::BarrierOp::create(b, loc); // q staged
-    forRuns(s.d * R, 1, [&](Value item) {
-      Value a = E.div(item, t.index(R)), i = E.rem(item, t.index(R));
-      Value inTile = E.ult(item, t.index(s.d * R));
-      Value at = E.add(E.mul(i, t.index(QS)), a);
-      t.store(t.load(qHi, at, inTile), operandHi, item, inTile);
-      if (qLo)
-        t.store(t.load(qLo, at, inTile), operandLo, item, inTile);
-    });
     auto factorType =
         RankedTensorType::get(rowType.getShape(), bf16, rowType.getEncoding());
     auto factorOf = [&](Value array, Value a) {
-      return t.convert(
-          m.loadTransposed(factorType, array, E.mul(a, E.idx(R)), 0), f32);
+      return t.convert(m.loadTransposed(factorType, array, a, 0, QS), f32);
     };
     // Steps of F rows: a's rows from its 16-row block r0 = a0 on, F at a
     // time. With two buffers a step waits for its own copies, then (after
@@ -359,7 +351,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // with one (where two do not fit) it stages its rows between two
     // barriers.
     bool twoBuffers = split.stateBuffers == 2;
-    bool warpgroup = split.warpgroupState();
+    bool warpgroup = split.warpgroupState(s.e);
     if (warpgroup) {
       // Matrix descriptors start on 16 bytes (TileWarpgroupOps.td).
       for (unsigned i : {2u, 3u})
@@ -375,31 +367,32 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     };
     // A step's F rows are one block of F NV elements in the chunk state
     // (per half): pass j of a thread copies the 16-byte run at
-    // (thread + j P) L of it. Where each lands in a buffer (for the
-    // warpgroup MMA, N-major core matrices: the run of row k, columns 8 c
-    // .. 8 c + 7 goes to (c F + k) 8) is the same for every step, so it is
-    // computed once here; a step adds its buffer's offset, a constant.
+    // at0 + j P L of it, at0 = thread L. Where each lands in a buffer (for
+    // the warpgroup MMA, N-major core matrices: the run of row k, columns
+    // 8 c .. 8 c + 7 goes to (c F + k) 8) is the same for every step, so it
+    // is computed once here; a step adds its buffer's offset, a constant.
     // Runs in the state's order, so that a warp reads 512 adjacent bytes;
-    // its stores share 16-byte slots (k % 8) about 4 ways.
+    // its stores share 16-byte slots (k % 8) about 4 ways. (One start per
+    // thread, the passes' constant shifts added to the step's scalars:
+    // a start per pass held registers ptxas lacked.)
     constexpr int64_t L = 8;
     struct StepRun {
-      // The run's start (and as i32, for the masks: a step's offsets are
-      // small), where it lands, and whether it is inside the step (null:
-      // every thread's run is).
-      Value at, at32, dest, inStep;
+      int64_t shift;      // j P L
+      Value dest, inStep; // inStep null: every thread's run is inside
     };
     Type i32 = b.getI32Type();
     auto i32Splat = [&](Value x) { return t.splat(E.indexCast(x, i32)); };
+    Value at0 = E.mul(thread, t.index(L));
+    Value at0i32 = E.indexCast(at0, t.type(i32));
     SmallVector<StepRun> stepRuns;
     if (twoBuffers) {
       int64_t runs = F * NV / L;
       for (int64_t from = 0; from < runs; from += P) {
         StepRun run;
-        run.at = E.mul(E.add(thread, t.index(from)), t.index(L));
-        run.at32 = E.indexCast(run.at, t.type(i32));
+        run.shift = from * L;
         if (from + P > runs)
-          run.inStep = E.ult(run.at, t.index(F * NV));
-        run.dest = run.at;
+          run.inStep = E.ult(at0, t.index(F * NV - run.shift));
+        run.dest = E.add(at0, t.index(run.shift));
         if (warpgroup) {
           Value r = E.add(thread, t.index(from));
           Value k = E.div(r, t.index(NV / L)), c = E.rem(r, t.index(NV / L));
@@ -422,17 +415,21 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
       Value limit = E.mul(E.sub(E.idx(s.d), r0), E.idx(NV));
       std::array<Value, 2> halves = {rowsHi, rowsLo};
       for (const StepRun &run : stepRuns) {
-        Value live, offset = run.at;
+        // The source from the pass's first run on: at0, or (masked) -shift.
+        Value live, offset = at0;
         if (firstOfA || pastD) {
-          live = E.ult(E.sub(run.at32, i32Splat(first)),
+          Value shift = E.idx(run.shift);
+          live = E.ult(E.sub(at0i32, i32Splat(E.sub(first, shift))),
                        i32Splat(E.sub(limit, first)));
-          offset = E.indexCast(E.select(live, run.at32, t.splat(E.i32(0))),
-                               t.type(b.getIndexType()));
+          offset =
+              E.indexCast(E.select(live, at0i32, t.splat(E.i32(-run.shift))),
+                          t.type(b.getIndexType()));
         }
         for (int64_t half : {0, 1}) {
           Value from = E.add(
               slotStart,
-              E.add(E.idx(half * ChunkOutputTile::stateHalfElements(dim, s.e)),
+              E.add(E.idx(half * ChunkOutputTile::stateHalfElements(dim, s.e) +
+                          run.shift),
                     E.mul(rowsStart, E.idx(NV))));
           t.asyncCopy(chunkHalves, E.add(t.splat(from), offset), halves[half],
                       E.add(run.dest, t.index(buffer)), L, run.inStep, live);
@@ -549,9 +546,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         if (warpgroup) // the MMAs' results, readable
           dot = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{dot})
                     .getResult(0);
-        Value factor = factorOf(operandHi, a);
+        Value factor = factorOf(qHi, a);
         if (qLo)
-          factor = E.add(factor, factorOf(operandLo, a));
+          factor = E.add(factor, factorOf(qLo, a));
         // One fma per element (LLVM does not contract mul + add).
         return E.fma(dot, repeat(factor, accType), accIn);
       };

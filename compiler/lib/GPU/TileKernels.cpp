@@ -139,13 +139,16 @@ RankedTensorType MatrixTiles::operand(unsigned which, int64_t rows,
 Value MatrixTiles::load(RankedTensorType type, Value base, Value offset,
                         int64_t stride, Value rows, Value cols) {
   return tile::MatrixLoadOp::create(b, loc, type, base, offset, stride,
-                                    /*transposed=*/false, rows, cols);
+                                    /*transposed=*/false, /*row_stride=*/1,
+                                    rows, cols);
 }
 
 Value MatrixTiles::loadTransposed(RankedTensorType type, Value base,
-                                  Value offset, int64_t stride) {
+                                  Value offset, int64_t stride,
+                                  int64_t rowStride) {
   return tile::MatrixLoadOp::create(b, loc, type, base, offset, stride,
-                                    /*transposed=*/true, Value(), Value());
+                                    /*transposed=*/true, rowStride, Value(),
+                                    Value());
 }
 
 void MatrixTiles::store(Value x, Value base, Value offset, int64_t stride,

@@ -81,10 +81,10 @@ struct MatrixTiles {
   /// j < cols are read (the rest 0).
   Value load(mlir::RankedTensorType type, Value base, Value offset,
              int64_t stride, Value rows = {}, Value cols = {});
-  /// Element (i, j) = base[offset + j stride + i] (stride 0: per-row
-  /// values).
+  /// Element (i, j) = base[offset + j stride + i rowStride] (stride 0:
+  /// per-row values; with rowStride, column `offset` of a row-major buffer).
   Value loadTransposed(mlir::RankedTensorType type, Value base, Value offset,
-                       int64_t stride);
+                       int64_t stride, int64_t rowStride = 1);
   /// The inverse of load; `paired`: an accumulator's adjacent columns as
   /// one 8-byte store (offset, stride and cols even, the buffer aligned).
   void store(Value x, Value base, Value offset, int64_t stride, Value rows = {},

@@ -150,6 +150,8 @@ static LogicalResult verifyMatrixAccess(Operation *op, Type buffer, Type tile,
 }
 
 LogicalResult MatrixLoadOp::verify() {
+  if (getRowStride() != 1 && !getTransposed())
+    return emitOpError("takes a row_stride with `transposed` only");
   return verifyMatrixAccess(*this, getBase().getType(), getType(), getRows(),
                             getCols());
 }

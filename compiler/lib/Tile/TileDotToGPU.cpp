@@ -189,16 +189,20 @@ struct Access {
 template <typename OpT>
 Access getAccess(Builder &B, OpT op, const Fragments &f) {
   Coordinates at = getCoordinates(B, f);
-  int64_t stride = op.getStride();
-  bool transposed = op.getTransposed();
+  // Element (i, j) at offset + i rowStep + j colStep.
+  int64_t rowStep = op.getStride(), colStep = 1;
+  if (op.getTransposed()) {
+    colStep = op.getStride();
+    rowStep = 1;
+    if constexpr (std::is_same_v<OpT, MatrixLoadOp>)
+      rowStep = op.getRowStride();
+  }
   // base + (row, col) -> one index per thread, plus constants per element.
-  Value first = transposed ? B.add(B.mul(at.col, stride), at.row)
-                           : B.add(B.mul(at.row, stride), at.col);
+  Value first = B.add(B.mul(at.row, rowStep), B.mul(at.col, colStep));
   first = B.add(op.getOffset(), first);
   Access access;
   for (auto [dr, dc] : at.deltas) {
-    access.indices.push_back(
-        B.add(first, transposed ? dc * stride + dr : dr * stride + dc));
+    access.indices.push_back(B.add(first, dr * rowStep + dc * colStep));
     if (!op.getRows())
       continue;
     auto below = [&](Value x, int64_t d, Value bound) {
@@ -310,7 +314,8 @@ struct MatrixLoadLowering : OpConversionPattern<MatrixLoadOp> {
     Type element = type.getElementType();
     if (f.role != Role::Acc && element.getIntOrFloatBitWidth() == 16 &&
         !op.getRows() && inWorkgroupMemory(op.getBase()) &&
-        op.getStride() > 0 && op.getStride() * 2 % 16 == 0) {
+        op.getRowStride() == 1 && op.getStride() > 0 &&
+        op.getStride() * 2 % 16 == 0) {
       rewriter.replaceOp(op, loadWithLdmatrix(B, op, f, type));
       return success();
     }

@@ -416,6 +416,15 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
   return k;
 }
 
+/// The registers ptxas gives the tile chunk_output (at the cap where it has
+/// one): the warpgroup path with rows wider than 72 columns holds 68
+/// accumulator floats of each kind (228 on sm_90a at d = e = 128).
+int64_t chunkOutputRegisters(const ChunkOutputTile &split, int64_t e) {
+  if (split.warpgroupState(e) && ChunkOutputTile::valueColumns(e) > 72)
+    return 228;
+  return split.factorsState ? 160 : 153;
+}
+
 /// chunk_output as a tile kernel (ChunkOutputTile.h): program (query tile,
 /// query head, sequence) multiplies phi(Q) with the chunk's state in steps
 /// of F rows (or, factored at p = 2, one a at a time: the state rows from
@@ -456,7 +465,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
         runs += as * 2 * std::ceil(std::min(F, k - r) * NV / (8 * P)) * P;
     }
     double products = split.splitScores ? 3 : 2;
-    if (split.warpgroupState()) {
+    if (split.warpgroupState(cols(z.e))) {
       // One warpgroup MMA (64 x NV x 16) per product and 16 rows, its B
       // read once for the 4 warps; q's fragments by ldmatrix.
       state.wgmma = u(kSteps * products);
@@ -479,30 +488,30 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
       state.globalLoads = u(copied);
       state.globalLoadBytes = u(2 * 2 * z.D * NV);
       state.barriers = u(steps + 1);
-      if (split.warpgroupState()) {
+      if (split.warpgroupState(cols(z.e))) {
         // With the warpgroup MMA (64 rows, B read once a warpgroup): fitted
-        // to the emulator over nine layers (d 16 to 64, e 32 to 64, bf16
+        // to the emulator over ten layers (d 16 to 128, e 32 to 128, bf16
         // and f16, rotated or not, chunks 128 to 256; the key step's split
-        // operands below with them), within 25% each except d = 16's fp32.
-        state.fp32Alu = u((16.63 + 8.73 * rot) * aRows);
-        state.intAlu = u((144.0 + 32.97 * rot) * aRows);
-        state.sharedLoads = u((5.20 + 0.66 * rot) * aRows);
-        state.sharedLoadBytes =
-            u(16.95 * copied + (23.74 + 10.75 * rot) * aRows);
-        state.sharedStores = u((1.32 + 0.165 * rot) * aRows);
-        state.sharedStoreBytes =
-            u(16.03 * copied + (3.36 + 0.88 * rot) * aRows);
+        // operands below with them): per a and query row, and each step's
+        // scalar index math per thread.
+        // The row factors q_a are read from q as staged: no stores.
+        state.fp32Alu = u((16.98 + 6.58 * rot) * aRows);
+        state.intAlu = u((126.4 + 34.22 * rot) * aRows + 16.88 * steps * P);
+        state.sharedLoads = u(3.73 * aRows);
+        state.sharedLoadBytes = u(14.82 * copied + 34.05 * aRows);
+        state.sharedStoreBytes = u(15.95 * copied + 1.31 * aRows);
         state.globalLoads += u(1.70 * rot * aRows);
       } else {
         // Without it (32 or 16 rows), per copy with the rows' q_a and q's
         // staging folded in: fitted at p = 2, d = e = 64, bf16, chunk 96,
-        // T = 960.
+        // T = 960 (the emulator counts each thread's share of the step's
+        // scalar index math, which weighs more with 64 threads).
         state.fp32Alu = u(0.442 * copied);
-        state.intAlu = u(5.53 * copied);
-        state.sharedLoads = u(0.177 * copied);
-        state.sharedLoadBytes = u(29.44 * copied);
-        state.sharedStores = u(1.25 * aRows);
-        state.sharedStoreBytes = u(16 * copied);
+        state.intAlu = u(9.72 * copied);
+        state.sharedLoads = u(0.14 * copied);
+        state.sharedLoadBytes = u(29.36 * copied);
+        state.sharedStores = u(0.33 * aRows);
+        state.sharedStoreBytes = u(16.14 * copied);
       }
     } else {
       // One buffer (two barriers a step). Per run, with the rows' q_a and
@@ -634,7 +643,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
           launch({g(std::ceil(z.T / R)), g(z.Hq), g(z.B)}, g(P), total,
                  heaviest, inputBytes(z) + N * z.H * z.B * stateHalvesBytes(z),
                  outputBytes(z)),
-          {int(std::min<int64_t>(split.factorsState ? 160 : 153,
+          {int(std::min<int64_t>(chunkOutputRegisters(split, cols(z.e)),
                                  split.registerCap(cols(z.e)))),
            split.sharedBytes(cols(z.d), cols(z.e))}};
 }

@@ -61,7 +61,12 @@ def Tile_MatrixLoadOp : Tile_Op<"matrix_load", [AttrSizedOperandSegments]> {
     dot with zeros). `stride 0` broadcasts: every row reads the same
     `base[offset + j]` (per-column values, e.g. a key's gate), or with
     `transposed` every column the same `base[offset + i]` (per-row values,
-    e.g. a query's gate), in the tile's own layout for elementwise math. The layout decides how the thread's elements are read:
+    e.g. a query's gate), in the tile's own layout for elementwise math.
+    `row_stride r` (with `transposed` only) steps rows by r instead of 1:
+    element (i, j) = `base[offset + j * stride + i * r]`, so that `stride 0
+    transposed row_stride r` reads column `offset` of a row-major buffer
+    with rows of r elements as per-row values. The layout decides how the
+    thread's elements are read:
     a 16-bit dot operand from workgroup memory with rows of a multiple of
     16 bytes, no bounds and a positive stride is read with ldmatrix (x4 for
     A, x2 for B,
@@ -77,11 +82,14 @@ def Tile_MatrixLoadOp : Tile_Op<"matrix_load", [AttrSizedOperandSegments]> {
   }];
   let arguments = (ins Arg<Tile_Buffer, "", [MemRead]>:$base, Index:$offset,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$stride,
-                       UnitAttr:$transposed, Optional<Index>:$rows,
-                       Optional<Index>:$cols);
+                       UnitAttr:$transposed,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>,
+                                         "1">:$row_stride,
+                       Optional<Index>:$rows, Optional<Index>:$cols);
   let results = (outs Tile_MatrixTile:$result);
   let assemblyFormat = [{
     $base `[` $offset `]` `stride` $stride (`transposed` $transposed^)?
+    (`row_stride` $row_stride^)?
     (`bounds` `(` $rows^ `,` $cols `)`)? attr-dict
     `:` type($base) `->` type($result)
   }];

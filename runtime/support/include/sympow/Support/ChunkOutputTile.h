@@ -47,8 +47,8 @@ struct ChunkOutputTile {
   /// are the state rows of multisets (a, b), b >= a, weighted and placed at
   /// row b (zero rows below a): the dots take q itself, no phi(Q) is built.
   /// The state rows of one a (from a's 16-row block to the last dim) are
-  /// staged F rows at a time (`stateBuffers`); the program keeps q
-  /// transposed ([a][row], in the operand arrays) for each a's row factors.
+  /// staged F rows at a time (`stateBuffers`); each a's row factors q_a
+  /// are read from column a of q as staged.
   bool factorsState = false;
   /// Buffers of F state rows (factored part): with two, each step's rows
   /// are copied (cp.async) while the step before computes.
@@ -60,13 +60,15 @@ struct ChunkOutputTile {
   /// sm_90a, as mma.sync before): one warpgroup of 64 rows reads each
   /// step's state rows once, staged as N-major core matrices, where each
   /// of its 4 warps read them all with ldmatrix. With two buffers only:
-  /// the MMAs of a step run while the next step's copies land.
-  bool warpgroupState() const {
-    return factorsState && stateBuffers == 2 && rowsPerProgram == 64;
+  /// the MMAs of a step run while the next step's copies land. Rows of at
+  /// most 136 columns (e <= 128): one MMA's N is at most 256, and a
+  /// thread's accumulators of both kinds (N / 2 floats each) must fit.
+  bool warpgroupState(int64_t e) const {
+    return factorsState && stateBuffers == 2 && rowsPerProgram == 64 &&
+           valueColumns(e) <= 136;
   }
   /// Whether the operand arrays have a lo half: phi(Q) is built as hi + lo,
-  /// and split scores take q's and the keys' lo halves. Unsplit, the
-  /// factored part reads q's transpose whole from the hi array.
+  /// and split scores take the keys' lo halves.
   bool operandLo() const { return splitScores || !factorsState; }
   /// Head dims as the dots see them: d rounded up to a k step.
   static int64_t keyColumns(int64_t d) { return (d + 15) / 16 * 16; }
@@ -115,8 +117,7 @@ struct ChunkOutputTile {
   /// step's keys, and of the two that hold a step's state rows or values
   /// (bf16 halves each).
   int64_t operandElements(int64_t d) const {
-    int64_t state =
-        factorsState ? d * rowsPerProgram : rowsPerProgram * phiStride();
+    int64_t state = factorsState ? 0 : rowsPerProgram * phiStride();
     return std::max(state, keysPerStep * keyStride(d));
   }
   int64_t rowElements(int64_t e) const {
