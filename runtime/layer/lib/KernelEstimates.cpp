@@ -502,10 +502,11 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
         state.sharedStoreBytes = u(15.95 * copied + 1.31 * aRows);
         state.globalLoads += u(1.70 * rot * aRows);
       } else {
-        // Without it (32 or 16 rows), per copy with the rows' q_a and q's
-        // staging folded in: fitted at p = 2, d = e = 64, bf16, chunk 96,
-        // T = 960 (the emulator counts each thread's share of the step's
-        // scalar index math, which weighs more with 64 threads).
+        // Without it (32 or 16 rows; rows past 136 columns), per copy with
+        // the rows' q_a and q's staging folded in: fitted at p = 2, d = e =
+        // 64, bf16, chunk 96, T = 960 (the emulator counts each thread's
+        // share of the step's scalar index math, which weighs more with 64
+        // threads).
         state.fp32Alu = u(0.442 * copied);
         state.intAlu = u(9.72 * copied);
         state.sharedLoads = u(0.14 * copied);
