@@ -113,9 +113,9 @@ struct ChunkOutputTile {
     int32_t programs = minProgramsPerSM(e);
     return programs == 1 ? 255 : sympow::registerCap(programs, threads());
   }
-  /// Elements of the two arrays that hold phi(Q) (or q transposed) or a
-  /// step's keys, and of the two that hold a step's state rows or values
-  /// (bf16 halves each).
+  /// Elements of the two arrays that hold phi(Q) (the factored part needs
+  /// none) or a step's keys, and of the two that hold a step's state rows
+  /// or values (bf16 halves each).
   int64_t operandElements(int64_t d) const {
     int64_t state = factorsState ? 0 : rowsPerProgram * phiStride();
     return std::max(state, keysPerStep * keyStride(d));
