@@ -392,11 +392,12 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         run.shift = from * L;
         if (from + P > runs)
           run.inStep = E.ult(at0, t.index(F * NV - run.shift));
-        run.dest = E.add(at0, t.index(run.shift));
         if (warpgroup) {
           Value r = E.add(thread, t.index(from));
           Value k = E.div(r, t.index(NV / L)), c = E.rem(r, t.index(NV / L));
           run.dest = E.mul(E.add(E.mul(c, t.index(F)), k), t.index(L));
+        } else {
+          run.dest = E.add(at0, t.index(run.shift));
         }
         stepRuns.push_back(run);
       }
