@@ -648,6 +648,49 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
   }
 };
 
+/// bf16 to f32 on a thread's run of pairs, by their bits: two adjacent
+/// bf16 are one 32-bit word (the even one its low half), and an f32 is its
+/// bf16's bits in its upper half: a shift and an and per word. LLVM
+/// extends each element on its own, and where an f32 -> bf16 truncation
+/// feeds the extension (the hi half of a split) it then truncates each
+/// element alone too, where cvt.rn.bf16x2.f32 packs a pair: F2F, F2F,
+/// PRMT, IMAD.U32, SHF against F2FP, IMAD.U32, LOP3 in the SASS.
+struct Bf16PairExtension : OpConversionPattern<arith::ExtFOp> {
+  Bf16PairExtension(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(arith::ExtFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto from = dyn_cast<VectorType>(adaptor.getIn().getType());
+    if (!from || from.getRank() != 1 || from.getNumElements() % 2 != 0 ||
+        !from.getElementType().isBF16() ||
+        !getElementTypeOrSelf(op.getType()).isF32())
+      return failure();
+    Location loc = op.getLoc();
+    int64_t pairs = from.getNumElements() / 2;
+    auto words = VectorType::get({pairs}, rewriter.getI32Type());
+    auto floats = VectorType::get({pairs}, rewriter.getF32Type());
+    auto splat = [&](int64_t v) -> Value {
+      return arith::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(words,
+                                 rewriter.getI32IntegerAttr(v).getValue()));
+    };
+    Value w = vector::BitCastOp::create(rewriter, loc, words, adaptor.getIn());
+    Value even = arith::BitcastOp::create(
+        rewriter, loc, floats,
+        arith::ShLIOp::create(rewriter, loc, w, splat(16)));
+    Value odd = arith::BitcastOp::create(
+        rewriter, loc, floats,
+        arith::AndIOp::create(rewriter, loc, w, splat(int32_t(0xffff0000u))));
+    SmallVector<int64_t> order;
+    for (int64_t i = 0; i < pairs; ++i)
+      order.append({i, pairs + i});
+    rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, even, odd, order);
+    return success();
+  }
+};
+
 /// A splat tile constant: the same constant in every element.
 struct ConstantLowering : OpConversionPattern<arith::ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -797,8 +840,9 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   RewritePatternSet patterns(ctx);
   patterns.add<ProgramIdLowering, RangeLowering, SplatLowering, LoadLowering,
                StoreLowering, ExpandLowering, ScanLowering, ConstantLowering,
-               ElementwiseLowering, RunSelectLowering, RunLowering,
-               AsyncCopyLowering, AsyncWaitLowering>(converter, ctx);
+               ElementwiseLowering, Bf16PairExtension, RunSelectLowering,
+               RunLowering, AsyncCopyLowering, AsyncWaitLowering>(converter,
+                                                                  ctx);
   patterns.add<ColumnSumLowering>(converter, ctx, sumBuffers);
   populateMatrixTileLowering(converter, patterns, target, sumBuffers);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
