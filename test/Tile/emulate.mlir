@@ -9,6 +9,12 @@
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel pairs --grid 1 --block 4 --arg f32:8=iota --arg f32:8 --print | FileCheck %s --check-prefix=PAIRS
 // PAIRS: emulator: ok
 // PAIRS: arg1 = [0, 2, 4, 6, 8, 10, 12, 14]
+// Two bf16 runs of two per thread, extended to f32 (by their bits) and
+// interleaved: thread t's run of four is [x(4t), x(4t + 2), x(4t + 1),
+// x(4t + 3)].
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel interleave --grid 1 --block 2 --arg bf16:8=iota --arg f32:8 --print | FileCheck %s --check-prefix=INTERLEAVE
+// INTERLEAVE: emulator: ok
+// INTERLEAVE: arg1 = [0, 2, 1, 3, 4, 6, 5, 7]
 
 #b1 = #sympow_tile.blocked<threads = 8, per_thread = 1>
 #b2 = #sympow_tile.blocked<threads = 4, per_thread = 2>
@@ -49,6 +55,26 @@ module attributes {gpu.container_module} {
       %two = arith.constant dense<2.0> : tensor<8xf32, #b2>
       %p = arith.mulf %v, %two : tensor<8xf32, #b2>
       sympow_tile.store %p, %out[%i] : tensor<8xf32, #b2>, memref<?xf32>
+      gpu.return
+    }
+    gpu.func @interleave(%in: memref<?xbf16>, %out: memref<?xf32>) kernel
+        attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 2, grid = [1, 1, B]>} {
+      %t = sympow_tile.range : tensor<2xindex, #sympow_tile.blocked<threads = 2, per_thread = 1>>
+      %c4 = arith.constant 4 : index
+      %c2 = arith.constant 2 : index
+      %four = sympow_tile.splat %c4 : tensor<2xindex, #sympow_tile.blocked<threads = 2, per_thread = 1>>
+      %two = sympow_tile.splat %c2 : tensor<2xindex, #sympow_tile.blocked<threads = 2, per_thread = 1>>
+      %start = arith.muli %t, %four : tensor<2xindex, #sympow_tile.blocked<threads = 2, per_thread = 1>>
+      %second = arith.addi %start, %two : tensor<2xindex, #sympow_tile.blocked<threads = 2, per_thread = 1>>
+      %at = sympow_tile.run %start : tensor<2xindex, #sympow_tile.blocked<threads = 2, per_thread = 1>> -> tensor<4xindex, #sympow_tile.blocked<threads = 2, per_thread = 2>>
+      %at2 = sympow_tile.run %second : tensor<2xindex, #sympow_tile.blocked<threads = 2, per_thread = 1>> -> tensor<4xindex, #sympow_tile.blocked<threads = 2, per_thread = 2>>
+      %a = sympow_tile.load %in[%at] contiguous : memref<?xbf16> -> tensor<4xbf16, #sympow_tile.blocked<threads = 2, per_thread = 2>>
+      %b = sympow_tile.load %in[%at2] contiguous : memref<?xbf16> -> tensor<4xbf16, #sympow_tile.blocked<threads = 2, per_thread = 2>>
+      %fa = arith.extf %a : tensor<4xbf16, #sympow_tile.blocked<threads = 2, per_thread = 2>> to tensor<4xf32, #sympow_tile.blocked<threads = 2, per_thread = 2>>
+      %fb = arith.extf %b : tensor<4xbf16, #sympow_tile.blocked<threads = 2, per_thread = 2>> to tensor<4xf32, #sympow_tile.blocked<threads = 2, per_thread = 2>>
+      %pairs = sympow_tile.interleave %fa, %fb : tensor<4xf32, #sympow_tile.blocked<threads = 2, per_thread = 2>> -> tensor<8xf32, #sympow_tile.blocked<threads = 2, per_thread = 4>>
+      %to = sympow_tile.run %start : tensor<2xindex, #sympow_tile.blocked<threads = 2, per_thread = 1>> -> tensor<8xindex, #sympow_tile.blocked<threads = 2, per_thread = 4>>
+      sympow_tile.store %pairs, %out[%to] contiguous : tensor<8xf32, #sympow_tile.blocked<threads = 2, per_thread = 4>>, memref<?xf32>
       gpu.return
     }
   }

@@ -186,3 +186,22 @@ func.func @row_stride_untransposed(%g: memref<?xf32>, %at: index) {
   %x = sympow_tile.matrix_load %g[%at] stride 0 row_stride 3 : memref<?xf32> -> tensor<32x16xf32, #mma>
   return
 }
+
+// -----
+
+#b2 = #sympow_tile.blocked<threads = 32, per_thread = 2>
+#b2w = #sympow_tile.blocked<threads = 16, per_thread = 8>
+func.func @interleave(%x: tensor<64xf32, #b2>) {
+  // expected-error @+1 {{keeps the threads: 32 to 16}}
+  %s = sympow_tile.interleave %x, %x : tensor<64xf32, #b2> -> tensor<128xf32, #b2w>
+  return
+}
+
+// -----
+
+#b2 = #sympow_tile.blocked<threads = 32, per_thread = 2>
+func.func @interleave(%x: tensor<64xf32, #b2>) {
+  // expected-error @+1 {{makes runs of twice 2 elements, not 2}}
+  %s = sympow_tile.interleave %x, %x : tensor<64xf32, #b2> -> tensor<64xf32, #b2>
+  return
+}

@@ -107,6 +107,31 @@ module attributes {gpu.container_module} {
       sympow_tile.store %x, %out[%i] contiguous : tensor<128xbf16, #b2>, memref<?xbf16>
       gpu.return
     }
+    // bf16 runs to f32 by their bits (a pair of bf16 is one word, each
+    // f32 its bf16 in the upper half), then two runs interleaved slot by
+    // slot.
+    // CHECK-LABEL: gpu.func @pairs_of_runs(
+    // CHECK: %[[A:.*]] = vector.load %{{.*}} : memref<?xbf16>, vector<2xbf16>
+    // CHECK: %[[W:.*]] = vector.bitcast %[[A]] : vector<2xbf16> to vector<1xi32>
+    // CHECK: %[[LO:.*]] = arith.shli %[[W]], %{{.*}} : vector<1xi32>
+    // CHECK: %[[EVEN:.*]] = arith.bitcast %[[LO]] : vector<1xi32> to vector<1xf32>
+    // CHECK: %[[HI:.*]] = arith.andi %[[W]], %{{.*}} : vector<1xi32>
+    // CHECK: %[[ODD:.*]] = arith.bitcast %[[HI]] : vector<1xi32> to vector<1xf32>
+    // CHECK: %[[X:.*]] = vector.shuffle %[[EVEN]], %[[ODD]] [0, 1] : vector<1xf32>, vector<1xf32>
+    // CHECK: %[[Y:.*]] = vector.shuffle %{{.*}}, %{{.*}} [0, 1] : vector<1xf32>, vector<1xf32>
+    // CHECK: vector.shuffle %[[X]], %[[Y]] [0, 2, 1, 3] : vector<2xf32>, vector<2xf32>
+    gpu.func @pairs_of_runs(%in: memref<?xbf16>, %in2: memref<?xbf16>, %out: memref<?xf32>) kernel
+        attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 64, grid = [1, 1, B]>} {
+      %i = sympow_tile.range : tensor<128xindex, #b2>
+      %a = sympow_tile.load %in[%i] contiguous : memref<?xbf16> -> tensor<128xbf16, #b2>
+      %b = sympow_tile.load %in2[%i] contiguous : memref<?xbf16> -> tensor<128xbf16, #b2>
+      %fa = arith.extf %a : tensor<128xbf16, #b2> to tensor<128xf32, #b2>
+      %fb = arith.extf %b : tensor<128xbf16, #b2> to tensor<128xf32, #b2>
+      %pairs = sympow_tile.interleave %fa, %fb : tensor<128xf32, #b2> -> tensor<256xf32, #sympow_tile.blocked<threads = 64, per_thread = 4>>
+      %j = sympow_tile.range : tensor<256xindex, #sympow_tile.blocked<threads = 64, per_thread = 4>>
+      sympow_tile.store %pairs, %out[%j] contiguous : tensor<256xf32, #sympow_tile.blocked<threads = 64, per_thread = 4>>, memref<?xf32>
+      gpu.return
+    }
     // Offsets that are a run (sympow_tile.run): the vector accesses take
     // the run's start itself (slot i's offset start + i would be formed
     // only in the element-wise fallback of a run a mask splits), and a

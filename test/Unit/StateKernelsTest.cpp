@@ -265,8 +265,8 @@ TEST(ChunkOutputTile, StridesKeepLdmatrixRowsInDistinctBanks) {
 // chunk_state_pass's staged arrays are the warpgroup MMA's canonical
 // layouts, padded so that its staging does not conflict: the 8 threads of
 // a quarter warp storing one token's 8 blocks of values hit 8 different
-// 16-byte slots, and the four threads of a Phi^T row read keys of tokens 2
-// apart 8 banks apart (8 adjacent dims of a warp's rows in 32 banks).
+// 16-byte slots, and the four threads of a Phi^T row read their pairs of
+// tokens' keys (rows of the staged keys) from different banks.
 TEST(ChunkStatePass, StagedLayoutsAvoidBankConflicts) {
   ChunkStatePass pass;
   for (int64_t tokens : {16, 32, 64}) {
@@ -282,11 +282,22 @@ TEST(ChunkStatePass, StagedLayoutsAvoidBankConflicts) {
     EXPECT_EQ(pass.phiGroupBytes(), tokens / 8 * 128);
   }
   for (int64_t d = 16; d <= 256; d += 16) {
-    int64_t stride = ChunkStatePass::keyStride(d);
-    EXPECT_GE(stride, d);
-    EXPECT_LT(stride, d + 32);
+    int64_t stride = ChunkStatePass::keyPairStride(d);
+    EXPECT_GE(stride, 2 * d);
+    EXPECT_LT(stride, 2 * d + 32);
     EXPECT_EQ(stride % 4, 0) << "16-byte staging stores, d = " << d;
-    EXPECT_EQ(2 * stride % 32, 8) << "d = " << d;
+    // A half warp's 8-byte reads: 4 rows of Phi^T (adjacent dims) by 4
+    // threads (adjacent pairs of tokens) take 16 different 8-byte slots of
+    // the 32 banks.
+    for (int64_t dim = 0; dim + 4 <= d; dim += 4) {
+      std::vector<int64_t> banks;
+      for (int64_t pair = 0; pair < 4; ++pair)
+        for (int64_t row = 0; row < 4; ++row)
+          banks.push_back((pair * stride + 2 * (dim + row)) / 2 % 16);
+      std::sort(banks.begin(), banks.end());
+      EXPECT_EQ(std::unique(banks.begin(), banks.end()), banks.end())
+          << "d = " << d << ", dims from " << dim;
+    }
   }
   // Two programs a SM up to e = 128 (16 warps), one where the
   // accumulators grow beyond.

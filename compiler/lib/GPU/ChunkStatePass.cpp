@@ -71,7 +71,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   int64_t RK = R * K / P;
   assert(K / RK == 4 && "four threads a row of Phi^T");
   using gpu_detail::workgroupMemRef;
-  int64_t KS = ChunkStatePass::keyStride(s.d), VE = split.valueElements(s.e);
+  // The staged keys: rows of pairs of tokens (keyPairStride).
+  int64_t KP = K / 2, KS2 = ChunkStatePass::keyPairStride(s.d),
+          VE = split.valueElements(s.e);
   // Elements between blocks of 8 value columns, and between groups of 8
   // rows of Phi^T (ChunkStatePass.h).
   int64_t VB = split.valueBlockBytes() / 2, PG = split.phiGroupBytes() / 2;
@@ -85,7 +87,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     workgroup.push_back(type);
     return workgroup.size() - 1;
   };
-  size_t keysArray = array(workgroupMemRef({K * KS}, f32)),
+  size_t keysArray = array(workgroupMemRef({KP * KS2}, f32)),
          phiHiArray = array(workgroupMemRef({R * K}, bf16), true),
          phiLoArray = array(workgroupMemRef({R * K}, bf16), true),
          weightsArray = array(workgroupMemRef({split.weightElements()}, f32)),
@@ -146,10 +148,11 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   SmallVector<Value> multiset =
       gpu_detail::unrankRows(t, s.p, s.d, E.min(row, t.index(dim - 1)));
   Value scale = gpu_detail::rowScales(t, f32, multiset);
-  // Its tokens in pairs (one 4-byte store of a bf16 pair per half): the
-  // four threads of a row take adjacent pairs, 8 tokens a slot, and their
-  // key rows start 8 banks apart (keyStride). Per-row values are expanded
-  // over a pair's two slots.
+  // Its tokens in pairs (one 8-byte load of a dim's keys, one 4-byte
+  // store of a bf16 pair per half): the four threads of a row take
+  // adjacent pairs, 8 tokens a slot, whose rows of staged keys start 8
+  // banks apart (keyPairStride). Per-row values are expanded over a pair's
+  // two slots.
   Value pairOf = E.mul(E.rem(thread, t.index(4)), t.index(2));
   Value firstToken =
       E.add(t.expand(pairOf, 2), E.rem(t.range(2), t.index(2, 2)));
@@ -177,11 +180,12 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     auto type = cast<RankedTensorType>(x.getType());
     return m.loadTransposed(type, rowFactors, E.idx(0), 0);
   };
-  // The first pair's key elements and Phi^T elements.
+  // The first pair's keys (dim i of both tokens at 2 i, 2 i + 1 of their
+  // row) and Phi^T elements.
   SmallVector<Value> firstKeys;
-  Value firstKeyRow = E.mul(firstToken, t.index(KS, 2));
+  Value firstKeyRow = E.mul(E.rem(thread, t.index(4)), t.index(KS2));
   for (Value i : multiset)
-    firstKeys.push_back(E.add(firstKeyRow, t.expand(i, 2)));
+    firstKeys.push_back(E.add(firstKeyRow, E.mul(i, t.index(2))));
   Value firstPhi = E.add(phiRow, firstToken);
 
   RankedTensorType accS = m.accumulator(R, s.e);
@@ -209,28 +213,52 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Value gamma = logGamma ? E.load(logGamma, {h}) : Value();
   // Where step i lies: its chunk n, its offset in the chunk, its first
   // token t0 and how many of its tokens are inside the chunk and before T
-  // (none from the last step on).
+  // (none from the last step on); in i32 (a sequence is below 2^31 tokens), as
+  // are the masks that compare tokens with `valid`: in index (64 bits) each
+  // compare and select of the step was two SASS instructions. t0 also as an
+  // index, for the addresses.
+  Type i32 = b.getI32Type();
+  Value T32 = E.indexCast(T, i32);
   struct Step {
-    Value n, inChunk, t0, valid;
+    Value n, inChunk, t0, t0Index, valid;
   };
   auto stepAt = [&](Value i) {
     Step st;
-    st.n = E.div(i, E.idx(stepsPerChunk));
-    st.inChunk = E.mul(E.rem(i, E.idx(stepsPerChunk)), E.idx(K));
-    st.t0 = E.add(E.mul(st.n, E.idx(C)), st.inChunk);
+    Value i32Step = E.indexCast(i, i32);
+    st.n = E.div(i32Step, E.i32(stepsPerChunk));
+    st.inChunk = E.mul(E.rem(i32Step, E.i32(stepsPerChunk)), E.i32(K));
+    st.t0 = E.add(E.mul(st.n, E.i32(C)), st.inChunk);
+    st.t0Index = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), st.t0);
     Value left =
-        E.min(E.sub(E.idx(C), st.inChunk), E.sub(E.max(T, st.t0), st.t0));
-    st.valid = E.min(E.idx(K), left);
+        E.min(E.sub(E.i32(C), st.inChunk), E.sub(E.max(T32, st.t0), st.t0));
+    st.valid = E.min(E.i32(K), left);
     return st;
   };
-  // Each thread's runs of the step's keys (L adjacent dims of one token,
-  // 16 bytes at most) and values (LV adjacent columns): token j and first
-  // column, one each per thread, so that their index math is done once per run;
-  // in the tile (null where every thread's runs are).
+  // A per-thread token index (loop-invariant) as i32, for those masks.
+  auto tokens32 = [&](Value x) -> Value {
+    return arith::IndexCastOp::create(b, loc, t.like(x, i32), x);
+  };
+  // Each thread's runs of the step's keys (L adjacent dims of a pair of
+  // tokens, 16 bytes a token at most) and values (LV adjacent columns of
+  // one token): row j (a pair's or a token's) and first column, one each
+  // per thread, so that their index math is done once per run; in the tile
+  // (null where every thread's runs are).
   struct Run {
     Value j, col, inTile;
   };
   int64_t L = split.keyRun(s.d, s.rotates()), LV = split.valueRun(s.e);
+  // The key runs go down the pairs first: a quarter warp's 16-byte stores
+  // then take 8 rows 8 banks apart, two to a bank (four along a row).
+  int64_t keyRuns = KP * s.d / L;
+  auto keyRunAt = [&](int64_t from) {
+    Run r;
+    Value run = E.add(thread, t.index(from));
+    r.j = E.rem(run, t.index(KP));
+    r.col = E.mul(E.div(run, t.index(KP)), t.index(L));
+    if (from + P > keyRuns)
+      r.inTile = E.ult(run, t.index(keyRuns));
+    return r;
+  };
   auto runAt = [&](int64_t from, int64_t width, int64_t runLength) {
     Run r;
     Value start = E.add(E.mul(thread, t.index(runLength)), t.index(from));
@@ -251,39 +279,49 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     SmallVector<Value> loaded;
     auto tokenBase = [&](int64_t width) {
       return t.splat(
-          gpu_detail::tokenOffset(E, batch, T, st.t0, s.h, h, width));
+          gpu_detail::tokenOffset(E, batch, T, st.t0Index, s.h, h, width));
     };
-    for (int64_t from = 0; from < K * s.d; from += P * L) {
-      Run r = runAt(from, s.d, L);
-      Value live = t.logicalAnd(r.inTile, E.ult(r.j, t.splat(st.valid)));
-      // [b, t0 + j, h, dd] of a [B, T, H, d] tensor.
+    for (int64_t from = 0; from < keyRuns; from += P) {
+      Run r = keyRunAt(from);
+      // [b, t0 + 2 j + second, h, dd] of a [B, T, H, d] tensor.
+      Value token = E.mul(r.j, t.index(2));
       Value at =
-          E.add(E.add(tokenBase(s.d), E.mul(r.j, t.index(s.h * s.d))), r.col);
-      loaded.push_back(t.load(k, t.run(at, L), spread(live, L), L > 1));
+          E.add(E.add(tokenBase(s.d), E.mul(token, t.index(s.h * s.d))), r.col);
+      for (int64_t second : {0, 1}) {
+        Value live = t.logicalAnd(
+            r.inTile,
+            E.ult(tokens32(E.add(token, t.index(second))), t.splat(st.valid)));
+        Value from = E.add(at, t.index(second * s.h * s.d));
+        loaded.push_back(t.load(k, t.run(from, L), spread(live, L), L > 1));
+      }
     }
     for (int64_t from = 0; from < K * s.e; from += P * LV) {
       Run r = runAt(from, s.e, LV);
-      Value live = t.logicalAnd(r.inTile, E.ult(r.j, t.splat(st.valid)));
+      Value live =
+          t.logicalAnd(r.inTile, E.ult(tokens32(r.j), t.splat(st.valid)));
       Value at =
           E.add(E.add(tokenBase(s.e), E.mul(r.j, t.index(s.h * s.e))), r.col);
       loaded.push_back(t.load(v, t.run(at, LV), spread(live, LV), LV > 1));
     }
     loaded.push_back(
-        tokenGates(t, s, logG, gamma, batch, T, h, st.t0, st.valid));
+        tokenGates(t, s, logG, gamma, batch, T, h, st.t0Index, st.valid));
     return loaded;
   };
-  // ... and from there into workgroup memory: keys as f32, values as bf16
-  // (hi + lo for f16) in the MMA's layout, N-major core matrices: the run
-  // of token j, columns col .. col + LV - 1 at (col / 8) VB + 8 j + col % 8.
-  // The fetched keys' loads, first in what fetch returns.
-  int64_t keyLoads = (K * s.d + P * L - 1) / (P * L);
+  // ... and from there into workgroup memory: keys as f32 in pairs of
+  // tokens, values as bf16 (hi + lo for f16) in the MMA's layout, N-major
+  // core matrices: the run of token j, columns col .. col + LV - 1 at
+  // (col / 8) VB + 8 j + col % 8. The fetched keys' loads (two a run),
+  // first in what fetch returns.
+  int64_t keyLoads = 2 * ((keyRuns + P - 1) / P);
   auto stageKeys = [&](ValueRange loaded) {
     auto next = loaded.begin();
-    for (int64_t from = 0; from < K * s.d; from += P * L) {
-      Run r = runAt(from, s.d, L);
-      t.store(t.convert(*next++, f32), keys,
-              t.run(E.add(E.mul(r.j, t.index(KS)), r.col), L),
-              spread(r.inTile, L), L > 1);
+    for (int64_t from = 0; from < keyRuns; from += P) {
+      Run r = keyRunAt(from);
+      Value even = t.convert(*next++, f32), odd = t.convert(*next++, f32);
+      t.store(t.interleave(even, odd), keys,
+              t.run(E.add(E.mul(r.j, t.index(KS2)), E.mul(r.col, t.index(2))),
+                    2 * L),
+              spread(r.inTile, 2 * L), /*contiguous=*/true);
     }
   };
   auto stageValues = [&](ValueRange loaded) {
@@ -396,7 +434,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         // computes them, where libdevice's take 8 instructions each.
         Value g = loaded.back();
         Value fromJ = tile::ScanOp::create(b, loc, g, KD, /*reverse=*/true);
-        Value w = E.select(E.ult(thread, t.splat(st.valid)),
+        Value w = E.select(E.ult(tokens32(thread), t.splat(st.valid)),
                            E.expApprox(E.sub(fromJ, g)), t.constant(f32, 0.0));
         Value inStep = E.ult(thread, t.index(K));
         t.store(w, weights, thread, inStep);
@@ -408,9 +446,10 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         gpu::BarrierOp::create(b, loc);
         stageValues(loaded.drop_front(keyLoads).drop_back());
         // The state before the chunk, at its first step.
-        E.ifThen(E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.idx(0)), [&] {
-          Value slot =
-              E.add(E.mul(E.add(E.mul(batch, N), st.n), E.idx(s.h)), h);
+        E.ifThen(E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.i32(0)), [&] {
+          Value n =
+              arith::IndexCastUIOp::create(b, loc, b.getIndexType(), st.n);
+          Value slot = E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
           if (toHalves)
             storeHalves(sIn, zPart, slot);
           else {
@@ -446,8 +485,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           int64_t ahead = slot * 8;
           SmallVector<Value> at;
           for (Value key : firstKeys)
-            at.push_back(E.add(key, t.index(ahead * KS, 2)));
-          Value product = gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr);
+            at.push_back(t.run(E.add(key, t.index(ahead / 2 * KS2)), 2));
+          Value product = gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr,
+                                                  /*contiguous=*/true);
           Value wt = t.load(weights, E.add(firstToken, t.index(ahead, 2)),
                             nullptr, /*contiguous=*/true);
           if (Value decay = later[ahead / KD])

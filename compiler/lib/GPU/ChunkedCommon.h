@@ -104,7 +104,7 @@ void emitLoadRotatedTile(Chunked &K, Value src, int64_t heads, Value head,
 /// In a tile kernel, the log gate of token first + j of head h, j the
 /// thread: log_g + log_gamma (where the variant has them; `gamma` is
 /// log_gamma[h]) saturated at kLogGateFloor (exact, and sums stay finite),
-/// 0 for j >= count.
+/// 0 for j >= count (an index, or an i32).
 Value tokenGates(gpu_detail::Tiles &t, const AttentionKernelSpec &s, Value logG,
                  Value gamma, Value batch, Value T, Value h, Value first,
                  Value count);

@@ -119,7 +119,12 @@ Value tokenGates(gpu_detail::Tiles &t, const AttentionKernelSpec &s, Value logG,
   Emitter &E = t.E;
   Type f32 = t.b.getF32Type();
   Value j = t.range();
-  Value live = E.ult(j, t.splat(count));
+  // (count may be i32, as chunk_state_pass's step math is.)
+  Value jCounted = j;
+  if (count.getType() != getElementTypeOrSelf(j.getType()))
+    jCounted =
+        arith::IndexCastOp::create(t.b, t.loc, t.like(j, count.getType()), j);
+  Value live = E.ult(jCounted, t.splat(count));
   Value lg = gamma ? t.splat(gamma) : t.constant(f32, 0.0);
   if (logG) {
     Value at =

@@ -86,11 +86,12 @@ Value rowScales(Tiles &t, Type type, ValueRange row) {
 /// prod_l x[offset + i_l] of each row from an f32 workgroup array, in
 /// `type`; rows outside the state (mask false) give 0.
 Value rowProducts(Tiles &t, Type type, Value x, int64_t offset, ValueRange row,
-                  Value mask) {
+                  Value mask, bool contiguous) {
   Value product;
   for (Value index : row) {
-    Value at = t.E.add(index, t.index(offset, t.perThread(index)));
-    Value factor = t.convert(t.load(x, at, mask), type);
+    Value at =
+        offset ? t.E.add(index, t.index(offset, t.perThread(index))) : index;
+    Value factor = t.convert(t.load(x, at, mask, contiguous), type);
     product = product ? t.E.mul(product, factor) : factor;
   }
   return product;

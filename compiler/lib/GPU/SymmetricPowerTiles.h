@@ -27,9 +27,10 @@ llvm::SmallVector<Value> unrankRows(Tiles &t, int64_t p, int64_t d, Value rank);
 Value rowScales(Tiles &t, Type type, mlir::ValueRange row);
 
 /// prod_l x[offset + i_l] of each row from an f32 workgroup array, in
-/// `type`; rows outside the state (mask false) give 0.
+/// `type`; rows outside the state (mask false) give 0. `contiguous`: each
+/// i_l is a run (sympow_tile.run), read by one vector load.
 Value rowProducts(Tiles &t, Type type, Value x, int64_t offset,
-                  mlir::ValueRange row, Value mask);
+                  mlir::ValueRange row, Value mask, bool contiguous = false);
 
 } // namespace sympow::gpu_detail
 

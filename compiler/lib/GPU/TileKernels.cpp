@@ -76,6 +76,12 @@ Value Tiles::expand(Value x, int64_t perThread) {
       type(cast<RankedTensorType>(x.getType()).getElementType(), perThread), x);
 }
 
+Value Tiles::interleave(Value even, Value odd) {
+  Type element = cast<RankedTensorType>(even.getType()).getElementType();
+  return tile::InterleaveOp::create(b, loc, type(element, 2 * perThread(even)),
+                                    even, odd);
+}
+
 void Tiles::asyncCopy(Value base, Value from, Value dest, Value to,
                       int64_t elements, Value mask, Value read) {
   tile::AsyncCopyOp::create(b, loc, base, from, dest, to,

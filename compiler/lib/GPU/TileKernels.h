@@ -49,6 +49,9 @@ struct Tiles {
                  Value mask, Value read);
   void asyncWait();
   Value expand(Value x, int64_t perThread);
+  /// Slot s of each thread's runs of `even` and `odd` at slots 2 s and 2 s
+  /// + 1 of one run (sympow_tile.interleave).
+  Value interleave(Value even, Value odd);
   /// Each thread's run of `perThread` offsets from its element of `start`
   /// (sympow_tile.run): what contiguous loads and stores take.
   Value run(Value start, int64_t perThread);

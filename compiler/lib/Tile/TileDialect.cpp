@@ -243,6 +243,19 @@ LogicalResult RunOp::verify() {
   return verifyWidening(*this, getStart().getType(), getType(), "starts from");
 }
 
+LogicalResult InterleaveOp::verify() {
+  BlockedAttr from = getLayout(getEven().getType()), to = getLayout(getType());
+  if (from.getThreads() != to.getThreads())
+    return emitOpError("keeps the threads: ")
+           << from.getThreads() << " to " << to.getThreads();
+  if (to.getPerThread() != 2 * from.getPerThread())
+    return emitOpError("makes runs of twice ")
+           << from.getPerThread() << " elements, not " << to.getPerThread();
+  if (getEven().getType().getElementType() != getType().getElementType())
+    return emitOpError("keeps the element type");
+  return success();
+}
+
 LogicalResult AsyncCopyOp::verify() {
   auto source = cast<MemRefType>(getSource().getType());
   auto dest = cast<MemRefType>(getDest().getType());

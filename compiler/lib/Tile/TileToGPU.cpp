@@ -418,6 +418,36 @@ struct RunLowering : OpConversionPattern<RunOp> {
   }
 };
 
+/// Slot s of `even` and of `odd` (vectors of one length) at slots 2s and
+/// 2s + 1 of one vector.
+Value interleaveSlots(OpBuilder &b, Location loc, Value even, Value odd) {
+  int64_t slots = cast<VectorType>(even.getType()).getNumElements();
+  SmallVector<int64_t> order;
+  for (int64_t i = 0; i < slots; ++i)
+    order.append({i, slots + i});
+  return vector::ShuffleOp::create(b, loc, even, odd, order);
+}
+
+/// Slot s of each run to slots 2s and 2s + 1: a shuffle of the two runs.
+struct InterleaveLowering : OpConversionPattern<InterleaveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(InterleaveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    int64_t slots = perThread(op.getEven().getType());
+    if (slots == 1) {
+      rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+          op, type, ValueRange{adaptor.getEven(), adaptor.getOdd()});
+      return success();
+    }
+    rewriter.replaceOp(op,
+                       interleaveSlots(rewriter, op.getLoc(), adaptor.getEven(),
+                                       adaptor.getOdd()));
+    return success();
+  }
+};
+
 /// select(expand(c), x, y) with one element of c per thread: the thread's
 /// run chosen by that one condition (a run's mask is one bit). Per element,
 /// runs of 16-bit values would be unpacked and repacked around each select.
@@ -683,10 +713,7 @@ struct Bf16PairExtension : OpConversionPattern<arith::ExtFOp> {
     Value odd = arith::BitcastOp::create(
         rewriter, loc, floats,
         arith::AndIOp::create(rewriter, loc, w, splat(int32_t(0xffff0000u))));
-    SmallVector<int64_t> order;
-    for (int64_t i = 0; i < pairs; ++i)
-      order.append({i, pairs + i});
-    rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, even, odd, order);
+    rewriter.replaceOp(op, interleaveSlots(rewriter, loc, even, odd));
     return success();
   }
 };
@@ -840,9 +867,9 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   RewritePatternSet patterns(ctx);
   patterns.add<ProgramIdLowering, RangeLowering, SplatLowering, LoadLowering,
                StoreLowering, ExpandLowering, ScanLowering, ConstantLowering,
-               ElementwiseLowering, Bf16PairExtension, RunSelectLowering,
-               RunLowering, AsyncCopyLowering, AsyncWaitLowering>(converter,
-                                                                  ctx);
+               ElementwiseLowering, Bf16PairExtension, InterleaveLowering,
+               RunSelectLowering, RunLowering, AsyncCopyLowering,
+               AsyncWaitLowering>(converter, ctx);
   patterns.add<ColumnSumLowering>(converter, ctx, sumBuffers);
   populateMatrixTileLowering(converter, patterns, target, sumBuffers);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,

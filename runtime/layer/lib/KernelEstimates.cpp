@@ -256,7 +256,9 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 /// program, T = 512 against 1024, chunks of 256 (and 512 against 256 for a
 /// chunk's), at p = 2 (d, e = 64/64, 32/32, 32/16; bf16, f16, learned
 /// rotation) and p = 4 (d = 16, e = 32): a step's fp32 within 4% and int
-/// within 11%, the rest of a program within 14%.
+/// within 11%, the rest of a program within 14% (a step's fp32 and int
+/// again within 2% and 10% after the keys were staged in pairs of tokens;
+/// the whole kernel's time from the estimate within 2% of its counts').
 KernelEstimate chunkStatePass(const Sizes &z, double C,
                               const ChunkStatePass &split, bool halves,
                               bool f16) {
@@ -269,14 +271,18 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   double RK = R * K / P, p = z.p, splitV = f16 ? 1 : 0;
   double N = std::ceil(z.T / C), steps = N * std::ceil(C / K);
   double rot = z.rotates ? 1 : 0, E1 = z.e + 1;
-  double runs = K * z.d / L + K * NV / LV;
+  // Key runs cover a pair of tokens (two loads, one store of both
+  // interleaved); value runs one token.
+  double keyRuns = K / 2 * z.d / L, valueRuns = K * NV / LV;
+  double runs = 2 * keyRuns + valueRuns;
   OpCounts step;
   // Rotating schedules read the keys chunk_keys rotated (f32).
   step.globalLoads = u(runs + K);
   step.globalLoadBytes = u(K * z.d * (rot ? 4 : z.s) + K * NV * z.s + 4 * K);
-  // Phi^T in pairs of tokens: p key loads a token, one weight load a pair;
-  // each segment's decay.
-  step.sharedLoads = u(P * RK * p + P * RK / 2 + P * segments);
+  // Phi^T in pairs of tokens: p key loads a pair (a dim of both tokens),
+  // one weight load a pair; each segment's decay.
+  double pairLoads = P * RK / 2 * (p + 1);
+  step.sharedLoads = u(pairLoads + P * segments);
   // Per 16 tokens, warpgroup MMAs of Phi^T's halves with the values (hi
   // and lo for f16), one per warpgroup (side by side, WN of them, each
   // reading all of Phi^T's rows); their operands leave workgroup memory as
@@ -286,20 +292,23 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   step.wgmma = u(kSteps * products * WN);
   step.wgmmaMultiplyAdds = u(kSteps * 64 * 16 * products * NV);
   double operandBytes = kSteps * 2 * 16 * products * (64 * WN + NV);
-  step.sharedLoadBytes = u(4 * double(step.sharedLoads) + operandBytes);
-  step.sharedStores = u(runs + splitV * K * NV / LV + K + segments + R * K);
+  step.sharedLoadBytes = u(8 * pairLoads + 4 * P * segments + operandBytes);
+  step.sharedStores =
+      u(keyRuns + (1 + splitV) * valueRuns + K + segments + R * K);
   step.sharedStoreBytes = u(4 * K * z.d + 2 * (1 + splitV) * K * NV +
                             4 * (K + segments) + 4 * R * K);
   // Per Phi^T element (its product, weight and split, and its add to Z's
-  // partial sums), per staged element converted (keys from 16 bits, values
-  // to bf16; f16 values split), the accumulators' decay per step, the
+  // partial sums), per staged value converted (to bf16; f16 values split),
+  // the accumulators' decay per step, the
   // later segments' decay in each earlier segment's weights, and per thread
   // (the weights' exps, Z's partial sums decayed).
   double accumulators = R * NV;
-  step.fp32Alu = u(5 * P + R * K * (6.79 + (p - 2)) + (rot ? 0 : K * z.d) +
-                   (1 + 5.09 * splitV) * K * NV + accumulators +
-                   (segments - 1) / segments * R * K);
-  step.intAlu = u(36.2 * P + 3.14 * runs);
+  step.fp32Alu =
+      u(5 * P + R * K * (5.79 + (p - 2)) + (1 + 5.09 * splitV) * K * NV +
+        accumulators + (segments - 1) / segments * R * K);
+  // bf16 extended by their bits (a shift or an and each): the hi half of
+  // each Phi^T element, the staged 16-bit keys.
+  step.intAlu = u(36.2 * P + 3.14 * runs + R * K + (rot ? 0 : K * z.d));
   step.sfu = u(2 * P);
   step.barriers = 3;
   step.shuffles = u(P / 32 * std::log2(KD));

@@ -259,6 +259,29 @@ def Tile_RunOp : Tile_Op<"run", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_InterleaveOp : Tile_Op<"interleave", [Pure,
+    AllTypesMatch<["even", "odd"]>]> {
+  let summary = "Two tiles' runs, slot by slot, as one run twice as long";
+  let description = [{
+    From two tiles of R elements per thread (`blocked<P, R>`) to one of 2R
+    (`blocked<P, 2R>`): slot 2s of a thread's run is slot s of its run of
+    `even`, slot 2s + 1 slot s of its run of `odd`; no value crosses
+    threads. chunk_state_pass stages two tokens' runs of keys this way, so
+    that each pair of tokens' elements of a dim are adjacent in workgroup
+    memory (one 8-byte read where Phi^T takes both).
+
+    ```mlir
+    %pairs = sympow_tile.interleave %k0, %k1
+        : tensor<2048xf32, #b8> -> tensor<4096xf32, #b16>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$even, Tile_AnyTile:$odd);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat =
+      "$even `,` $odd attr-dict `:` type($even) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_ColumnSumOp : Tile_Op<"column_sum", [Pure,
     AllTypesMatch<["source", "result"]>]> {
   let summary = "Every element gets the sum of its column";

@@ -63,13 +63,19 @@ struct ChunkStatePass {
   /// tokens, rows 16 bytes apart): the bytes between groups of 8 rows,
   /// each group's core matrices 128 bytes apart along the tokens.
   int64_t phiGroupBytes() const { return tokensPerStep * 16; }
-  /// Row stride of the staged keys (f32 words): the least >= d that is 4
-  /// modulo 32. A warp builds Phi^T for 8 rows and 4 adjacent pairs of
-  /// tokens at a time; the pairs' key rows start 8 banks apart, so the
-  /// reads do not conflict (a stride of d = 64 put all four on one bank:
-  /// 3.3-way conflicts measured on the H100). Also a multiple of 4: the
-  /// staging's vector stores stay 16-byte aligned.
-  static int64_t keyStride(int64_t d) { return d + ((4 - d % 32) + 32) % 32; }
+  /// The staged keys hold tokens in pairs: row j holds tokens 2j and 2j +
+  /// 1, dim i's two elements adjacent (2 i, 2 i + 1), so that Phi^T, which
+  /// takes a pair of tokens per thread, reads both with one 8-byte load.
+  /// The row stride (f32 words) is the least >= 2 d that is 8 modulo 32:
+  /// a warp builds Phi^T for 8 rows and 4 adjacent pairs of tokens at a
+  /// time, and the pairs' rows start 8 banks apart, so that a half warp's
+  /// 8-byte reads (4 rows' adjacent dims) do not conflict. (A stride of d
+  /// = 64 per token put all four on one bank: 3.3-way conflicts measured
+  /// on the H100.) Also a multiple of 4: the staging's vector stores stay
+  /// 16-byte aligned.
+  static int64_t keyPairStride(int64_t d) {
+    return 2 * d + ((8 - 2 * d % 32) + 32) % 32;
+  }
   /// A thread's accumulator floats: S's 64 rows x e over the 256 threads
   /// (Z is two partial sums a thread).
   static int64_t accumulatorFloats(int64_t e) { return e / 4; }
@@ -89,9 +95,13 @@ struct ChunkStatePass {
     return L;
   }
   /// The runs of the staged keys (f32 where chunk_keys rotated them, else
-  /// the 16-bit inputs) and of the values (16-bit).
+  /// the 16-bit inputs): a thread's run is L adjacent dims of a pair of
+  /// tokens, loaded as two runs of L and stored as one of 2 L.
   int64_t keyRun(int64_t d, bool rotated) const {
-    return runLength(d, rotated ? 4 : 2);
+    int64_t L = vectorRun(d, rotated ? 4 : 2);
+    while (L > 1 && tokensPerStep * d < threads * 2 * L)
+      L /= 2;
+    return L;
   }
   int64_t valueRun(int64_t e) const { return runLength(e, 2); }
   /// Floats of the weights array: a step's weights, then the decays from
@@ -103,7 +113,7 @@ struct ChunkStatePass {
   /// is read and written).
   int64_t sharedBytes(int64_t d, int64_t e, bool splitValues) const {
     int64_t valueBytes = 2 * valueElements(e) * (splitValues ? 2 : 1);
-    return tokensPerStep * 4 * keyStride(d) + valueBytes +
+    return tokensPerStep / 2 * 4 * keyPairStride(d) + valueBytes +
            4 * weightElements() + rowsPerProgram * (tokensPerStep * 4 + 4);
   }
 };
