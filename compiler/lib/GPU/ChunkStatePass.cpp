@@ -228,7 +228,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     st.n = E.div(i32Step, E.i32(stepsPerChunk));
     st.inChunk = E.mul(E.rem(i32Step, E.i32(stepsPerChunk)), E.i32(K));
     st.t0 = E.add(E.mul(st.n, E.i32(C)), st.inChunk);
-    st.t0Index = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), st.t0);
+    st.t0Index = E.indexCast(st.t0, b.getIndexType());
     Value left =
         E.min(E.sub(E.i32(C), st.inChunk), E.sub(E.max(T32, st.t0), st.t0));
     st.valid = E.min(E.i32(K), left);
@@ -447,8 +447,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         stageValues(loaded.drop_front(keyLoads).drop_back());
         // The state before the chunk, at its first step.
         E.ifThen(E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.i32(0)), [&] {
-          Value n =
-              arith::IndexCastUIOp::create(b, loc, b.getIndexType(), st.n);
+          Value n = E.indexCast(st.n, b.getIndexType());
           Value slot = E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
           if (toHalves)
             storeHalves(sIn, zPart, slot);

@@ -84,7 +84,8 @@ Value rowScales(Tiles &t, Type type, ValueRange row) {
 }
 
 /// prod_l x[offset + i_l] of each row from an f32 workgroup array, in
-/// `type`; rows outside the state (mask false) give 0.
+/// `type`; rows outside the state (mask false) give 0; with `contiguous`
+/// each i_l a run read by one vector load.
 Value rowProducts(Tiles &t, Type type, Value x, int64_t offset, ValueRange row,
                   Value mask, bool contiguous) {
   Value product;

@@ -299,9 +299,9 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                             4 * (K + segments) + 4 * R * K);
   // Per Phi^T element (its product, weight and split, and its add to Z's
   // partial sums), per staged value converted (to bf16; f16 values split),
-  // the accumulators' decay per step, the
-  // later segments' decay in each earlier segment's weights, and per thread
-  // (the weights' exps, Z's partial sums decayed).
+  // the accumulators' decay per step, the later segments' decay in each
+  // earlier segment's weights, and per thread (the weights' exps, Z's
+  // partial sums decayed).
   double accumulators = R * NV;
   step.fp32Alu =
       u(5 * P + R * K * (5.79 + (p - 2)) + (1 + 5.09 * splitV) * K * NV +

@@ -157,9 +157,11 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
 
     `contiguous` is the caller's promise that each thread's R elements are
     a run: `offsets[t R + s] = offsets[t R] + s`, with `offsets[t R]` a
-    multiple of R (and the buffer 16-byte aligned, as every kernel buffer
+    multiple of R, or of 16 bytes' worth of elements where a run is longer
+    than 16 bytes (and the buffer 16-byte aligned, as every kernel buffer
     is). A thread whose R mask bits all hold then reads its run with one
-    vector access (16 bytes for 4 x f32); others fall back to one guarded
+    vector access (16 bytes for 4 x f32, longer runs in 16-byte pieces);
+    others fall back to one guarded
     access per element. Without the promise the lowering cannot know the
     offsets are adjacent (Triton derives it by an axis analysis; here the
     kernel says so).

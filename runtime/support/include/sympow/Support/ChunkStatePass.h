@@ -86,11 +86,13 @@ struct ChunkStatePass {
   int32_t minProgramsPerSM(int64_t e) const {
     return accumulatorFloats(e) <= 32 ? 2 : 1;
   }
-  /// Staging runs of a step's rows of `width` elements of `elementBytes`:
-  /// vectorRun's, shorter where it would leave threads idle.
-  int64_t runLength(int64_t width, int64_t elementBytes) const {
+  /// Staging runs of `rows` rows of `width` elements of `elementBytes`
+  /// (a step's tokens by default): vectorRun's, shorter where it would
+  /// leave threads idle.
+  int64_t runLength(int64_t width, int64_t elementBytes,
+                    std::optional<int64_t> rows = std::nullopt) const {
     int64_t L = vectorRun(width, elementBytes);
-    while (L > 1 && tokensPerStep * width < threads * L)
+    while (L > 1 && rows.value_or(tokensPerStep) * width < threads * L)
       L /= 2;
     return L;
   }
@@ -98,10 +100,7 @@ struct ChunkStatePass {
   /// the 16-bit inputs): a thread's run is L adjacent dims of a pair of
   /// tokens, loaded as two runs of L and stored as one of 2 L.
   int64_t keyRun(int64_t d, bool rotated) const {
-    int64_t L = vectorRun(d, rotated ? 4 : 2);
-    while (L > 1 && tokensPerStep * d < threads * 2 * L)
-      L /= 2;
-    return L;
+    return runLength(d, rotated ? 4 : 2, tokensPerStep / 2);
   }
   int64_t valueRun(int64_t e) const { return runLength(e, 2); }
   /// Floats of the weights array: a step's weights, then the decays from
