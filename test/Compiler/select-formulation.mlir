@@ -69,8 +69,8 @@ func.func @override(%q: tensor<1x256x8x64xbf16>, %k: tensor<1x256x8x64xbf16>,
 }
 
 // A dynamic length is costed at assumed-seq-len (default 4096). With
-// today's kernels the chunked formulation overtakes attention between 16K
-// and 32K tokens at d = 64 (docs/Performance.md).
+// today's kernels and chunks of 64 the chunked formulation overtakes
+// attention between 32K and 64K tokens at d = 64 (test/Unit/CostModelTest.cpp).
 // CHECK-LABEL: func @dynamic
 // CHECK: formulation = <attention>
 // LONG-LABEL: func @dynamic

@@ -8,43 +8,43 @@
 // RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=64 dtype=bf16 gate=head schedule=uniform path=scalar" | FileCheck %s --check-prefix=UNIFORM
 // RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=32 dtype=bf16 schedule=uniform" | FileCheck %s --check-prefix=SPLIT
 
-// bf16 without gates or rotation: the tensor-core path.
+// bf16 without gates or rotation: the tile kernel (AttentionTile.cpp), one
+// warpgroup of 64 query rows. One 16-byte aligned operand array: q (64 rows
+// of 72) until its fragments are in registers, then a step's keys
+// (canonical K-major layout, 64 x 64) and its [V | 1] (64 x 72) after
+// them; four programs per SM (128 registers).
 // BF16: module attributes {gpu.container_module}
 // BF16: gpu.module @sympow_p2_d64_e64_hq1_h1_bf16_gnone_none_mma
 // BF16: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: i64, %{{.*}}: i64)
-// Two buffers of K and V tiles (the next tile is copied during this one).
-// 16-byte alignment for ldmatrix and cp.async. Four blocks per SM (no
-// rotation: 128 registers, attentionBlocksPerSM).
-// BF16-SAME: workgroup(%{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
-// BF16-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 4 : i32, sympow.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_bytes = 0 : i64, grid_y = 1 : i64, tokens_per_block = 64 : i64}}
-// Tiles with no rotation arrive by cp.async, zero-filled past T.
-// BF16: nvgpu.device_async_copy %{{.*}}, 8, %{{.*}} {bypassL1} : memref<?xbf16> to memref<2x64x72xbf16, #gpu.address_space<workgroup>>
-// BF16: nvgpu.device_async_create_group
-// BF16: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
-// BF16: gpu.barrier
-// BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
-// After the loads of the diagonal tile, the first off-diagonal tile's copy
-// starts into buffer 1 while the diagonal tile computes.
-// BF16: nvgpu.device_async_wait
-// BF16: gpu.barrier
-// BF16: scf.if
-// BF16: nvgpu.device_async_copy
-// BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = false} : memref<2x64x72xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
-// BF16: nvgpu.mma.sync(%{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// The log-space weight p*log2|scale*s| with the running maximum, both per
-// score with subnormals flushed (one MUFU each on the GPU).
+// BF16-SAME: workgroup(%[[OPS:.*]] : memref<8704xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
+// BF16-SAME: nvvm.minctasm = 4 : i32, sympow.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_bytes = 0 : i64, grid_y = 1 : i64, tokens_per_block = 64 : i64}
+// q arrives by cp.async, zero-filled past T.
+// BF16: nvgpu.device_async_copy %{{.*}}, 8, %{{.*}} {bypassL1} : memref<?xbf16> to memref<8704xbf16, #gpu.address_space<workgroup>>
+// The diagonal step: keys and values by cp.async, made visible to the
+// MMAs' async proxy, then S = Q K^T as four m64n64k16 warpgroup MMAs (q's A
+// fragments from registers, keys through descriptors: 8 keys 128 bytes
+// apart, the next 8 columns 1024 bytes on).
+// BF16: nvgpu.device_async_copy %arg1{{.*}} to memref<8704xbf16, #gpu.address_space<workgroup>>
+// BF16: nvgpu.device_async_copy %arg2{{.*}} to memref<8704xbf16, #gpu.address_space<workgroup>>
+// BF16: sympow_tile.async_proxy_fence
+// BF16-NEXT: gpu.barrier
+// BF16-NEXT: sympow_tile.warpgroup_fence
+// BF16-NEXT: sympow_tile.warpgroup_descriptor %[[OPS]][%{{.*}}] swizzle 0 leading 1024 stride 128
+// BF16-NEXT: sympow_tile.warpgroup_mma %{{.*}} {accumulate = false} : vector<1x1x4x2xbf16>, bf16, vector<1x8x2x2xf32>
+// Its masked log weights per score, subnormals flushed (one MUFU each on
+// the GPU).
 // BF16: sympow_tile.log2_ftz
-// BF16: arith.maximumf
 // BF16: sympow_tile.exp2_ftz
-// P.V reads V transposed.
-// BF16: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = true}
-// The off-diagonal key tiles.
+// P [V | 1] with P from registers, [V | 1] N-major (transposed B).
+// BF16: sympow_tile.warpgroup_descriptor %[[OPS]][%{{.*}}] swizzle 0 leading 128 stride 1024
+// BF16-NEXT: sympow_tile.warpgroup_mma %{{.*}} {transposeB} : vector<1x1x4x2xbf16>, bf16, vector<1x9x2x2xf32>
+// The steps before the diagonal: no log or exp per score (row tiles of
+// 64 x 8 only).
 // BF16: scf.for
-// BF16: gpu.barrier
-// BF16: gpu.shuffle xor
-// BF16-NOT: math.cos
-// BF16-NOT: math.sin
-// BF16: gpu.return
+// BF16-NOT: sympow_tile.log2_ftz
+// BF16: sympow_tile.warpgroup_mma
+// BF16-NOT: sympow_tile.exp2_ftz
+// BF16: scf.yield
 
 // f32: the scalar FMA path, no tensor cores; GQA maps query head 8 -> 2.
 // F32: gpu.module @sympow_p4_d32_e64_hq8_h2_f32_gboth_none_fma

@@ -275,6 +275,8 @@ TEST(Calibration, H100KernelsWithin2xLayersWithin1_5x) {
 // holds the measured kernel's counts, the estimates describe today's
 // (EstimatesTest checks those against the emulator).
 static const char *const kReplacedSinceMeasured[] = {
+    // A tile kernel on warpgroup MMAs for 16-bit layers without rotation.
+    "attention",
     "chunk_scan", // a tile kernel parallel over the state (docs/TileIR.md)
     // chunk_states + chunk_scan in one pass over row tiles (16-bit inputs),
     // after the keys rotated once (rotating schedules).

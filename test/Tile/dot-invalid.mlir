@@ -183,8 +183,29 @@ func.func @to_operand_b(%x: tensor<16x16xbf16, #mma>) {
 #mma = #sympow_tile.mma<warps = [1, 1]>
 #A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
 func.func @to_operand_type(%x: tensor<16x16xf32, #mma>) {
-  // expected-error @+1 {{keeps the shape and the element type}}
+  // expected-error @+1 {{keeps the rows and the element type}}
   %a = sympow_tile.to_operand %x : tensor<16x16xf32, #mma> -> tensor<16x16xbf16, #A>
+  return
+}
+
+// -----
+
+// A slice of the columns is whole k steps.
+#mma = #sympow_tile.mma<warps = [1, 1]>
+#A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
+func.func @to_operand_slice(%x: tensor<16x32xbf16, #mma>) {
+  // expected-error @+1 {{takes whole k steps of the source's columns: first_column and the width multiples of 16, inside the source's 32 columns}}
+  %a = sympow_tile.to_operand %x {first_column = 8 : i64} : tensor<16x32xbf16, #mma> -> tensor<16x16xbf16, #A>
+  return
+}
+
+// -----
+
+#mma = #sympow_tile.mma<warps = [1, 1]>
+#A = #sympow_tile.dot_operand<operand = 0, parent = #mma>
+func.func @to_operand_past(%x: tensor<16x32xbf16, #mma>) {
+  // expected-error @+1 {{inside the source's 32 columns}}
+  %a = sympow_tile.to_operand %x {first_column = 16 : i64} : tensor<16x32xbf16, #mma> -> tensor<16x32xbf16, #A>
   return
 }
 

@@ -29,17 +29,19 @@ TEST(CostModel, AttentionGrowsQuadraticallyChunkedLinearly) {
   EXPECT_NEAR(c2.flops / c1.flops, 2.0, 0.01);
 }
 
-// With today's kernels the chunked formulation overtakes attention between
-// 14K and 16K tokens at d = 64 (docs/Performance.md; predicted 1.99 vs 2.19
-// ms at 14K, 2.59 vs 2.51 ms at 16K); before chunk_state_pass it was between
-// 16K and 32K, and before chunk_scan ran parallel over the state
+// With today's kernels and chunks of 64 the chunked formulation overtakes
+// attention between 32K and 64K tokens at d = 64 (predicted for sm_90a: 4.20
+// against 2.68 ms at 32K, 8.19 against 10.56 ms at 64K; at the default
+// chunk, 512, between 16K and 32K: docs/Performance.md); before the tile
+// attention kernel it was between 14K and 16K, before chunk_state_pass
+// between 16K and 32K, and before chunk_scan ran parallel over the state
 // (docs/TileIR.md) between 256K and 512K.
 TEST(CostModel, ShortSequencesUseAttentionLongOnesChunked) {
   EXPECT_EQ(chooseFormulation(layer(256, 64, 2), 64),
             FormulationKind::Attention);
-  EXPECT_EQ(chooseFormulation(layer(1 << 13, 64, 2), 64),
-            FormulationKind::Attention);
   EXPECT_EQ(chooseFormulation(layer(1 << 15, 64, 2), 64),
+            FormulationKind::Attention);
+  EXPECT_EQ(chooseFormulation(layer(1 << 16, 64, 2), 64),
             FormulationKind::Chunked);
   EXPECT_EQ(chooseFormulation(layer(1 << 21, 64, 2), 64),
             FormulationKind::Chunked);

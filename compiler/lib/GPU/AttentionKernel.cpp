@@ -765,6 +765,14 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   OpBuilder::InsertionGuard guard(builder);
   MLIRContext *ctx = builder.getContext();
   Location loc = module.getLoc();
+  if (attentionTileOf(spec)) {
+    if (failed(buildAttentionTile(builder, module, spec)))
+      llvm::report_fatal_error("attention: the tile lowering failed");
+    auto fn = module.lookupSymbol<gpu::GPUFuncOp>(
+        runtime::kernelName(runtime::KernelId::Attention));
+    fn.setName(name);
+    return fn;
+  }
   builder.setInsertionPointToEnd(module.getBody());
 
   Type elem = elementType(ctx, spec.dtype);

@@ -102,12 +102,13 @@ void emitLoadRotatedTile(Chunked &K, Value src, int64_t heads, Value head,
                          StoreElement store = nullptr);
 
 /// In a tile kernel, the log gate of token first + j of head h, j the
-/// thread: log_g + log_gamma (where the variant has them; `gamma` is
-/// log_gamma[h]) saturated at kLogGateFloor (exact, and sums stay finite),
-/// 0 for j >= count (an index, or an i32).
+/// element (`perThread` adjacent ones a thread): log_g + log_gamma (where
+/// the variant has them; `gamma` is log_gamma[h]) saturated at
+/// kLogGateFloor (exact, and sums stay finite), 0 for j >= count (an index,
+/// or an i32).
 Value tokenGates(gpu_detail::Tiles &t, const AttentionKernelSpec &s, Value logG,
                  Value gamma, Value batch, Value T, Value h, Value first,
-                 Value count);
+                 Value count, int64_t perThread = 1);
 
 /// The split of the tile chunk_output for `spec` at chunks of `chunk`
 /// (ChunkOutputTile.h), or none.

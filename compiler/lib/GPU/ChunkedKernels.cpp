@@ -115,25 +115,27 @@ void emitChunkWeights(Chunked &K, Value weights, int64_t size, Value t0,
 
 Value tokenGates(gpu_detail::Tiles &t, const AttentionKernelSpec &s, Value logG,
                  Value gamma, Value batch, Value T, Value h, Value first,
-                 Value count) {
+                 Value count, int64_t perThread) {
   Emitter &E = t.E;
   Type f32 = t.b.getF32Type();
-  Value j = t.range();
+  Value j = t.range(perThread);
   // (count may be i32, as chunk_state_pass's step math is.)
   Value jCounted = j;
   if (count.getType() != getElementTypeOrSelf(j.getType()))
     jCounted =
         arith::IndexCastOp::create(t.b, t.loc, t.like(j, count.getType()), j);
-  Value live = E.ult(jCounted, t.splat(count));
-  Value lg = gamma ? t.splat(gamma) : t.constant(f32, 0.0);
+  Value live = E.ult(jCounted, t.splat(count, perThread));
+  Value lg =
+      gamma ? t.splat(gamma, perThread) : t.constant(f32, 0.0, perThread);
   if (logG) {
     Value at =
-        E.add(t.splat(gpu_detail::tokenOffset(E, batch, T, first, s.h, h, 1)),
-              E.mul(j, t.index(s.h)));
+        E.add(t.splat(gpu_detail::tokenOffset(E, batch, T, first, s.h, h, 1),
+                      perThread),
+              E.mul(j, t.index(s.h, perThread)));
     lg = E.add(lg, t.load(logG, at, live));
   }
-  lg = E.max(lg, t.constant(f32, gpu_detail::kLogGateFloor));
-  return E.select(live, lg, t.constant(f32, 0.0));
+  lg = E.max(lg, t.constant(f32, gpu_detail::kLogGateFloor, perThread));
+  return E.select(live, lg, t.constant(f32, 0.0, perThread));
 }
 
 std::optional<ChunkOutputTile> outputTileOf(const AttentionKernelSpec &spec,

@@ -119,9 +119,18 @@ LogicalResult ToOperandOp::verify() {
   if (mma.getWarpsN() != 1 || operand.getParent() != mma)
     return emitOpError("needs one warp column (mma<warps = [WM, 1]>) and the "
                        "same mma layout as the operand's parent");
-  if (from.getShape() != to.getShape() ||
+  if (from.getDimSize(0) != to.getDimSize(0) ||
       from.getElementType() != to.getElementType())
-    return emitOpError("keeps the shape and the element type");
+    return emitOpError("keeps the rows and the element type");
+  int64_t first = getFirstColumn(), width = to.getDimSize(1);
+  if (first == 0 && width == from.getDimSize(1))
+    return success();
+  if (first < 0 || first % 16 != 0 || width % 16 != 0 ||
+      first + width > from.getDimSize(1))
+    return emitOpError("takes whole k steps of the source's columns: "
+                       "first_column and the width multiples of 16, inside "
+                       "the source's ")
+           << from.getDimSize(1) << " columns";
   return success();
 }
 

@@ -576,12 +576,14 @@ struct ToOperandLowering : OpConversionPattern<ToOperandOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
     // A is [i][k][q][e] (q: row half q % 2, k half q / 2); the accumulator
-    // [i][j][r][c].
+    // [i][j][r][c]. A slice's k step k is the source's k + first / 16.
+    int64_t firstStep = op.getFirstColumn() / 16;
     rewriter.replaceOp(
         op, gatherPieces(rewriter, op.getLoc(), adaptor.getSource(), type, 3,
-                         [](ArrayRef<int64_t> at) {
+                         [&](ArrayRef<int64_t> at) {
                            return SmallVector<int64_t>{
-                               at[0], 2 * at[1] + at[2] / 2, at[2] % 2};
+                               at[0], 2 * (at[1] + firstStep) + at[2] / 2,
+                               at[2] % 2};
                          }));
     return success();
   }

@@ -24,6 +24,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -827,6 +828,10 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   auto kernel = fn->getAttrOfType<KernelAttr>(TileDialect::getKernelAttrName());
   if (!kernel)
     return fn.emitError("not a tile kernel (no sympow_tile.kernel)");
+  // Kernels built in C++ meet their ops' verifiers before they are lowered
+  // (a parsed one has already).
+  if (failed(verify(fn)))
+    return failure();
   MLIRContext *ctx = fn.getContext();
   // One workgroup buffer per element type that column sums use.
   llvm::MapVector<Type, int64_t> sumSizes;

@@ -11,6 +11,7 @@
 
 #include "sympow/Runtime/KernelEstimates.h"
 
+#include "sympow/Support/AttentionTile.h"
 #include "sympow/Support/ChunkOutputTile.h"
 #include "sympow/Support/ChunkScanSplit.h"
 #include "sympow/Support/ChunkStatePass.h"
@@ -104,9 +105,74 @@ double stateHalvesBytes(const Sizes &z) {
   return 2 * double(ChunkOutputTile::stateSlotElements(rows(z.D), cols(z.e)));
 }
 
+/// attention as a tile kernel (sympow/Support/AttentionTile.h, 16-bit
+/// without rotation): programs of 64 query rows (one warpgroup) walking
+/// back from the diagonal over steps of 64 keys; program i takes i + 1
+/// steps. Per step the keys and values come in 16-byte copies, the gates
+/// by a scan of shuffles, and the scores and P [V | 1] are warpgroup MMAs.
+/// Memory, shared and tensor figures follow the code. Per thread and step,
+/// fp32 is 159 + a + 32 (a thread's [num | den] accumulators a, rescaled;
+/// each score's 2^sigma_j) and int 14 + its 16-byte copies; the rest of a
+/// program 2 a fp32 and 260 + 7.5 a int: fitted on the emulator's heaviest
+/// program (T = 1024 against 2048 at d = e = 64, bf16, data gate; 512
+/// against 1024 at d = e = 32 without gates and at d = 32, e = 128, f16,
+/// head gate), with gates assumed (the sizes do not say).
+KernelEstimate tileAttention(const Sizes &z) {
+  const double R = AttentionTile::kRows, K = AttentionTile::kKeys,
+               P = AttentionTile::kThreads;
+  double n = std::ceil(z.T / R);
+  double DK = double(AttentionTile::keyColumns(int64_t(z.d))),
+         NV = double(AttentionTile::valueColumns(int64_t(z.e)));
+  double acc = R * NV / P, runs = K * (z.d + z.e) / 8;
+  OpCounts step;
+  step.globalLoads = u(runs + K / 2);
+  step.globalLoadBytes = u(K * (z.d + z.e) * z.s + 4 * K);
+  step.globalLoadSectors = u(K * (z.d + z.e) * z.s / 32 + 8);
+  step.sharedStoreBytes = u(K * (z.d + z.e) * z.s + 8 * K);
+  step.sharedStores = u(K);
+  step.sharedStoreWavefronts = u(step.sharedStoreBytes / 128);
+  // The MMAs' operands, and each score's 2^sigma_j by its column.
+  step.sharedLoads = u(17 * P);
+  step.sharedLoadBytes = u(K * (DK + NV) * 2 + 17 * 4 * P);
+  step.sharedLoadWavefronts = u(step.sharedLoadBytes / 128);
+  step.fp32Alu = u(P * (159 + acc + 32));
+  step.sfu = u(12.5 * P);
+  step.intAlu = u(14 * P + runs);
+  step.shuffles = u(20);
+  step.barriers = 2;
+  step.wgmma = u(DK / 16 + K / 16);
+  step.wgmmaMultiplyAdds = u(R * K * DK + R * NV * K);
+  OpCounts program;
+  program.globalLoads = u(R * z.d / 8 + R / 2);
+  program.globalLoadBytes = u(R * z.d * z.s + 4 * R);
+  program.globalStores = u(R * z.e / 2);
+  program.globalStoreBytes = u(R * z.e * z.s);
+  program.fp32Alu = u(P * 2 * acc);
+  program.fp32Fma = u(32 * P);
+  program.sfu = u(60 * P);
+  program.intAlu = u(P * (260 + 7.5 * acc));
+  program.sharedLoads = u(8 * P);
+  program.sharedLoadBytes = u(96 * P);
+  program.ldmatrix = u(DK / 16 * 4);
+  program.barriers = 8;
+  double steps = z.B * z.Hq * n * (n + 1) / 2, programs = z.B * z.Hq * n;
+  OpCounts total = times(step, steps), heaviest = times(step, n);
+  total += times(program, programs);
+  heaviest += program;
+  return {"attention",
+          launch({g(n), g(z.Hq), g(z.B)}, g(P), total, heaviest, inputBytes(z),
+                 outputBytes(z)),
+          {int(registerCap(
+               AttentionTile::minProgramsPerSM(int64_t(z.d), int64_t(z.e)),
+               int64_t(P))),
+           int(AttentionTile::sharedBytes(int64_t(z.d), int64_t(z.e)))}};
+}
+
 /// attention: blocks of 64 queries (tensor cores) walking back over key
 /// tiles of 64; block i visits i + 1 tiles.
 KernelEstimate attention(const Sizes &z) {
+  if (attentionTile(z.tensorCores, z.rotates, int64_t(z.d), int64_t(z.e)))
+    return tileAttention(z);
   const double bt = 64, tile = bt * bt;
   double n = std::ceil(z.T / bt);
   double threads = z.tensorCores ? 128 : 256;

@@ -11,12 +11,14 @@
 #define SYMPOW_COMPILER_GPU_ATTENTIONKERNEL_H
 
 #include "sympow/Dialect/SympowAttrs.h"
+#include "sympow/Support/AttentionTile.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace sympow {
@@ -107,11 +109,24 @@ llvm::Expected<AttentionKernelSpec> parseAttentionVariant(llvm::StringRef text);
 
 /// Emits `gpu.func @<name> kernel` into `module` following docs/KernelABI.md:
 /// buffers q, k, v, [log_g], [log_gamma], [beta], y as memref<?xT>, then i64
-/// B, T; grid (ceil(T / tokens), Hq, B). The spec must verify.
+/// B, T; grid (ceil(T / tokens), Hq, B). The spec must verify. Variants the
+/// tile kernel takes (attentionTileOf) come from it (AttentionTile.cpp), the
+/// rest from the hand-built generator.
 mlir::gpu::GPUFuncOp buildAttentionKernel(mlir::OpBuilder &builder,
                                           mlir::gpu::GPUModuleOp module,
                                           const AttentionKernelSpec &spec,
                                           llvm::StringRef name = "attention");
+
+/// The tile attention kernel's split for `spec` (sympow/Support/
+/// AttentionTile.h), or none: 16-bit, unrotated, not the scalar path, and
+/// blocks of its 64 queries where the spec names a block.
+std::optional<AttentionTile> attentionTileOf(const AttentionKernelSpec &spec);
+
+/// The attention formulation as a tile kernel, built and lowered to a plain
+/// gpu.func named "attention"; the spec must have an attentionTileOf.
+mlir::LogicalResult buildAttentionTile(mlir::OpBuilder &builder,
+                                       mlir::gpu::GPUModuleOp module,
+                                       const AttentionKernelSpec &spec);
 
 } // namespace sympow
 

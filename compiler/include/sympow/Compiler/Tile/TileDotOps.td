@@ -185,12 +185,20 @@ def Tile_ToOperandOp : Tile_Op<"to_operand", [Pure]> {
     one warp column (WN = 1) gives each warp whole rows, as the A operand
     needs. Element types agree (16-bit for a native dot: truncate first).
 
+    The result may be a slice of the source's columns: `first_column` (a
+    multiple of 16) and the result's width (a multiple of 16) pick them, so
+    that a warpgroup MMA, which takes 16 columns of A, can walk P in k
+    steps. No data moves either way.
+
     ```mlir
     %p16 = arith.truncf %p : tensor<64x64xf32, #mma> to tensor<64x64xbf16, #mma>
     %a = sympow_tile.to_operand %p16 : tensor<64x64xbf16, #mma> -> tensor<64x64xbf16, #A>
+    %k1 = sympow_tile.to_operand %p16 {first_column = 16 : i64}
+        : tensor<64x64xbf16, #mma> -> tensor<64x16xbf16, #A>
     ```
   }];
-  let arguments = (ins Tile_MatrixTile:$source);
+  let arguments = (ins Tile_MatrixTile:$source,
+                       DefaultValuedAttr<I64Attr, "0">:$first_column);
   let results = (outs Tile_MatrixTile:$result);
   let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
   let hasVerifier = 1;
