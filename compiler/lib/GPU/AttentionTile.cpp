@@ -249,16 +249,12 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
   RankedTensorType accType = m.accumulator(R, NV),
                    rowType = m.accumulator(R, 8),
                    scoreType = m.accumulator(R, K);
-  auto repeat = [&](Value x, RankedTensorType type) -> Value {
-    if (x.getType() == type)
-      return x;
-    return tile::RepeatColumnsOp::create(b, loc, type, x);
+  auto repeat = [&](Value x, RankedTensorType type) {
+    return m.repeat(x, type);
   };
-  auto splatTo = [&](RankedTensorType type, double value) -> Value {
-    return tile::SplatOp::create(b, loc, type, E.f32(value));
+  auto splatTo = [&](RankedTensorType type, double value) {
+    return m.splat(type, value);
   };
-  Value negInf = splatTo(rowType, -std::numeric_limits<float>::infinity());
-  Value zero8 = splatTo(rowType, 0.0);
   // G_i from t0 plus p log2(scale): every log weight's row part but the
   // step's carry.
   Value giScaled = E.add(m.loadTransposed(rowType, queryGates, E.idx(0), 0),
@@ -319,15 +315,8 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
                  .getResult(0);
     return {scores, E.load(keyGates, {E.idx(2 * K)})};
   };
-  // The running maximum m as a shift (-inf rows, nothing yet: 0).
-  auto shiftOf = [&](Value m) {
-    return E.select(E.cmpf(arith::CmpFPredicate::ONE, m, negInf), m, zero8);
-  };
-  auto rowMax = [&](Value x) {
-    return repeat(
-        tile::RowReduceOp::create(b, loc, scoreType, tile::ReduceKind::max, x),
-        rowType);
-  };
+  auto shiftOf = [&](Value running) { return m.shiftOf(running); };
+  auto rowMax = [&](Value x) { return m.rowMax(x, rowType); };
   // Ends a step: the accumulators rescaled from the maximum mOld to mNew,
   // plus P [V | 1]: P's 16 columns from k0 against [V | 1]'s rows k0 ..
   // k0 + 15, N-major: 8 rows of a core matrix 16 bytes apart, the next 8
@@ -400,18 +389,7 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
       });
 
   // y = num / den (den: column e; the columns after it are zeros).
-  auto type = RankedTensorType::get(accType.getShape(), b.getIndexType(),
-                                    accType.getEncoding());
-  Value cols = tile::MatrixRangeOp::create(b, loc, type, 1);
-  Value denColumn = E.cmpi(arith::CmpIPredicate::uge, cols,
-                           tile::SplatOp::create(b, loc, type, E.idx(s.e)));
-  Value den = repeat(tile::RowReduceOp::create(
-                         b, loc, accType, tile::ReduceKind::sum,
-                         E.select(denColumn, loop[0], splatTo(accType, 0.0))),
-                     rowType);
-  Value nonzero = E.cmpf(arith::CmpFPredicate::ONE, den, zero8);
-  Value inv = E.select(nonzero, E.div(splatTo(rowType, 1.0), den), zero8);
-  Value yTile = t.convert(E.mul(loop[0], repeat(inv, accType)), elem);
+  Value yTile = t.convert(m.normalizeRows(loop[0], s.e, rowType), elem);
   m.store(yTile, y, tokenBase(t0, s.hq, hq, s.e), s.hq * s.e, rows, E.idx(s.e));
   gpu::ReturnOp::create(b, loc);
   return tile::lowerTileKernel(fn);

@@ -265,29 +265,11 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
 
   RankedTensorType accType = m.accumulator(R, NV),
                    rowType = m.accumulator(R, 8);
-  auto repeat = [&](Value x, RankedTensorType type) -> Value {
-    if (x.getType() == type)
-      return x;
-    return tile::RepeatColumnsOp::create(b, loc, type, x);
+  auto repeat = [&](Value x, RankedTensorType type) {
+    return m.repeat(x, type);
   };
-  auto splatTo = [&](RankedTensorType type, double value) -> Value {
-    return tile::SplatOp::create(b, loc, type, E.f32(value));
-  };
-  // Every element gets its row's denominator (column e; the columns after
-  // it are zeros, as [V | 1 | 0 ...] and [S | Z | 0 ...] are staged).
-  // `from`: the columns from e on, a mask of its own after the key loop
-  // (one kept from before it was live across the loop: spilled on sm_80).
-  auto denominators = [&](Value acc, bool from = false) -> Value {
-    auto type = RankedTensorType::get(accType.getShape(), b.getIndexType(),
-                                      accType.getEncoding());
-    Value cols = tile::MatrixRangeOp::create(b, loc, type, 1);
-    Value denColumn =
-        E.cmpi(from ? arith::CmpIPredicate::uge : arith::CmpIPredicate::eq,
-               cols, tile::SplatOp::create(b, loc, type, E.idx(s.e)));
-    Value den = E.select(denColumn, acc, splatTo(accType, 0.0));
-    return repeat(
-        tile::RowReduceOp::create(b, loc, accType, tile::ReduceKind::sum, den),
-        rowType);
+  auto splatTo = [&](RankedTensorType type, double value) {
+    return m.splat(type, value);
   };
 
   // 1. phi(Q) [S_n | Z_n]: F state rows per step.
@@ -629,7 +611,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value negInf = splatTo(rowType, -std::numeric_limits<float>::infinity());
   Value zero8 = splatTo(rowType, 0.0);
   Value gi = m.loadTransposed(rowType, queryGates, E.idx(0), 0);
-  Value denS = denominators(acc);
+  // (Its denominator: column e on, as [S | Z | 0 ...] is staged.)
+  Value denS = m.denominators(acc, s.e, rowType);
   Value hasState = E.cmpf(arith::CmpFPredicate::ONE, denS, zero8);
   Value absDen = E.select(hasState, E.abs(denS), splatTo(rowType, 1.0));
   Value m0 = E.select(hasState, E.add(gi, E.log2Approx(absDen)), negInf);
@@ -733,15 +716,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
             E.sub(giScaled, tile::SplatOp::create(b, loc, rowType, carry));
         // Weights 2^(lw - m) against a new running maximum m (-inf rows,
         // nothing yet, shift by 0).
-        auto shiftOf = [&](Value m) {
-          return E.select(E.cmpf(arith::CmpFPredicate::ONE, m, negInf), m,
-                          zero8);
-        };
-        auto rowMax = [&](Value x) {
-          return repeat(tile::RowReduceOp::create(b, loc, scoreType,
-                                                  tile::ReduceKind::max, x),
-                        rowType);
-        };
+        auto shiftOf = [&](Value running) { return m.shiftOf(running); };
+        auto rowMax = [&](Value x) { return m.rowMax(x, rowType); };
         Value mOld = in[1];
         // Steps from the program's first row on (a uniform branch) mask
         // their scores and take lw per score; the steps before it, whose
@@ -793,10 +769,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
       });
 
   // 3. y = num / den.
-  Value den = denominators(loop[0], /*from=*/true);
-  Value nonzero = E.cmpf(arith::CmpFPredicate::ONE, den, zero8);
-  Value inv = E.select(nonzero, E.div(splatTo(rowType, 1.0), den), zero8);
-  Value out = t.convert(E.mul(loop[0], repeat(inv, accType)), elem);
+  Value out = t.convert(m.normalizeRows(loop[0], s.e, rowType), elem);
   m.store(out, y, tokenBase(t0, s.hq, hq, s.e), s.hq * s.e, rows, E.idx(s.e));
   gpu::ReturnOp::create(b, loc);
   return tile::lowerTileKernel(fn);

@@ -7,6 +7,7 @@
 #include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 
@@ -169,6 +170,60 @@ Value MatrixTiles::dot(Value a, Value bOperand, Value acc) {
   return tile::DotOp::create(b, loc, acc.getType(), a, bOperand, acc,
                              split ? tile::DotPrecision::split_bf16
                                    : tile::DotPrecision::native);
+}
+
+Value MatrixTiles::splat(RankedTensorType type, double value) {
+  return tile::SplatOp::create(
+      b, loc, type,
+      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(value))));
+}
+
+Value MatrixTiles::repeat(Value x, RankedTensorType type) {
+  if (x.getType() == type)
+    return x;
+  return tile::RepeatColumnsOp::create(b, loc, type, x);
+}
+
+Value MatrixTiles::rowMax(Value x, RankedTensorType rowType) {
+  return repeat(
+      tile::RowReduceOp::create(b, loc, x.getType(), tile::ReduceKind::max, x),
+      rowType);
+}
+
+Value MatrixTiles::shiftOf(Value m) {
+  auto type = cast<RankedTensorType>(m.getType());
+  Value finite = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::ONE, m,
+      splat(type, -std::numeric_limits<float>::infinity()));
+  return arith::SelectOp::create(b, loc, finite, m, splat(type, 0.0));
+}
+
+Value MatrixTiles::denominators(Value acc, int64_t column,
+                                RankedTensorType rowType) {
+  auto accType = cast<RankedTensorType>(acc.getType());
+  auto indexType = RankedTensorType::get(accType.getShape(), b.getIndexType(),
+                                         accType.getEncoding());
+  Value cols = tile::MatrixRangeOp::create(b, loc, indexType, 1);
+  Value from = tile::SplatOp::create(
+      b, loc, indexType, arith::ConstantIndexOp::create(b, loc, column));
+  Value isDen =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, cols, from);
+  Value den = arith::SelectOp::create(b, loc, isDen, acc, splat(accType, 0.0));
+  return repeat(
+      tile::RowReduceOp::create(b, loc, accType, tile::ReduceKind::sum, den),
+      rowType);
+}
+
+Value MatrixTiles::normalizeRows(Value acc, int64_t column,
+                                 RankedTensorType rowType) {
+  Value den = denominators(acc, column, rowType), zero = splat(rowType, 0.0);
+  Value nonzero =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, den, zero);
+  Value inverse = arith::SelectOp::create(
+      b, loc, nonzero, arith::DivFOp::create(b, loc, splat(rowType, 1.0), den),
+      zero);
+  return arith::MulFOp::create(
+      b, loc, acc, repeat(inverse, cast<RankedTensorType>(acc.getType())));
 }
 
 Value partnerDim(Tiles &t, const AttentionKernelSpec &spec, Value dim) {

@@ -95,6 +95,24 @@ struct MatrixTiles {
   /// acc + a b; split precision (hi + lo bf16 halves) when an operand is
   /// f32.
   Value dot(Value a, Value bOperand, Value acc);
+
+  // FlashAttention's pieces on accumulators of one warp column, rows as
+  // 8-column "row tiles" (accumulator(rows, 8): every column a row's value).
+  /// An f32 tile of `type` with one value everywhere.
+  Value splat(mlir::RankedTensorType type, double value);
+  /// x's columns cycled to `type`'s width (x itself where it has it).
+  Value repeat(Value x, mlir::RankedTensorType type);
+  /// Each row's maximum of x, as a row tile.
+  Value rowMax(Value x, mlir::RankedTensorType rowType);
+  /// A running maximum as the shift of its row's weights: m, or 0 where m
+  /// is -inf (nothing weighed yet: no NaN from -inf - -inf).
+  Value shiftOf(Value m);
+  /// Each row's denominator: the sum of its columns from `column` on
+  /// (column e of [num | den | 0 ...]), as a row tile.
+  Value denominators(Value acc, int64_t column, mlir::RankedTensorType rowType);
+  /// y = num / den per row (den from column `column` on; 0 where den is 0).
+  Value normalizeRows(Value acc, int64_t column,
+                      mlir::RankedTensorType rowType);
 };
 
 /// The f32 tile x of dims `dim` (an index tile) of a vector rotated by
