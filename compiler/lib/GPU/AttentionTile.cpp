@@ -103,7 +103,7 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value t0 = E.mul(x, E.idx(R));
   Value rows = E.min(E.idx(R), E.sub(T, t0));
   Value thread = t.range();
-  Value warp0Thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   auto tokenBase = [&](Value first, int64_t heads, Value head, int64_t width) {
     return gpu_detail::tokenOffset(E, batch, T, first, heads, head, width);
   };
@@ -231,7 +231,8 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
     qA.push_back(m.load(m.operand(0, R, 16, elem), operands, E.idx(k0), QS));
   gpu::BarrierOp::create(b, loc); // q's readers, before the steps' writers
   // [V | 1 | 0 ...]: the ones column at e for every key row, once (keys
-  // past T weigh 0, their values are copied as zeros).
+  // past T weigh 0, their values are copied as zeros). e is a multiple of 8,
+  // so columns e .. e + 7 are one run: [1, 0, ..., 0].
   {
     Value j = thread;
     Value at = E.add(E.mul(E.add(t.index(s.e / L * K), j), t.index(L)),
@@ -239,11 +240,8 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
     Value slot = E.rem(t.range(L), t.index(L, L));
     Value one = E.select(t.eq(slot, t.index(0, L)), t.constant(elem, 1.0, L),
                          t.constant(elem, 0.0, L));
-    for (int64_t c = s.e; c < NV; c += L)
-      t.store(E.select(t.eq(t.index(c, L), t.index(s.e, L)), one,
-                       t.constant(elem, 0.0, L)),
-              operands, t.run(E.add(at, t.index((c - s.e) / L * K * L)), L),
-              t.expand(E.ult(j, t.index(K)), L), true);
+    t.store(one, operands, t.run(at, L), t.expand(E.ult(j, t.index(K)), L),
+            true);
   }
 
   RankedTensorType accType = m.accumulator(R, NV),
@@ -284,7 +282,7 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
     // 0 past count) summed after each key by a reversed scan of shuffles:
     // sigma_j at keyGates[j], 2^sigma_j at [K + j], the step's sum at
     // [2 K]. The other warps skip it (a branch uniform in each warp).
-    E.ifThen(E.ult(warp0Thread, E.idx(32)), [&] {
+    E.ifThen(E.ult(threadId, E.idx(32)), [&] {
       Value g = gatesOf(kt, count ? count : E.idx(K), 2);
       Value fromJ = tile::ScanOp::create(b, loc, g, K, /*reverse=*/true);
       Value after = E.sub(fromJ, g);
