@@ -64,18 +64,17 @@
 // F32-NOT: math.cos
 // F32: gpu.return
 
-// learned: beta is an argument, its prefix sums are f64, every angle is
-// reduced modulo 2*pi in f64 before cos/sin in f32.
+// learned, f16: the tile kernel reads q and k as rotate_qk left them (f16
+// hi + lo halves, 2 x 64 columns a token): no beta, no angle math here.
+// The operand array holds q (64 rows of 136) until its fragments are in
+// registers, then a step's key halves (64 x 128) and [V | 1] (64 x 72);
+// three programs per SM (168 registers).
 // LEARNED: gpu.module @sympow_p2_d64_e64_hq1_h1_f16_gdata_learned_r64i_mma
-// LEARNED: gpu.func @attention(%{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf16>, %{{.*}}: i64, %{{.*}}: i64)
-// LEARNED-SAME: memref<64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<64xf64, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<32xf64, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
-// LEARNED: math.exp %{{.*}} : f64
-// LEARNED: arith.addf %{{.*}} : f64
-// LEARNED: math.floor %{{.*}} : f64
-// LEARNED: arith.truncf %{{.*}} : f64 to f32
-// LEARNED: math.cos %{{.*}} : f32
-// LEARNED: math.sin %{{.*}} : f32
-// LEARNED: nvgpu.mma.sync
+// LEARNED: gpu.func @attention(%{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf16>, %{{.*}}: i64, %{{.*}}: i64)
+// LEARNED-SAME: workgroup(%{{.*}} : memref<12800xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
+// LEARNED-SAME: nvvm.minctasm = 3 : i32
+// LEARNED-NOT: math.cos
+// LEARNED: gpu.return
 
 // warped: a relative angle w(i - j) = L*a/(a + L) on the scalar path.
 // WARPED: gpu.module @sympow_p2_d64_e64_hq1_h1_bf16_gnone_warped_r32h_L4096_fma
@@ -93,16 +92,25 @@
 // UNIFORM: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xbf16>, %{{.*}}: i64, %{{.*}}: i64)
 // UNIFORM-NOT: nvgpu.
 // UNIFORM: math.cos
-// bf16 with rotation on tensor cores: rotated Q and K as hi + lo, the lo
-// parts in the last workgroup buffer; Q.K = hi.hi + hi.lo + lo.hi.
-// SPLIT: gpu.func @attention
-// SPLIT-SAME: memref<16xf64, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[LO:[a-z0-9]+]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
-// SPLIT: %[[QHI:[0-9]+]] = nvgpu.ldmatrix %{{.*}} {numTiles = 4
-// SPLIT: %[[QLO:[0-9]+]] = nvgpu.ldmatrix %[[LO]][{{.*}}] {numTiles = 4
-// SPLIT: %[[KHI:[0-9]+]] = nvgpu.ldmatrix %{{.*}} {numTiles = 2
-// SPLIT: %[[S0:[0-9]+]] = nvgpu.mma.sync(%[[QHI]], %[[KHI]], %{{.*}})
-// SPLIT: %[[KLO:[0-9]+]] = nvgpu.ldmatrix %[[LO]][{{.*}}] {numTiles = 2
-// SPLIT: %[[S1:[0-9]+]] = nvgpu.mma.sync(%[[QHI]], %[[KLO]], %[[S0]])
-// SPLIT: nvgpu.mma.sync(%[[QLO]], %[[KHI]], %[[S1]])
+// bf16 with rotation: Q.K = lo.hi + hi.lo + hi.hi per k step of 16. q's
+// fragments are its hi half's columns 0 and 16, then its lo half's (32,
+// 48); the keys' hi half at element 0 (k step 0) and 1024 (k step 16), its
+// lo half from 2048 (d = 32 columns of 64 keys on).
+// SPLIT: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: i64, %{{.*}}: i64) workgroup(%[[OPS:.*]] : memref<6656xbf16
+// SPLIT: %[[QHI0:.*]] = vector.insert
+// SPLIT: %[[QHI1:.*]] = vector.insert
+// SPLIT: %[[QLO0:.*]] = vector.insert
+// SPLIT: %[[QLO1:.*]] = vector.insert
+// SPLIT: sympow_tile.warpgroup_fence
+// SPLIT-NEXT: %[[KHI0:.*]] = sympow_tile.warpgroup_descriptor %[[OPS]][%c0]
+// SPLIT-NEXT: %[[S0:.*]] = sympow_tile.warpgroup_mma %[[QLO0]], %[[KHI0]], %{{.*}} {accumulate = false}
+// SPLIT-NEXT: %[[KLO0:.*]] = sympow_tile.warpgroup_descriptor %[[OPS]][%c2048]
+// SPLIT-NEXT: %[[S1:.*]] = sympow_tile.warpgroup_mma %[[QHI0]], %[[KLO0]], %[[S0]] :
+// SPLIT-NEXT: %[[S2:.*]] = sympow_tile.warpgroup_mma %[[QHI0]], %[[KHI0]], %[[S1]] :
+// SPLIT-NEXT: %[[KHI1:.*]] = sympow_tile.warpgroup_descriptor %[[OPS]][%c1024]
+// SPLIT-NEXT: %[[S3:.*]] = sympow_tile.warpgroup_mma %[[QLO1]], %[[KHI1]], %[[S2]] :
+// SPLIT-NEXT: %[[KLO1:.*]] = sympow_tile.warpgroup_descriptor %[[OPS]][%c3072]
+// SPLIT-NEXT: %[[S4:.*]] = sympow_tile.warpgroup_mma %[[QHI1]], %[[KLO1]], %[[S3]] :
+// SPLIT-NEXT: sympow_tile.warpgroup_mma %[[QHI1]], %[[KHI1]], %[[S4]] :
 module {
 }

@@ -12,7 +12,14 @@ usage: check_aot_report.py REPORT ARCHS MODULES"""
 
 # Each formulation's kernels and their first and last arguments.
 KERNELS = {
-    "attention": {"attention": (["q", "k", "v"], ["y", "B", "T"])},
+    "attention": {
+        # Rotating 16-bit layers the tile kernel takes: q and k rotated once
+        # (rotate_qk, after chunk_counts), read as halves (below).
+        "attention": (["q", "k", "v"], ["y", "B", "T"]),
+        "chunk_counts": ([], ["counts", "B", "T"]),
+        "rotate_qk": (["q", "k", "counts"],
+                      ["q_rotated_halves", "k_rotated_halves", "B", "T"]),
+    },
     "recurrent": {
         "recurrent_state": (["q", "k", "v"], ["num", "den", "B", "T"]),
         "recurrent_output": (["q", "k", "v"], ["num", "den", "B", "T"]),
@@ -69,6 +76,12 @@ def main():
             last = (["dS_halves"] if tile else ["dS", "dZ"]) + last
         if k["kernel"] == "chunk_state_pass" and tile:
             last = ["dS_halves", "B", "T"]
+        # The tile attention kernel's arrays fit 48 KiB with both halves of
+        # q and k up to d = 64 (d = 128: the hand-built kernel).
+        halves = (v["dtype"] != "f32" and v["rope"] in ("uniform", "learned")
+                  and v["d"] <= 64)
+        if k["kernel"] == "attention" and halves:
+            first = ["q_rotated_halves", "k_rotated_halves", "v"]
         if k["args"][:len(first)] != first or k["args"][-len(last):] != last:
             failures.append("%s %s: unexpected argument list %s" % (
                 k["name"], k["kernel"], k["args"]))
@@ -86,7 +99,7 @@ def main():
             if (v["dtype"] == "f32" or not heavy) and tc != 0:
                 failures.append("%s %s %s: unexpected tensor-core instructions" % (
                     k["name"], k["kernel"], k["arch"]))
-        if k["formulation"] != "attention":
+        if k["kernel"] != "attention":
             continue
         if k["path"] == "mma" and k["tensor_core_instructions"] == 0:
             failures.append("%s %s: no tensor-core instructions" % (k["name"], k["arch"]))

@@ -322,8 +322,10 @@ TEST(Calibration, EstimatesAgreeWithTheFixtureAtMeasuredSizes) {
     sizes.elementBytes = row.getString("dtype") == "float32" ? 4 : 2;
     sizes.f16 = row.getString("dtype") == "float16";
     sizes.learnedSchedule = row.getString("schedule") == "learned";
-    sizes.rotatingSchedule =
-        sizes.learnedSchedule || row.getString("schedule") == "uniform";
+    sizes.relativeSchedule = row.getString("schedule") == "warped" ||
+                             row.getString("schedule") == "blend";
+    sizes.rotatingSchedule = sizes.learnedSchedule || sizes.relativeSchedule ||
+                             row.getString("schedule") == "uniform";
     std::string formulation = row.getString("formulation")->str();
     sizes.hasInitialState = formulation == "recurrent";
     runtime::Formulation f =

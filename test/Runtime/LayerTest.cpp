@@ -200,6 +200,53 @@ TEST(Layer, Chunked16BitLaunchesTheStatePassInOrderWithItsBuffers) {
             KernelArg::RotatedK);
 }
 
+TEST(Layer, RotatingAttentionRotatesQAndKOnceBeforeItsKernel) {
+  LayerVariant v = chunkedVariant(); // bf16, learned rotation, d = 16
+  v.formulation = Formulation::Attention;
+  v.chunk = 0;
+  ASSERT_TRUE(v.rotatesOperandsOnce());
+  std::vector<std::string> names = layerKernelNames(v);
+  ASSERT_EQ(names, (std::vector<std::string>{"chunk_counts", "rotate_qk",
+                                             "attention"}));
+  RecordingBackend backend(names);
+  backend.expectedBuffers = {
+      {"chunk_counts", 2}, {"rotate_qk", 5}, {"attention", 5}};
+  KernelLibrary library(backend, {{"recording", ImageFormat::Cubin, kImage, 6}},
+                        infos(v));
+  int64_t B = 3, T = 37;
+  size_t bytes = layerWorkspaceBytes(v, B, T).value();
+  // Counts (f64), then q and k as 2 x 16 16-bit columns a token, each
+  // region aligned to 256 bytes.
+  EXPECT_EQ(bytes, 1792u + 28416u + 14336u);
+  Status s = launchLayer(backend, library, v, allBuffers(), B, T, 0x10000,
+                         bytes, nullptr);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_EQ(backend.launches.size(), 3u);
+  const Launch &counts = backend.launches[0], &rotate = backend.launches[1],
+               &attention = backend.launches[2];
+  // beta, counts: no state, so no c.
+  EXPECT_EQ(counts.sizes, (std::vector<int64_t>{B * T * 2, B * T * 2}));
+  // q, k, counts, their halves.
+  EXPECT_EQ(rotate.sizes,
+            (std::vector<int64_t>{B * T * 4 * 16, B * T * 2 * 16, B * T * 2,
+                                  B * T * 4 * 32, B * T * 2 * 32}));
+  // The halves, v, log_g, y: no beta (the angles are in the halves).
+  EXPECT_EQ(attention.sizes,
+            (std::vector<int64_t>{B * T * 4 * 32, B * T * 2 * 32, B * T * 2 * 8,
+                                  B * T * 2, B * T * 4 * 8}));
+  // Unrotated, f32, or the relative schedules: the attention kernel alone.
+  for (auto change :
+       {+[](LayerVariant &x) { x.schedule = Schedule::None; },
+        +[](LayerVariant &x) { x.dtype = DType::F32; },
+        +[](LayerVariant &x) { x.schedule = Schedule::Warped; }}) {
+    LayerVariant other = v;
+    change(other);
+    EXPECT_FALSE(other.rotatesOperandsOnce());
+    EXPECT_EQ(layerKernelNames(other), (std::vector<std::string>{"attention"}));
+    EXPECT_EQ(layerWorkspaceBytes(other, B, T).value(), 0u);
+  }
+}
+
 TEST(Layer, RefusesBadCallsAndLaunchesNothing) {
   LayerVariant v = chunkedVariant();
   RecordingBackend backend(layerKernelNames(v));
@@ -233,7 +280,7 @@ TEST(Layer, RefusesBadCallsAndLaunchesNothing) {
   s = launchLayer(backend, library, attention, allBuffers(), 1, 40, 0x10000,
                   bytes, nullptr);
   EXPECT_EQ(s.message(),
-            "the kernel library holds 4 kernels, the formulation needs 1");
+            "the kernel library holds 4 kernels, the formulation needs 3");
   s = launchLayer(backend, library, v, allBuffers(), 0, 40, 0x10000, bytes,
                   nullptr);
   EXPECT_EQ(s.message(), "B must be >= 1 and T >= 0, got B = 0, T = 40");

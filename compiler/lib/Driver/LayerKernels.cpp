@@ -154,8 +154,18 @@ runtime::LayerVariant layerVariant(const LayerKernelRequest &r) {
 
 llvm::Error verifyLayerKernels(const LayerKernelRequest &r) {
   switch (r.formulation) {
-  case runtime::Formulation::Attention:
-    return verifyAttentionKernelSpec(r.spec);
+  case runtime::Formulation::Attention: {
+    if (llvm::Error e = verifyAttentionKernelSpec(r.spec))
+      return e;
+    // The runtime launches rotate_qk before a rotating 16-bit layer's
+    // attention, which only the tile kernel reads.
+    if (layerVariant(r).rotatesOperandsOnce() && !attentionTileOf(r.spec))
+      return fail("a rotating 16-bit layer's attention runs as the tile "
+                  "kernel (64 query rows a block, q and k rotated once by "
+                  "rotate_qk): 'path' and 'block' do not apply to it in a "
+                  "kernel library");
+    return llvm::Error::success();
+  }
   case runtime::Formulation::Recurrent:
     return verifyRecurrentKernelSpec(r.spec);
   case runtime::Formulation::Chunked:
@@ -168,7 +178,7 @@ void buildLayerKernels(OpBuilder &builder, gpu::GPUModuleOp module,
                        const LayerKernelRequest &r) {
   switch (r.formulation) {
   case runtime::Formulation::Attention:
-    buildAttentionKernel(builder, module, r.spec);
+    buildAttentionKernels(builder, module, r.spec);
     return;
   case runtime::Formulation::Recurrent:
     buildRecurrentKernel(builder, module, r.spec);

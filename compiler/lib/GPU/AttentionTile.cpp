@@ -1,6 +1,6 @@
 //===- AttentionTile.cpp - The attention formulation as a tile kernel -----===//
 //
-// y of the attention formulation for 16-bit inputs without rotation
+// y of the attention formulation for 16-bit inputs
 // (sympow/Support/AttentionTile.h). Program (x, query head, sequence) owns
 // query rows [t0, t0 + R), one warpgroup, in accumulators of [num | den]
 // (the value columns, then the denominator at column e), and walks the keys
@@ -10,7 +10,10 @@
 //    8c .. 8c + 7 at (c K + j) 8, keys K-major as the scores' B, [V | 1] as
 //    P's transposed B (the ones column at e is written once);
 //  - scores S = Q K^T by warpgroup MMAs, q's A fragments in registers (read
-//    from workgroup memory once), f32 accumulation;
+//    from workgroup memory once), f32 accumulation. Rotating layers read q
+//    and k as rotate_qk left them, rotated once into hi + lo halves
+//    (RotatedOperands.cpp), copied like unrotated ones but twice as wide,
+//    and take three products: q_lo k_hi + q_hi k_lo + q_hi k_hi;
 //  - log weights in base 2 relative to the token before t0, so that no
 //    prefix over the whole sequence is summed and the sums stay small near
 //    the diagonal where the weights are large: G_i - G_j = Gq_i + carry +
@@ -49,7 +52,21 @@ std::optional<AttentionTile> attentionTileOf(const AttentionKernelSpec &s) {
   if (s.path == AttentionPath::Scalar ||
       (s.blockTokens && s.blockTokens != AttentionTile::kRows))
     return std::nullopt;
-  return attentionTile(s.dtype != ElementKind::F32, s.rotates(), s.d, s.e);
+  return attentionTile(s.dtype != ElementKind::F32, s.rotates(),
+                       s.relativeSchedule(), s.d, s.e);
+}
+
+void buildAttentionKernels(OpBuilder &b, gpu::GPUModuleOp module,
+                           const AttentionKernelSpec &s) {
+  std::optional<AttentionTile> shape = attentionTileOf(s);
+  if (shape && shape->splitScores) {
+    if (failed(chunked::buildCounts(b, module, s,
+                                    runtime::Formulation::Attention)))
+      llvm::report_fatal_error("chunk_counts: the tile lowering failed");
+    if (failed(chunked::buildRotateQK(b, module, s)))
+      llvm::report_fatal_error("rotate_qk: the tile lowering failed");
+  }
+  buildAttentionKernel(b, module, s);
 }
 
 LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
@@ -61,31 +78,35 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
   Type elem = gpu_detail::elementType(ctx, s.dtype);
   constexpr int64_t R = AttentionTile::kRows, K = AttentionTile::kKeys,
                     P = AttentionTile::kThreads, L = 8;
+  AttentionTile shape = *attentionTileOf(s);
+  bool split = shape.splitScores;
   int64_t DK = AttentionTile::keyColumns(s.d),
-          NV = AttentionTile::valueColumns(s.e),
-          QS = AttentionTile::queryStride(s.d);
+          NV = AttentionTile::valueColumns(s.e), QS = shape.queryStride(s.d);
+  // The columns of a copied q or k row: d, or both halves of rotate_qk's.
+  int64_t QK = split ? AttentionTile::halvesColumns(s.d) : s.d;
   using gpu_detail::workgroupMemRef;
   // The operands: q until its fragments are in registers, then a step's
   // keys and its [V | 1] (AttentionTile::operandElements); the query rows'
   // gate prefix and its scan's buffer; the key step's gate sums.
-  int64_t valuesAt = AttentionTile::keyElements(s.d);
+  int64_t valuesAt = shape.keyElements(s.d);
   SmallVector<Type> workgroup = {
-      workgroupMemRef({AttentionTile::operandElements(s.d, s.e)}, elem),
+      workgroupMemRef({shape.operandElements(s.d, s.e)}, elem),
       workgroupMemRef({R}, f32), workgroupMemRef({2 * R}, f32),
       workgroupMemRef({ChunkOutputTile::keyGateElements(K)}, f32)};
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, runtime::KernelId::Attention, P,
       {tile::KernelAttr::perTokens(R), s.hq, tile::KernelAttr::kBatch},
-      workgroup, args);
-  tile::setMinBlocksPerSM(fn, AttentionTile::minProgramsPerSM(s.d, s.e));
+      workgroup, args, 0, runtime::Formulation::Attention);
+  tile::setMinBlocksPerSM(fn, shape.minProgramsPerSM(s.d, s.e));
   // Copies land in 16-byte runs; descriptors start on 16 bytes.
   fn.setWorkgroupAttributionAttr(0, "llvm.align", b.getI64IntegerAttr(16));
   Emitter E(b, loc);
   gpu_detail::Tiles t{b, loc, E, P};
   gpu_detail::MatrixTiles m{b, loc, R / 16, 1};
   using runtime::KernelArg;
-  Value q = args.get(fn, KernelArg::Q), k = args.get(fn, KernelArg::K),
+  Value q = args.get(fn, split ? KernelArg::RotatedQHalves : KernelArg::Q),
+        k = args.get(fn, split ? KernelArg::RotatedKHalves : KernelArg::K),
         v = args.get(fn, KernelArg::V), y = args.get(fn, KernelArg::Y);
   Value logG = args.get(fn, KernelArg::LogG),
         logGamma = args.get(fn, KernelArg::LogGamma);
@@ -184,9 +205,9 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
     }
   };
   // q row-major (stride QS): runs along a row first.
-  int64_t qRuns = s.d / L;
+  int64_t qRuns = QK / L;
   copy(planCopies(
-           q, s.hq, hq, R, s.d, operands, 1, QS,
+           q, s.hq, hq, R, QK, operands, 1, QS,
            [&](Value r) { return E.div(r, t.index(qRuns)); },
            [&](Value r) { return E.mul(E.rem(r, t.index(qRuns)), t.index(L)); },
            [&](Value j, Value c) { return E.add(E.mul(j, t.index(QS)), c); }),
@@ -212,7 +233,7 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
                        t.index(destAt));
         });
   };
-  CopyPlan keyCopies = planStep(k, s.d, 0),
+  CopyPlan keyCopies = planStep(k, QK, 0),
            valueCopies = planStep(v, s.e, valuesAt);
 
   // Gq_i: the query rows' gates from t0 on.
@@ -225,9 +246,10 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
   }
   t.asyncWait(); // q
   gpu::BarrierOp::create(b, loc);
-  // q's A fragments, 16 columns each, for every step.
+  // q's A fragments, 16 columns each, for every step (split: the hi
+  // half's, then the lo half's from column DK).
   SmallVector<Value> qA;
-  for (int64_t k0 = 0; k0 < DK; k0 += 16)
+  for (int64_t k0 = 0; k0 < (split ? 2 * DK : DK); k0 += 16)
     qA.push_back(m.load(m.operand(0, R, 16, elem), operands, E.idx(k0), QS));
   gpu::BarrierOp::create(b, loc); // q's readers, before the steps' writers
   // [V | 1 | 0 ...]: the ones column at e for every key row, once (keys
@@ -298,15 +320,26 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
     gpu::BarrierOp::create(b, loc);
 
     // S = Q K^T: keys K-major, core matrices of 8 keys 128 bytes apart,
-    // the next 8 columns K 16 bytes on.
+    // the next 8 columns K 16 bytes on. Split: per k step q_lo k_hi, q_hi
+    // k_lo, then q_hi k_hi (the keys' lo half from column DK).
     tile::WarpgroupFenceOp::create(b, loc);
     Value scores = zeroScores;
-    for (int64_t k0 = 0; k0 < DK; k0 += 16) {
+    bool first = true;
+    auto product = [&](Value a, int64_t column) {
       Value desc = tile::WarpgroupDescriptorOp::create(
-          b, loc, operands, E.idx(k0 * K), 0, K * 16, 128);
-      scores = tile::WarpgroupMmaOp::create(
-          b, loc, scoreType, qA[k0 / 16], desc, scores, TypeAttr::get(elem),
-          nullptr, nullptr, b.getBoolAttr(k0 > 0));
+          b, loc, operands, E.idx(column * K), 0, K * 16, 128);
+      scores = tile::WarpgroupMmaOp::create(b, loc, scoreType, a, desc, scores,
+                                            TypeAttr::get(elem), nullptr,
+                                            nullptr, b.getBoolAttr(!first));
+      first = false;
+    };
+    for (int64_t k0 = 0; k0 < DK; k0 += 16) {
+      Value qHi = qA[k0 / 16];
+      if (split) {
+        product(qA[(DK + k0) / 16], k0);
+        product(qHi, DK + k0);
+      }
+      product(qHi, k0);
     }
     tile::WarpgroupCommitOp::create(b, loc);
     scores = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{scores})

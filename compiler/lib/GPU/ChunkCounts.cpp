@@ -2,14 +2,16 @@
 //
 // Rotating schedules: c_t = c_0 + sum_{s <= t} beta_s (1 per token for the
 // uniform schedule) for every token, in f64, for chunk_keys and
-// chunk_output. Program (h, b) walks its sequence in tiles of 256 R tokens,
-// R adjacent ones per thread: the thread's own prefix sums, a warp scan of
-// the threads' totals (`sympow_tile.scan`), each warp's total through
-// workgroup memory, then every thread adds the totals of the warps before
-// its own, the threads before it in its warp and the count carried from
-// the tiles before. Two barriers and five rounds of shuffles per tile of
-// 256 R tokens, and a thread's R loads issued together; a serial sum took
-// 256 dependent additions in one thread (47 us at 4K tokens on the H100).
+// chunk_output, or rotate_qk (c_0 = 0 in the attention formulation, which
+// has no state: only differences of counts matter there). Program (h, b) walks
+// its sequence in tiles of 256 R tokens, R adjacent ones per thread: the
+// thread's own prefix sums, a warp scan of the threads' totals
+// (`sympow_tile.scan`), each warp's total through workgroup memory, then every
+// thread adds the totals of the warps before its own, the threads before it in
+// its warp and the count carried from the tiles before. Two barriers and five
+// rounds of shuffles per tile of 256 R tokens, and a thread's R loads issued
+// together; a serial sum took 256 dependent additions in one thread (47 us at
+// 4K tokens on the H100).
 //
 // The additions are in a fixed order (the thread's, the scan's tree, then
 // the warps in turn), so the counts are deterministic, but not the serial
@@ -28,7 +30,8 @@ using namespace mlir;
 namespace sympow::chunked {
 
 LogicalResult buildCounts(OpBuilder &b, gpu::GPUModuleOp module,
-                          const AttentionKernelSpec &s) {
+                          const AttentionKernelSpec &s,
+                          runtime::Formulation formulation) {
   OpBuilder::InsertionGuard guard(b);
   Location loc = module.getLoc();
   Type f64 = b.getF64Type();
@@ -38,7 +41,7 @@ LogicalResult buildCounts(OpBuilder &b, gpu::GPUModuleOp module,
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, runtime::KernelId::ChunkCounts, P,
       {1, s.h, tile::KernelAttr::kBatch},
-      {gpu_detail::workgroupMemRef({kWarps}, f64)}, args);
+      {gpu_detail::workgroupMemRef({kWarps}, f64)}, args, 0, formulation);
   Emitter E(b, loc);
   gpu_detail::Tiles t{b, loc, E, P};
   using runtime::KernelArg;
@@ -54,7 +57,8 @@ LogicalResult buildCounts(OpBuilder &b, gpu::GPUModuleOp module,
   Value lastLane = t.eq(E.rem(thread, t.index(32)), t.index(31));
   Value zero = t.constant(f64, 0.0);
 
-  Value c0 = E.load(c, {E.add(E.mul(batch, E.idx(s.h)), h)});
+  // Without a state (attention) the counts start at 0.
+  Value c0 = c ? E.load(c, {E.add(E.mul(batch, E.idx(s.h)), h)}) : E.f64(0.0);
   Value sequence =
       t.splat(gpu_detail::tokenOffset(E, batch, T, E.idx(0), s.h, h, 1));
   E.forLoop(E.idx(0), T, E.idx(P * R), {c0}, [&](Value t0, ValueRange carried) {

@@ -138,15 +138,24 @@ mlir::LogicalResult buildStatePass(mlir::OpBuilder &b,
 
 /// chunk_counts, a tile kernel (ChunkCounts.cpp): the rotation count of
 /// every token (f64) by a scan per tile of 256 tokens, one program per
-/// (head, sequence).
-mlir::LogicalResult buildCounts(mlir::OpBuilder &b,
-                                mlir::gpu::GPUModuleOp module,
-                                const AttentionKernelSpec &s);
+/// (head, sequence), from the state's c (from 0 in the attention
+/// formulation, which has no state).
+mlir::LogicalResult
+buildCounts(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
+            const AttentionKernelSpec &s,
+            runtime::Formulation formulation = runtime::Formulation::Chunked);
 
-/// chunk_keys, a tile kernel (ChunkKeys.cpp): the keys rotated once by the
-/// absolute counts into an f32 array, for chunk_state_pass.
+/// chunk_keys, a tile kernel (RotatedOperands.cpp): the keys rotated once
+/// by the absolute counts into an f32 array, for chunk_state_pass.
 mlir::LogicalResult buildKeys(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
                               const AttentionKernelSpec &s);
+
+/// rotate_qk, a tile kernel (RotatedOperands.cpp): q and k rotated once by
+/// the absolute counts into hi + lo halves of the input type, for the tile
+/// attention kernel.
+mlir::LogicalResult buildRotateQK(mlir::OpBuilder &b,
+                                  mlir::gpu::GPUModuleOp module,
+                                  const AttentionKernelSpec &s);
 
 /// chunk_output, a tile kernel (ChunkOutput.cpp): query tiles of `split`,
 /// any chunk that they divide; 16-bit inputs with chunk_state_pass.

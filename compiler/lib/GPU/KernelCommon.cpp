@@ -44,9 +44,9 @@ MemRefType workgroupMemRef(ArrayRef<int64_t> shape, Type element) {
 
 KernelArguments kernelArguments(MLIRContext *ctx,
                                 const AttentionKernelSpec &spec,
-                                runtime::KernelId kernel, int64_t chunk) {
-  runtime::LayerVariant variant =
-      toRuntime(spec, runtime::Formulation::Chunked, chunk);
+                                runtime::KernelId kernel, int64_t chunk,
+                                runtime::Formulation formulation) {
+  runtime::LayerVariant variant = toRuntime(spec, formulation, chunk);
   KernelArguments args;
   Type elem = elementType(ctx, spec.dtype);
   Type f32 = Float32Type::get(ctx), f64 = Float64Type::get(ctx);
@@ -59,6 +59,8 @@ KernelArguments kernelArguments(MLIRContext *ctx,
     case runtime::KernelArg::K:
     case runtime::KernelArg::V:
     case runtime::KernelArg::Y:
+    case runtime::KernelArg::RotatedQHalves:
+    case runtime::KernelArg::RotatedKHalves:
       element = elem;
       break;
     case runtime::KernelArg::C:

@@ -56,10 +56,13 @@ struct KernelArguments {
 };
 
 /// The arguments of `kernel` for `spec` (chunked kernels: with chunks of
-/// `chunk` tokens, which decide chunk_output's form).
-KernelArguments kernelArguments(mlir::MLIRContext *ctx,
-                                const AttentionKernelSpec &spec,
-                                runtime::KernelId kernel, int64_t chunk = 0);
+/// `chunk` tokens, which decide chunk_output's form) in `formulation` (a
+/// kernel two formulations launch takes what the layer has: chunk_counts
+/// reads no c in the attention formulation).
+KernelArguments kernelArguments(
+    mlir::MLIRContext *ctx, const AttentionKernelSpec &spec,
+    runtime::KernelId kernel, int64_t chunk = 0,
+    runtime::Formulation formulation = runtime::Formulation::Chunked);
 
 /// Row lanes of the state kernels: threads form lanes of e columns, about
 /// 256 threads per block.

@@ -311,17 +311,16 @@ ProgramIds programIds(OpBuilder &b, Location loc) {
           tile::ProgramIdOp::create(b, loc, 2)};
 }
 
-gpu::GPUFuncOp createTileKernel(OpBuilder &b, gpu::GPUModuleOp module,
-                                const AttentionKernelSpec &spec,
-                                runtime::KernelId kernel, int64_t threads,
-                                ArrayRef<int64_t> grid,
-                                ArrayRef<Type> workgroup,
-                                gpu_detail::KernelArguments &args,
-                                int64_t chunk) {
+gpu::GPUFuncOp
+createTileKernel(OpBuilder &b, gpu::GPUModuleOp module,
+                 const AttentionKernelSpec &spec, runtime::KernelId kernel,
+                 int64_t threads, ArrayRef<int64_t> grid,
+                 ArrayRef<Type> workgroup, gpu_detail::KernelArguments &args,
+                 int64_t chunk, runtime::Formulation formulation) {
   MLIRContext *ctx = b.getContext();
   ctx->getOrLoadDialect<tile::TileDialect>();
   b.setInsertionPointToEnd(module.getBody());
-  args = gpu_detail::kernelArguments(ctx, spec, kernel, chunk);
+  args = gpu_detail::kernelArguments(ctx, spec, kernel, chunk, formulation);
   auto fn = gpu::GPUFuncOp::create(
       b, module.getLoc(), runtime::kernelName(kernel),
       b.getFunctionType(args.types, {}), TypeRange(workgroup));

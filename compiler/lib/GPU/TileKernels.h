@@ -137,15 +137,15 @@ struct ProgramIds {
 };
 ProgramIds programIds(mlir::OpBuilder &b, mlir::Location loc);
 
-/// The tile kernel `kernel` with the kernel ABI's arguments (`chunk` as
-/// kernelArguments takes it) and the given workgroup arrays; the builder is
-/// left at the start of its body.
-mlir::gpu::GPUFuncOp
-createTileKernel(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
-                 const AttentionKernelSpec &spec, runtime::KernelId kernel,
-                 int64_t threads, llvm::ArrayRef<int64_t> grid,
-                 llvm::ArrayRef<Type> workgroup,
-                 gpu_detail::KernelArguments &args, int64_t chunk = 0);
+/// The tile kernel `kernel` with the kernel ABI's arguments (`chunk` and
+/// `formulation` as kernelArguments takes them) and the given workgroup
+/// arrays; the builder is left at the start of its body.
+mlir::gpu::GPUFuncOp createTileKernel(
+    mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
+    const AttentionKernelSpec &spec, runtime::KernelId kernel, int64_t threads,
+    llvm::ArrayRef<int64_t> grid, llvm::ArrayRef<Type> workgroup,
+    gpu_detail::KernelArguments &args, int64_t chunk = 0,
+    runtime::Formulation formulation = runtime::Formulation::Chunked);
 
 } // namespace sympow::gpu_detail
 

@@ -67,6 +67,9 @@ struct SelectFormulationPass
         schedule && schedule.getKind() == ScheduleKind::Learned;
     sizes.rotatingSchedule =
         schedule && schedule.getKind() != ScheduleKind::None;
+    sizes.relativeSchedule =
+        schedule && (schedule.getKind() == ScheduleKind::Warped ||
+                     schedule.getKind() == ScheduleKind::Blend);
     FormulationKind kind = chooseFormulation(sizes, chunkSize, *gpu);
     std::optional<int64_t> chunk;
     if (kind == FormulationKind::Chunked)

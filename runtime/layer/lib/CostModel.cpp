@@ -53,6 +53,7 @@ LayerSizes sympow::layerSizes(const runtime::LayerVariant &v, int64_t B,
   s.hasInitialState = initialState;
   s.learnedSchedule = v.hasBeta();
   s.rotatingSchedule = v.rotates();
+  s.relativeSchedule = v.relativeSchedule();
   return s;
 }
 

@@ -73,14 +73,15 @@ int64_t cols(double x) { return int64_t(std::min(x, 16777216.0)); }
 
 struct Sizes {
   double B, T, Hq, H, d, e, D, s, p;
-  bool tensorCores, learned, rotates;
+  bool tensorCores, learned, rotates, relative;
 };
 
 Sizes sizesOf(const LayerSizes &l) {
   return {double(l.batch),     double(l.seqLen),       double(l.queryHeads),
           double(l.keyHeads),  double(l.headDim),      double(l.valueDim),
           embeddingDim(l),     double(l.elementBytes), double(l.power),
-          l.elementBytes != 4, l.learnedSchedule,      l.rotatingSchedule};
+          l.elementBytes != 4, l.learnedSchedule,      l.rotatingSchedule,
+          l.relativeSchedule};
 }
 
 /// Inputs, outputs and gates every formulation reads once.
@@ -105,8 +106,8 @@ double stateHalvesBytes(const Sizes &z) {
   return 2 * double(ChunkOutputTile::stateSlotElements(rows(z.D), cols(z.e)));
 }
 
-/// attention as a tile kernel (sympow/Support/AttentionTile.h, 16-bit
-/// without rotation): programs of 64 query rows (one warpgroup) walking
+/// attention as a tile kernel (sympow/Support/AttentionTile.h, 16-bit):
+/// programs of 64 query rows (one warpgroup) walking
 /// back from the diagonal over steps of 64 keys; program i takes i + 1
 /// steps. Per step the keys and values come in 16-byte copies, the gates
 /// by a scan of shuffles, and the scores and P [V | 1] are warpgroup MMAs.
@@ -116,35 +117,42 @@ double stateHalvesBytes(const Sizes &z) {
 /// program 2 a fp32 and 260 + 7.5 a int: fitted on the emulator's heaviest
 /// program (T = 1024 against 2048 at d = e = 64, bf16, data gate; 512
 /// against 1024 at d = e = 32 without gates and at d = 32, e = 128, f16,
-/// head gate), with gates assumed (the sizes do not say).
-KernelEstimate tileAttention(const Sizes &z) {
+/// head gate), with gates assumed (the sizes do not say). Rotating layers
+/// copy q and k as hi + lo halves (AttentionTile::halvesColumns) and split
+/// the scores into three products.
+KernelEstimate tileAttention(const Sizes &z, const AttentionTile &tile) {
   const double R = AttentionTile::kRows, K = AttentionTile::kKeys,
                P = AttentionTile::kThreads;
   double n = std::ceil(z.T / R);
   double DK = double(AttentionTile::keyColumns(int64_t(z.d))),
          NV = double(AttentionTile::valueColumns(int64_t(z.e)));
-  double acc = R * NV / P, runs = K * (z.d + z.e) / 8;
+  // Columns of a copied q or k row; score products per 16 of d.
+  double QK = tile.splitScores
+                  ? double(AttentionTile::halvesColumns(int64_t(z.d)))
+                  : z.d;
+  double products = tile.splitScores ? 3 : 1;
+  double acc = R * NV / P, runs = K * (QK + z.e) / 8;
   OpCounts step;
   step.globalLoads = u(runs + K / 2);
-  step.globalLoadBytes = u(K * (z.d + z.e) * z.s + 4 * K);
-  step.globalLoadSectors = u(K * (z.d + z.e) * z.s / 32 + 8);
-  step.sharedStoreBytes = u(K * (z.d + z.e) * z.s + 8 * K);
+  step.globalLoadBytes = u(K * (QK + z.e) * z.s + 4 * K);
+  step.globalLoadSectors = u(K * (QK + z.e) * z.s / 32 + 8);
+  step.sharedStoreBytes = u(K * (QK + z.e) * z.s + 8 * K);
   step.sharedStores = u(K);
   step.sharedStoreWavefronts = u(step.sharedStoreBytes / 128);
   // The MMAs' operands, and each score's 2^sigma_j by its column.
   step.sharedLoads = u(17 * P);
-  step.sharedLoadBytes = u(K * (DK + NV) * 2 + 17 * 4 * P);
+  step.sharedLoadBytes = u(K * (products * DK + NV) * 2 + 17 * 4 * P);
   step.sharedLoadWavefronts = u(step.sharedLoadBytes / 128);
   step.fp32Alu = u(P * (159 + acc + 32));
   step.sfu = u(12.5 * P);
   step.intAlu = u(14 * P + runs);
   step.shuffles = u(20);
   step.barriers = 2;
-  step.wgmma = u(DK / 16 + K / 16);
-  step.wgmmaMultiplyAdds = u(R * K * DK + R * NV * K);
+  step.wgmma = u(products * DK / 16 + K / 16);
+  step.wgmmaMultiplyAdds = u(products * R * K * DK + R * NV * K);
   OpCounts program;
-  program.globalLoads = u(R * z.d / 8 + R / 2);
-  program.globalLoadBytes = u(R * z.d * z.s + 4 * R);
+  program.globalLoads = u(R * QK / 8 + R / 2);
+  program.globalLoadBytes = u(R * QK * z.s + 4 * R);
   program.globalStores = u(R * z.e / 2);
   program.globalStoreBytes = u(R * z.e * z.s);
   program.fp32Alu = u(P * 2 * acc);
@@ -153,26 +161,29 @@ KernelEstimate tileAttention(const Sizes &z) {
   program.intAlu = u(P * (260 + 7.5 * acc));
   program.sharedLoads = u(8 * P);
   program.sharedLoadBytes = u(96 * P);
-  program.ldmatrix = u(DK / 16 * 4);
+  program.ldmatrix = u(QK / 16 * 4);
   program.barriers = 8;
   double steps = z.B * z.Hq * n * (n + 1) / 2, programs = z.B * z.Hq * n;
   OpCounts total = times(step, steps), heaviest = times(step, n);
   total += times(program, programs);
   heaviest += program;
+  // Rotating layers read the halves instead of q and k.
+  double halves = z.B * z.T * (z.Hq + z.H) * QK * z.s;
+  double in = tile.splitScores
+                  ? inputBytes(z) - z.B * z.T * (z.Hq + z.H) * z.d * z.s -
+                        (z.learned ? 4 * z.B * z.T * z.H : 0) + halves
+                  : inputBytes(z);
   return {"attention",
-          launch({g(n), g(z.Hq), g(z.B)}, g(P), total, heaviest, inputBytes(z),
+          launch({g(n), g(z.Hq), g(z.B)}, g(P), total, heaviest, in,
                  outputBytes(z)),
-          {int(registerCap(
-               AttentionTile::minProgramsPerSM(int64_t(z.d), int64_t(z.e)),
-               int64_t(P))),
-           int(AttentionTile::sharedBytes(int64_t(z.d), int64_t(z.e)))}};
+          {int(registerCap(tile.minProgramsPerSM(int64_t(z.d), int64_t(z.e)),
+                           int64_t(P))),
+           int(tile.sharedBytes(int64_t(z.d), int64_t(z.e)))}};
 }
 
 /// attention: blocks of 64 queries (tensor cores) walking back over key
 /// tiles of 64; block i visits i + 1 tiles.
 KernelEstimate attention(const Sizes &z) {
-  if (attentionTile(z.tensorCores, z.rotates, int64_t(z.d), int64_t(z.e)))
-    return tileAttention(z);
   const double bt = 64, tile = bt * bt;
   double n = std::ceil(z.T / bt);
   double threads = z.tensorCores ? 128 : 256;
@@ -429,28 +440,35 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
            split.sharedBytes(cols(z.d), cols(z.e), f16)}};
 }
 
-/// chunk_keys (a tile kernel, rotating schedules with chunk_state_pass):
-/// programs of 16 tokens per (head, sequence), each key element rotated
-/// once (its pair partner read per element, the count once per run) into
-/// an f32 array. Figures per element from the emulator at d = 32, 64.
-KernelEstimate chunkKeys(const Sizes &z) {
+/// chunk_keys and rotate_qk (tile kernels, rotating schedules;
+/// RotatedOperands.cpp): programs of 16 tokens per (head, sequence), each
+/// element rotated once (its pair partner read per element, the count once
+/// per run). chunk_keys writes the keys as f32; rotate_qk writes q and k as
+/// hi + lo halves (AttentionTile::halvesColumns, a store per half and run).
+/// Figures per element from the emulator at d = 32, 64 (chunk_keys).
+KernelEstimate rotation(const Sizes &z, bool halves) {
   const double kTokens = double(ChunkKeysSplit::tokensPerProgram),
                P = double(ChunkKeysSplit::threads);
   double E = kTokens * z.d;
   double L = double(ChunkKeysSplit::runLength(cols(z.d)));
+  double heads = halves ? z.Hq + z.H : z.H;
+  double outBytes =
+      halves ? kTokens * double(AttentionTile::halvesColumns(cols(z.d))) * z.s
+             : 4 * E;
   OpCounts b;
   b.globalLoads = u(E / L + E + E / L);
   b.globalLoadBytes = u(2 * E * z.s + 8 * E / L);
-  b.globalStores = u(E / L);
-  b.globalStoreBytes = u(4 * E);
+  b.globalStores = u((halves ? 2 : 1) * E / L);
+  b.globalStoreBytes = u(outBytes);
   b.intAlu = u(30 * E);
-  b.fp32Alu = u(6 * E);
+  b.fp32Alu = u((halves ? 9 : 6) * E);
   b.fp64 = u(9 * E);
   b.sfu = u(2 * E);
-  double X = std::ceil(z.T / kTokens), blocks = X * z.H * z.B;
-  return {"chunk_keys",
-          launch({g(X), g(z.H), g(z.B)}, g(P), times(b, blocks), b,
-                 z.B * z.T * z.H * (z.d * z.s + 8), z.B * z.T * z.H * z.d * 4),
+  double X = std::ceil(z.T / kTokens), blocks = X * heads * z.B;
+  return {halves ? "rotate_qk" : "chunk_keys",
+          launch({g(X), g(heads), g(z.B)}, g(P), times(b, blocks), b,
+                 z.B * z.T * (heads * z.d * z.s + 8 * z.H),
+                 z.B * z.T * heads * outBytes / kTokens),
           {60, 0}};
 }
 
@@ -801,8 +819,19 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
                                                     int64_t chunk) {
   Sizes z = sizesOf(sizes);
   switch (formulation) {
-  case Formulation::Attention:
-    return {attention(z)};
+  case Formulation::Attention: {
+    std::optional<AttentionTile> tile = attentionTile(
+        z.tensorCores, z.rotates, z.relative, cols(z.d), cols(z.e));
+    if (!tile)
+      return {attention(z)};
+    std::vector<KernelEstimate> out;
+    if (tile->splitScores) { // q and k rotated once
+      out.push_back(chunkCounts(z));
+      out.push_back(rotation(z, /*halves=*/true));
+    }
+    out.push_back(tileAttention(z, *tile));
+    return out;
+  }
   case Formulation::Recurrent:
     return {recurrentState(z), recurrentOutput(z)};
   case Formulation::Chunked: {
@@ -817,7 +846,7 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
                         z.rotates, pass.has_value());
     if (pass) {
       if (z.rotates)
-        out.push_back(chunkKeys(z));
+        out.push_back(rotation(z, /*halves=*/false));
       out.push_back(chunkStatePass(z, C, *pass, tile.has_value(), sizes.f16));
     } else {
       out.push_back(chunkStates(z, C));

@@ -32,6 +32,16 @@ std::optional<ChunkOutputTile> LayerVariant::chunkOutputTile() const {
                                  chunkStatePass().has_value());
 }
 
+std::optional<AttentionTile> LayerVariant::attentionTile() const {
+  return sympow::attentionTile(dtype != DType::F32, rotates(),
+                               relativeSchedule(), d, e);
+}
+
+bool LayerVariant::rotatesOperandsOnce() const {
+  return formulation == Formulation::Attention && rotates() &&
+         attentionTile().has_value();
+}
+
 namespace {
 
 /// Up to four kernels, without allocating (launchLayer's hot path).
@@ -47,6 +57,12 @@ Kernels kernelsOf(const LayerVariant &v) {
   Kernels k;
   switch (v.formulation) {
   case Formulation::Attention:
+    // q and k rotated once (hi + lo halves) rather than in every program
+    // that reads them.
+    if (v.rotatesOperandsOnce()) {
+      k.add(KernelId::ChunkCounts);
+      k.add(KernelId::RotateQK);
+    }
     k.add(KernelId::Attention);
     break;
   case Formulation::Recurrent:
@@ -106,6 +122,13 @@ KernelArgs kernelArgsOf(const LayerVariant &v, KernelId kernel) {
   };
   switch (kernel) {
   case KernelId::Attention:
+    if (v.rotatesOperandsOnce()) {
+      args.add({A::RotatedQHalves, A::RotatedKHalves, A::V});
+      gates();
+      args.add({A::Y});
+      break;
+    }
+    [[fallthrough]];
   case KernelId::RecurrentState:
   case KernelId::RecurrentOutput:
     args.add({A::Q, A::K, A::V});
@@ -122,7 +145,13 @@ KernelArgs kernelArgsOf(const LayerVariant &v, KernelId kernel) {
   case KernelId::ChunkCounts:
     if (v.hasBeta())
       args.add({A::Beta});
-    args.add({A::Counts, A::C});
+    args.add({A::Counts});
+    // The attention formulation has no state: its counts start at 0.
+    if (v.formulation != Formulation::Attention)
+      args.add({A::C});
+    break;
+  case KernelId::RotateQK:
+    args.add({A::Q, A::K, A::Counts, A::RotatedQHalves, A::RotatedKHalves});
     break;
   case KernelId::ChunkStates:
     args.add({A::K, A::V});
@@ -192,6 +221,8 @@ const char *sympow::runtime::kernelName(KernelId kernel) {
     return "chunk_scan";
   case KernelId::ChunkOutput:
     return "chunk_output";
+  case KernelId::RotateQK:
+    return "rotate_qk";
   }
   return "?";
 }
@@ -269,6 +300,10 @@ const char *sympow::runtime::kernelArgName(KernelArg arg) {
     return "k_rotated";
   case KernelArg::ChunkStateHalves:
     return "dS_halves";
+  case KernelArg::RotatedQHalves:
+    return "q_rotated_halves";
+  case KernelArg::RotatedKHalves:
+    return "k_rotated_halves";
   }
   return "?";
 }
@@ -281,6 +316,7 @@ namespace {
 struct Workspace {
   size_t counts = 0, states = 0, norms = 0, decays = 0;
   size_t partialNum = 0, partialDen = 0, rotatedK = 0, stateHalves = 0;
+  size_t rotatedQHalves = 0, rotatedKHalves = 0;
   int64_t programs = 0; // recurrent_state's programs per (head, sequence)
   size_t partialBytes = 4;
   size_t total = 0;
@@ -306,6 +342,15 @@ Workspace layerWorkspace(const LayerVariant &v, int64_t B, int64_t T) {
     w.partialBytes = v.dtype == DType::F32 ? 8 : 4;
     w.partialNum = take(bytesOf(w.partialBytes, {B, T, v.hq, w.programs, v.e}));
     w.partialDen = take(bytesOf(w.partialBytes, {B, T, v.hq, w.programs}));
+    w.total = at;
+    return w;
+  }
+  if (v.rotatesOperandsOnce()) {
+    // The counts, then q and k rotated as 16-bit hi + lo halves.
+    int64_t halves = AttentionTile::halvesColumns(v.d);
+    w.counts = take(bytesOf(sizeof(double), {B, T, v.h}));
+    w.rotatedQHalves = take(bytesOf(2, {B, T, v.hq, halves}));
+    w.rotatedKHalves = take(bytesOf(2, {B, T, v.h, halves}));
     w.total = at;
     return w;
   }
@@ -346,9 +391,7 @@ Status checkVariant(const LayerVariant &v) {
                          " must be a positive multiple of the key/value "
                          "heads H = " +
                          std::to_string(v.h));
-  bool relative =
-      v.schedule == Schedule::Warped || v.schedule == Schedule::Blend;
-  if (relative && v.formulation != Formulation::Attention)
+  if (v.relativeSchedule() && v.formulation != Formulation::Attention)
     return Status::error("the warped and blend schedules have no recurrent "
                          "form: only the attention formulation runs them");
   if (v.formulation == Formulation::Chunked && v.chunk < 1)
@@ -508,6 +551,12 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
     case KernelArg::ChunkStateHalves:
       return {workspace + w.stateHalves,
               B * n * v.h * ChunkOutputTile::stateSlotElements(dim, v.e)};
+    case KernelArg::RotatedQHalves:
+      return {workspace + w.rotatedQHalves,
+              tokens * v.hq * AttentionTile::halvesColumns(v.d)};
+    case KernelArg::RotatedKHalves:
+      return {workspace + w.rotatedKHalves,
+              tokens * v.h * AttentionTile::halvesColumns(v.d)};
     }
     return {0, 0};
   };

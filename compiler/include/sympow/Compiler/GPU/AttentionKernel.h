@@ -117,13 +117,22 @@ mlir::gpu::GPUFuncOp buildAttentionKernel(mlir::OpBuilder &builder,
                                           const AttentionKernelSpec &spec,
                                           llvm::StringRef name = "attention");
 
+/// The attention formulation's kernels into `module`, in the runtime's
+/// launch order (runtime::layerKernels): a rotating layer the tile kernel
+/// takes first runs chunk_counts and rotate_qk, which rotate q and k once
+/// into the halves it reads; then `attention`.
+void buildAttentionKernels(mlir::OpBuilder &builder,
+                           mlir::gpu::GPUModuleOp module,
+                           const AttentionKernelSpec &spec);
+
 /// The tile attention kernel's split for `spec` (sympow/Support/
-/// AttentionTile.h), or none: 16-bit, unrotated, not the scalar path, and
-/// blocks of its 64 queries where the spec names a block.
+/// AttentionTile.h), or none: 16-bit, no relative schedule, not the scalar
+/// path, and blocks of its 64 queries where the spec names a block.
 std::optional<AttentionTile> attentionTileOf(const AttentionKernelSpec &spec);
 
 /// The attention formulation as a tile kernel, built and lowered to a plain
-/// gpu.func named "attention"; the spec must have an attentionTileOf.
+/// gpu.func named "attention"; the spec must have an attentionTileOf. A
+/// rotating spec's kernel reads rotate_qk's halves instead of q and k.
 mlir::LogicalResult buildAttentionTile(mlir::OpBuilder &builder,
                                        mlir::gpu::GPUModuleOp module,
                                        const AttentionKernelSpec &spec);

@@ -33,6 +33,7 @@ struct LayerSizes {
   bool learnedSchedule = false; // the learned rotary schedule (beta read)
   bool rotatingSchedule =
       false; // any rotary schedule (chunk_counts, chunk_keys)
+  bool relativeSchedule = false; // warped or blend: attention only
 };
 
 /// D = C(d + p - 1, p) of `sizes`, as a double (no overflow for any p).

@@ -6,8 +6,9 @@
 // for 16-bit inputs [`chunk_keys`] `chunk_state_pass`, else `chunk_states`
 // + `chunk_scan`; then `chunk_output` ([...]: rotating schedules only). This
 // launches them on any backend with the right buffers, after checking what it
-// is given. The kernels' launch shapes come from the compiler with the images
-// (KernelLibrary), not from here.
+// is given; rotating 16-bit attention runs `chunk_counts` and `rotate_qk`
+// before `attention`. The kernels' launch shapes come from the compiler with
+// the images (KernelLibrary), not from here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #define SYMPOW_RUNTIME_LAYER_H
 
 #include "sympow/Runtime/KernelLibrary.h"
+#include "sympow/Support/AttentionTile.h"
 #include "sympow/Support/ChunkOutputTile.h"
 #include "sympow/Support/ChunkStatePass.h"
 
@@ -43,6 +45,11 @@ struct LayerVariant {
   bool hasLogGamma() const { return gate == Gate::Head || gate == Gate::Both; }
   bool hasBeta() const { return schedule == Schedule::Learned; }
   bool rotates() const { return schedule != Schedule::None; }
+  /// The warped and blend schedules: angles of relative positions, which
+  /// only the attention formulation computes.
+  bool relativeSchedule() const {
+    return schedule == Schedule::Warped || schedule == Schedule::Blend;
+  }
   /// D = C(d + p - 1, p).
   int64_t stateDim() const;
   /// How chunk_state_pass splits the state, or none where the chunked
@@ -52,6 +59,12 @@ struct LayerVariant {
   /// How the tile chunk_output splits a chunk, or none where it keeps its
   /// whole-chunk kernels (sympow/Support/ChunkOutputTile.h).
   std::optional<ChunkOutputTile> chunkOutputTile() const;
+  /// How the tile attention kernel takes the layer, or none where the
+  /// hand-built one runs it (sympow/Support/AttentionTile.h).
+  std::optional<AttentionTile> attentionTile() const;
+  /// Whether the attention formulation rotates q and k once before its
+  /// kernel (chunk_counts, rotate_qk): the tile kernel of a rotating layer.
+  bool rotatesOperandsOnce() const;
 };
 
 /// Device buffers of one call (docs/KernelABI.md shapes); the inputs the
@@ -77,9 +90,10 @@ enum class KernelId {
   ChunkStatePass,
   ChunkStates,
   ChunkScan,
-  ChunkOutput
+  ChunkOutput,
+  RotateQK
 };
-constexpr int kKernelIdCount = int(KernelId::ChunkOutput) + 1;
+constexpr int kKernelIdCount = int(KernelId::RotateQK) + 1;
 const char *kernelName(KernelId kernel);
 /// The kernel named `name`, or none.
 std::optional<KernelId> kernelIdNamed(std::string_view name);
@@ -112,7 +126,12 @@ enum class KernelArg {
   /// The chunk states as the tile chunk_output reads them (weighted bf16
   /// hi + lo halves, ChunkOutputTile::stateSlotElements), instead of
   /// ChunkS and ChunkZ.
-  ChunkStateHalves
+  ChunkStateHalves,
+  /// q and k rotated once as hi + lo halves of the input type
+  /// (AttentionTile::halvesColumns per token), for the tile attention
+  /// kernel.
+  RotatedQHalves,
+  RotatedKHalves
 };
 
 /// The buffers `kernel` of the variant takes, in order (then i64 B, T);

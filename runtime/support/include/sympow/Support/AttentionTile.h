@@ -16,6 +16,7 @@
 #define SYMPOW_SUPPORT_ATTENTIONTILE_H
 
 #include "sympow/Support/ChunkOutputTile.h"
+#include "sympow/Support/GpuLimits.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -30,6 +31,11 @@ struct AttentionTile {
   static constexpr int64_t kKeys = 64;
   static constexpr int64_t kThreads = 128;
 
+  /// Rotating layers: q and k come rotated once (rotate_qk) as hi + lo
+  /// halves of the input type, and the scores are split: q_hi k_hi + q_hi
+  /// k_lo + q_lo k_hi (a rotated q or k is not exact in 16 bits).
+  bool splitScores = false;
+
   /// Head dims as the MMAs see them (ChunkOutputTile's: d in k steps of 16;
   /// [V | 1] with the ones column at e, whole 8-column pieces).
   static int64_t keyColumns(int64_t d) {
@@ -38,45 +44,61 @@ struct AttentionTile {
   static int64_t valueColumns(int64_t e) {
     return ChunkOutputTile::valueColumns(e);
   }
+  /// A rotated q or k token as rotate_qk writes it ([B, T, heads, this]):
+  /// the hi half, then the lo half, each keyColumns(d) wide, zeros past d.
+  static int64_t halvesColumns(int64_t d) { return 2 * keyColumns(d); }
+  /// Columns of a staged q or k row: both halves where the scores are
+  /// split.
+  int64_t operandColumns(int64_t d) const {
+    return splitScores ? halvesColumns(d) : keyColumns(d);
+  }
   /// Row stride of q as staged (ldmatrix reads its A fragments once).
-  static int64_t queryStride(int64_t d) {
-    return ChunkOutputTile::keyStride(d);
+  int64_t queryStride(int64_t d) const {
+    return ldmatrixRowStride(operandColumns(d));
   }
   /// Elements of a step's keys and of its values, each in the MMAs'
   /// canonical layout without swizzle: row j's columns 8c .. 8c + 7 at
   /// (c kKeys + j) 8.
-  static int64_t keyElements(int64_t d) { return kKeys * keyColumns(d); }
+  int64_t keyElements(int64_t d) const { return kKeys * operandColumns(d); }
   static int64_t valueElements(int64_t e) { return kKeys * valueColumns(e); }
   /// Programs per SM that ptxas must fit: four (128 registers) where the
-  /// scores and [num | den] take at most 32 + 36 floats, else what it
-  /// takes.
-  static int32_t minProgramsPerSM(int64_t d, int64_t e) {
-    return keyColumns(d) <= 64 && valueColumns(e) <= 72 ? 4 : 1;
+  /// scores and [num | den] take at most 32 + 36 floats and q's fragments
+  /// one half, else what it takes.
+  int32_t minProgramsPerSM(int64_t d, int64_t e) const {
+    if (keyColumns(d) > 64 || valueColumns(e) > 72)
+      return 1;
+    return splitScores ? 3 : 4;
   }
   /// Elements of the operand array: q (row stride queryStride) until its
   /// A fragments are in registers, then a step's keys and, after them, its
   /// values.
-  static int64_t operandElements(int64_t d, int64_t e) {
+  int64_t operandElements(int64_t d, int64_t e) const {
     return std::max(kRows * queryStride(d), keyElements(d) + valueElements(e));
   }
   /// Workgroup bytes: the operands (16-bit), the query rows' gate prefix
   /// and its scan's buffer, the key step's gate sums.
-  static int64_t sharedBytes(int64_t d, int64_t e) {
+  int64_t sharedBytes(int64_t d, int64_t e) const {
     return 2 * operandElements(d, e) +
            4 * (3 * kRows + ChunkOutputTile::keyGateElements(kKeys));
   }
 };
 
-/// The tile attention kernel takes 16-bit inputs without rotation (q and k
-/// exact bf16 operands; f16 ones are split), head dims in whole 8-element
-/// runs, and [V | 1] within one MMA's N (256). Others keep the hand-built
-/// kernel (compiler/lib/GPU/AttentionKernel.cpp).
+/// The tile attention kernel takes 16-bit inputs (q and k exact operands,
+/// or rotated once into hi + lo halves; not the relative schedules, whose
+/// angles are no prefix sums), head dims in whole 8-element runs, [V | 1]
+/// within one MMA's N (256) and workgroup arrays within the static 48 KiB.
+/// Others keep the hand-built kernel (compiler/lib/GPU/AttentionKernel.cpp).
 inline std::optional<AttentionTile> attentionTile(bool sixteenBit, bool rotates,
+                                                  bool relativeSchedule,
                                                   int64_t d, int64_t e) {
-  if (!sixteenBit || rotates || d % 8 != 0 || e % 8 != 0 || d > 256 ||
+  if (!sixteenBit || relativeSchedule || d % 8 != 0 || e % 8 != 0 || d > 256 ||
       AttentionTile::valueColumns(e) > 256)
     return std::nullopt;
-  return AttentionTile{};
+  AttentionTile tile;
+  tile.splitScores = rotates;
+  if (tile.sharedBytes(d, e) > kStaticSharedBytes)
+    return std::nullopt;
+  return tile;
 }
 
 } // namespace sympow
