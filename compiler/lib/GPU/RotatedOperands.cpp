@@ -94,67 +94,78 @@ void rotateTokens(gpu_detail::Tiles &t, const AttentionKernelSpec &s, Value src,
   }
 }
 
-} // namespace
+/// The tokens of one program of a rotation kernel: [t0, t0 + valid) of head
+/// `head` (the grid's y), sequence `batch`.
+struct RotationProgram {
+  gpu_detail::Tiles &t;
+  gpu_detail::KernelArguments &args;
+  gpu::GPUFuncOp fn;
+  Value head, batch, T, t0, valid;
+  Value arg(runtime::KernelArg kind) const { return args.get(fn, kind); }
+};
 
-LogicalResult buildKeys(OpBuilder &b, gpu::GPUModuleOp module,
-                        const AttentionKernelSpec &s) {
+/// A rotation kernel `kernel` of `formulation`: programs of 16 tokens over
+/// `heads` heads (the grid's y), each running `body`.
+LogicalResult
+buildRotation(OpBuilder &b, gpu::GPUModuleOp module,
+              const AttentionKernelSpec &s, runtime::KernelId kernel,
+              int64_t heads, runtime::Formulation formulation,
+              llvm::function_ref<void(const RotationProgram &)> body) {
   OpBuilder::InsertionGuard guard(b);
   Location loc = module.getLoc();
   constexpr int64_t kTokens = ChunkKeysSplit::tokensPerProgram;
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
-      b, module, s, runtime::KernelId::ChunkKeys, ChunkKeysSplit::threads,
-      {tile::KernelAttr::perTokens(kTokens), s.h, tile::KernelAttr::kBatch}, {},
-      args);
+      b, module, s, kernel, ChunkKeysSplit::threads,
+      {tile::KernelAttr::perTokens(kTokens), heads, tile::KernelAttr::kBatch},
+      {}, args, 0, formulation);
   Emitter E(b, loc);
   gpu_detail::Tiles t{b, loc, E, ChunkKeysSplit::threads};
-  using runtime::KernelArg;
   gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
   Value T = args.seqLen(b, fn);
   Value t0 = E.mul(ids.x, E.idx(kTokens));
   Value valid = E.min(E.idx(kTokens), E.sub(T, t0));
-  rotateTokens(t, s, args.get(fn, KernelArg::K), s.h, ids.y, ids.y,
-               args.get(fn, KernelArg::Counts), ids.z, T, t0, valid,
-               {args.get(fn, KernelArg::RotatedK), Type()});
+  body({t, args, fn, ids.y, ids.z, T, t0, valid});
   gpu::ReturnOp::create(b, loc);
   return tile::lowerTileKernel(fn);
 }
 
+} // namespace
+
+LogicalResult buildKeys(OpBuilder &b, gpu::GPUModuleOp module,
+                        const AttentionKernelSpec &s) {
+  using runtime::KernelArg;
+  return buildRotation(
+      b, module, s, runtime::KernelId::ChunkKeys, s.h,
+      runtime::Formulation::Chunked, [&](const RotationProgram &r) {
+        rotateTokens(r.t, s, r.arg(KernelArg::K), s.h, r.head, r.head,
+                     r.arg(KernelArg::Counts), r.batch, r.T, r.t0, r.valid,
+                     {r.arg(KernelArg::RotatedK), Type()});
+      });
+}
+
 LogicalResult buildRotateQK(OpBuilder &b, gpu::GPUModuleOp module,
                             const AttentionKernelSpec &s) {
-  OpBuilder::InsertionGuard guard(b);
-  Location loc = module.getLoc();
-  constexpr int64_t kTokens = ChunkKeysSplit::tokensPerProgram;
-  gpu_detail::KernelArguments args;
-  gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
-      b, module, s, runtime::KernelId::RotateQK, ChunkKeysSplit::threads,
-      {tile::KernelAttr::perTokens(kTokens), s.hq + s.h,
-       tile::KernelAttr::kBatch},
-      {}, args, 0, runtime::Formulation::Attention);
-  Emitter E(b, loc);
-  gpu_detail::Tiles t{b, loc, E, ChunkKeysSplit::threads};
   using runtime::KernelArg;
   Type half = gpu_detail::elementType(b.getContext(), s.dtype);
-  gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
-  Value T = args.seqLen(b, fn);
-  Value t0 = E.mul(ids.x, E.idx(kTokens));
-  Value valid = E.min(E.idx(kTokens), E.sub(T, t0));
-  Value counts = args.get(fn, KernelArg::Counts);
-  // A query head's program or a key head's (uniform).
-  Value isQuery = E.ult(ids.y, E.idx(s.hq));
-  E.ifThen(isQuery, [&] {
-    rotateTokens(t, s, args.get(fn, KernelArg::Q), s.hq, ids.y,
-                 E.div(ids.y, E.idx(s.hq / s.h)), counts, ids.z, T, t0, valid,
-                 {args.get(fn, KernelArg::RotatedQHalves), half});
-  });
-  E.ifThen(E.cmpi(arith::CmpIPredicate::uge, ids.y, E.idx(s.hq)), [&] {
-    Value head = E.sub(ids.y, E.idx(s.hq));
-    rotateTokens(t, s, args.get(fn, KernelArg::K), s.h, head, head, counts,
-                 ids.z, T, t0, valid,
-                 {args.get(fn, KernelArg::RotatedKHalves), half});
-  });
-  gpu::ReturnOp::create(b, loc);
-  return tile::lowerTileKernel(fn);
+  return buildRotation(
+      b, module, s, runtime::KernelId::RotateQK, s.hq + s.h,
+      runtime::Formulation::Attention, [&](const RotationProgram &r) {
+        Emitter &E = r.t.E;
+        Value counts = r.arg(KernelArg::Counts), y = r.head;
+        // A query head's program or a key head's (uniform).
+        E.ifThen(E.ult(y, E.idx(s.hq)), [&] {
+          rotateTokens(r.t, s, r.arg(KernelArg::Q), s.hq, y,
+                       E.div(y, E.idx(s.hq / s.h)), counts, r.batch, r.T, r.t0,
+                       r.valid, {r.arg(KernelArg::RotatedQHalves), half});
+        });
+        E.ifThen(E.cmpi(arith::CmpIPredicate::uge, y, E.idx(s.hq)), [&] {
+          Value head = E.sub(y, E.idx(s.hq));
+          rotateTokens(r.t, s, r.arg(KernelArg::K), s.h, head, head, counts,
+                       r.batch, r.T, r.t0, r.valid,
+                       {r.arg(KernelArg::RotatedKHalves), half});
+        });
+      });
 }
 
 } // namespace sympow::chunked
