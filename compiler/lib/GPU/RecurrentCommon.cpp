@@ -14,7 +14,8 @@ using namespace mlir;
 namespace sympow::recurrent {
 
 StateSplit stateSplit(const AttentionKernelSpec &spec) {
-  return recurrentSplit(spec.p, spec.d, spec.e, spec.h);
+  return recurrentSplit(spec.p, spec.d, spec.e, spec.h,
+                        spec.dtype != ElementKind::F32);
 }
 
 Type accumulatorType(MLIRContext *ctx, const AttentionKernelSpec &spec) {

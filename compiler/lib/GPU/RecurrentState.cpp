@@ -6,8 +6,9 @@
 // Program (x, h, b) owns rows [x Rp, (x + 1) Rp) of S and Z and walks the T
 // tokens in order; per token it
 //   1. advances the angle count c (f64, uniform) and writes the rotated
-//      k_t and v_t into rings of the window's W tokens and the group's
-//      scaled, rotated q_t into workgroup memory (f32), between barriers;
+//      k_t, v_t and the decay gamma_t into rings of the window's W tokens
+//      and the group's scaled, rotated q_t into workgroup memory (f32),
+//      between barriers;
 //   2. walks its row tiles: thread t holds R adjacent columns of one row
 //      (16-byte accesses for R = 4) and computes phi of that row once;
 //      accumulates phi(q_t) S and phi(q_t) Z against the state before the
@@ -32,6 +33,7 @@
 #include "RecurrentCommon.h"
 #include "SymmetricPowerTiles.h"
 
+#include "sympow/Compiler/Tile/KernelLaunch.h"
 #include "sympow/Support/SymmetricPowerDim.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -57,14 +59,18 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
   Type acc = accumulatorType(ctx, s);
   using gpu_detail::workgroupMemRef;
   // The window's rotated keys (token j in row j mod W), the group's queries.
-  // The window's values (token j in row j mod W) likewise.
-  SmallVector<Type> workgroup{workgroupMemRef({kWindow * s.d}, f32),
-                              workgroupMemRef({g * s.d}, f32),
-                              workgroupMemRef({kWindow * s.e}, f32)};
+  // The window's values and decays gamma_j (token j in row j mod W) likewise:
+  // a thread folds a token into each of its rows, and reads its gamma here
+  // rather than from global memory per row tile.
+  SmallVector<Type> workgroup{
+      workgroupMemRef({kWindow * s.d}, f32), workgroupMemRef({g * s.d}, f32),
+      workgroupMemRef({kWindow * s.e}, f32), workgroupMemRef({kWindow}, acc)};
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = createTileKernel(
       b, module, s, runtime::KernelId::RecurrentState, P,
       {split.programs, s.h, tile::KernelAttr::kBatch}, workgroup, args);
+  if (split.programsPerSM > 2) // else ptxas' own choice
+    tile::setMinBlocksPerSM(fn, split.programsPerSM);
   Emitter E(b, loc);
   Tiles t{b, loc, E, P};
   using runtime::KernelArg;
@@ -77,7 +83,8 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
         den = args.get(fn, KernelArg::PartialDen);
   Value keys = fn.getWorkgroupAttributions()[0],
         queries = fn.getWorkgroupAttributions()[1],
-        values = fn.getWorkgroupAttributions()[2];
+        values = fn.getWorkgroupAttributions()[2],
+        decays = fn.getWorkgroupAttributions()[3];
 
   gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
   Value x = ids.x, h = ids.y, batch = ids.z;
@@ -149,6 +156,13 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
       Value vt = t.convert(t.load(v, E.add(t.splat(vBase), j), valid), f32);
       t.store(vt, values, E.add(t.splat(vSlot), j), valid);
     }
+    // gamma_t into its ring, by the first thread.
+    {
+      Value gamma = E.convert(
+          E.exp(logGate(E, s, logG, logGamma, batch, T, h, token)), acc);
+      t.store(t.splat(gamma), decays, t.splat(E.rem(token, E.idx(kWindow))),
+              t.eq(thread, t.index(0)));
+    }
     gpu::BarrierOp::create(b, loc);
 
     // The window's oldest token leaves it; at the last step all of it.
@@ -196,9 +210,8 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
           auto folded = E.forLoop(
               foldBegin, foldEnd, E.idx(1), {sOld, zOld},
               [&](Value j, ValueRange state) {
-                Value gamma = E.convert(
-                    E.exp(logGate(E, s, logG, logGamma, batch, T, h, j)), acc);
                 Value slot = E.rem(j, E.idx(kWindow));
+                Value gamma = E.load(decays, {slot});
                 // The ring's row of token j: its offset is uniform.
                 Value ringRow = E.mul(slot, E.idx(s.d));
                 SmallVector<Value> ringIndex;

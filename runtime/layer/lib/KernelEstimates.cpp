@@ -746,40 +746,50 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
 /// recurrent_state (a tile kernel): programs of whole state rows
 /// (RecurrentSplit.h), each thread R columns of one row per tile and
 /// `steps` tiles per program, every token: S and Z read and written once,
-/// k, q and v rotated into workgroup memory, phi per row from there, the
-/// partial sums through shuffles. Per-thread figures per token from the
-/// emulator at p = 2, d = e = 64, bf16, learned rotation, data gate
-/// (steps = 3, g = 1; a gate's load per tile counted as half: the sizes do
-/// not say whether there is one); the row's multiset is found once per
-/// program.
+/// k, q, v and the token's decay staged in workgroup memory, phi per row
+/// from there, the partial sums through shuffles. Per-thread figures per
+/// token fitted on the emulator at p = 2, bf16, learned rotation, data gate
+/// (gates assumed: the sizes do not say), d = e = 64 (steps = 3) and d =
+/// 32, e = 64 (steps = 1), T = 1 and 4; the row's multiset is found once
+/// per program, c_0 read once.
 KernelEstimate recurrentState(const Sizes &z) {
-  RecurrentSplit split = recurrentSplitOfDim(rows(z.D), cols(z.e), cols(z.H));
+  RecurrentSplit split =
+      recurrentSplitOfDim(rows(z.D), cols(z.e), cols(z.H),
+                          recurrentProgramsPerSM(int64_t(z.p), z.tensorCores));
   double P = double(split.threads), steps = double(split.steps),
          Q = double(split.threadsPerRow), group = z.Hq / z.H;
   double X = double(split.programs), rotating = z.d / P * (1 + group);
   OpCounts thread;
-  thread.globalLoads =
-      u(z.T * (steps * (1.5 + 1 / Q) + 2 * std::min(1.0, rotating) + z.e / P +
-               (z.learned ? 2 : 0)));
+  // Per token: a state run and (a row's first thread) its Z per tile; the
+  // gate; q, k and their pair partners; v; beta.
+  double inputLoads =
+             1 + 2 * std::min(1.0, rotating) + z.e / P + (z.learned ? 1 : 0),
+         c0 = z.rotates ? 1 : 0;
+  thread.globalLoads = u(z.T * (steps * (1 + 1 / Q) + inputLoads) + c0);
   thread.globalLoadBytes =
-      u(4 * z.T * steps * (4 + 1 / Q) + double(thread.globalLoads) * 2);
+      u(4 * z.T * steps * (4 + 1 / Q) + 3 * z.T * inputLoads + 8 * c0);
   thread.globalStores = u(z.T * (steps * (1 + 1 / Q) + 0.5 * rotating));
   thread.globalStoreBytes = u(z.T * steps * (16 + 4 / Q));
-  thread.sharedLoadBytes = u(z.T * 85 * steps * group);
+  thread.sharedLoadBytes = u(z.T * (160 + 36 * steps * group));
   thread.sharedStoreBytes = u(z.T * 13);
   thread.fp32Fma = u(z.T * 10 * steps * group);
-  thread.fp32Alu = u(z.T * (20 + 21 * steps * group));
-  thread.fp64 = u(z.T * 23);
-  thread.sfu = u(z.T * 8);
-  thread.intAlu = u(21 * std::log2(std::max(2.0, z.d)) * 2 +
-                    z.T * (65 + 70 * steps * group));
+  thread.fp32Alu = u(z.T * (51 + 9 * steps * group));
+  thread.fp64 = u(z.T * 11 + 4);
+  thread.sfu = u(z.T * (2 + 2 * steps));
+  thread.intAlu = u(21 * std::log2(std::max(2.0, z.d)) * 2 + 40 +
+                    z.T * (43.5 + 32.5 * steps * group));
   OpCounts block = times(thread, P);
   double blocks = X * z.H * z.B, stateBytes = z.B * z.H * 4 * z.D * (z.e + 1);
   double partials = z.B * z.T * z.Hq * X * (z.e + 1) * (z.s == 4 ? 8 : 4);
   return {"recurrent_state",
           launch({g(X), g(z.H), g(z.B)}, g(P), times(block, blocks), block,
                  stateBytes + inputBytes(z), stateBytes + partials),
-          {117, 8448}};
+          // ptxas' registers: its own choice (117 at p = 2, d = e = 64),
+          // or the cap of three programs per SM.
+          {split.programsPerSM == 3
+               ? int(registerCap(split.programsPerSM, int64_t(P)))
+               : 117,
+           8448}};
 }
 
 /// recurrent_output: one program per (token, query head): the X partial
@@ -787,7 +797,9 @@ KernelEstimate recurrentState(const Sizes &z) {
 /// product and sums of the gates and angles between. Figures per thread
 /// from the emulator as above (X = 44), quadratic in the mean window.
 KernelEstimate recurrentOutput(const Sizes &z) {
-  RecurrentSplit split = recurrentSplitOfDim(rows(z.D), cols(z.e), cols(z.H));
+  RecurrentSplit split =
+      recurrentSplitOfDim(rows(z.D), cols(z.e), cols(z.H),
+                          recurrentProgramsPerSM(int64_t(z.p), z.tensorCores));
   double P = double(split.threads), X = double(split.programs);
   const double W = 8;
   // Mean over the tokens of min(t + 1, W).

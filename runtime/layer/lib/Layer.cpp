@@ -338,7 +338,8 @@ Workspace layerWorkspace(const LayerVariant &v, int64_t B, int64_t T) {
   if (v.formulation == Formulation::Recurrent) {
     // The partial sums from recurrent_state to recurrent_output, in its
     // accumulator type (f64 for f32 inputs).
-    w.programs = recurrentSplit(v.p, v.d, v.e, v.h).programs;
+    w.programs =
+        recurrentSplit(v.p, v.d, v.e, v.h, v.dtype != DType::F32).programs;
     w.partialBytes = v.dtype == DType::F32 ? 8 : 4;
     w.partialNum = take(bytesOf(w.partialBytes, {B, T, v.hq, w.programs, v.e}));
     w.partialDen = take(bytesOf(w.partialBytes, {B, T, v.hq, w.programs}));
