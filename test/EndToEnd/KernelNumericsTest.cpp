@@ -15,6 +15,7 @@
 #include "sympow/Compiler/GPU/AttentionKernel.h"
 #include "sympow/Compiler/GPU/ChunkedKernels.h"
 #include "sympow/Compiler/GPU/RecurrentKernel.h"
+#include "sympow/Support/ChunkStatePass.h"
 
 #include <gtest/gtest.h>
 
@@ -175,9 +176,9 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(info.param.layer.name);
     });
 
-// chunk_counts walks a sequence in tiles of 2048 tokens (256 threads, 8
-// adjacent tokens each): the count carried from tile to tile and a last
-// tile cut short, seen through the rotation of every key and query.
+// chunk_counts walks a sequence in tiles of threads x 8 tokens (4096,
+// ChunkCountsSplit): the count carried from tile to tile and a last tile cut
+// short, seen through the rotation of every key and query.
 TEST(ChunkedNumericsLong, RotationCountsCarryAcrossTiles) {
   Case c{"p2_f32_data_learned_long",
          2,
@@ -188,7 +189,9 @@ TEST(ChunkedNumericsLong, RotationCountsCarryAcrossTiles) {
          ElementKind::F32,
          GateKind::Data,
          ScheduleKind::Learned};
-  expectChunkedMatches(c, /*C=*/64, /*B=*/1, /*T=*/2 * 2048 + 37,
+  constexpr int64_t kTile =
+      ChunkCountsSplit::threads * ChunkCountsSplit::tokensPerThread;
+  expectChunkedMatches(c, /*C=*/64, /*B=*/1, /*T=*/kTile + 37,
                        /*seed=*/5);
 }
 

@@ -77,7 +77,8 @@ def main():
         if k["kernel"] == "chunk_state_pass" and tile:
             last = ["dS_halves", "B", "T"]
         # The tile attention kernel's arrays fit 48 KiB with both halves of
-        # q and k up to d = 64 (d = 128: the hand-built kernel).
+        # q and k for the matrix's d <= 64 (its d = e = 128 takes 49 KB: the
+        # hand-built kernel; AttentionTile.h decides).
         halves = (v["dtype"] != "f32" and v["rope"] in ("uniform", "learned")
                   and v["d"] <= 64)
         if k["kernel"] == "attention" and halves:

@@ -777,8 +777,13 @@ gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
 
   Type elem = elementType(ctx, spec.dtype);
   Type f32 = builder.getF32Type(), f64 = builder.getF64Type();
+  // q, k, v, ...: the arguments of the kernel outside the attention
+  // formulation's tile path, whose rotating layers read rotate_qk's halves
+  // (a spec with path=scalar or another block reaches here rotating only
+  // through --sympow-build-attention-kernel; a layer library refuses it).
   gpu_detail::KernelArguments args =
-      gpu_detail::kernelArguments(ctx, spec, runtime::KernelId::Attention);
+      gpu_detail::kernelArguments(ctx, spec, runtime::KernelId::Attention, 0,
+                                  runtime::Formulation::Chunked);
 
   bool mmaPath = spec.resolvedPath() == AttentionPath::Mma;
   int64_t bt = spec.resolvedBlockTokens();

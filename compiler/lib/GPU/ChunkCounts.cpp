@@ -4,12 +4,13 @@
 // uniform schedule) for every token, in f64, for chunk_keys and
 // chunk_output, or rotate_qk (c_0 = 0 in the attention formulation, which
 // has no state: only differences of counts matter there). Program (h, b) walks
-// its sequence in tiles of 256 R tokens, R adjacent ones per thread: the
+// its sequence in tiles of P R tokens (P = 512 threads, R = 8,
+// ChunkCountsSplit), R adjacent ones per thread: the
 // thread's own prefix sums, a warp scan of the threads' totals
 // (`sympow_tile.scan`), each warp's total through workgroup memory, then every
 // thread adds the totals of the warps before its own, the threads before it in
 // its warp and the count carried from the tiles before. Two barriers and five
-// rounds of shuffles per tile of 256 R tokens, and a thread's R loads issued
+// rounds of shuffles per tile of P R tokens, and a thread's R loads issued
 // together; a serial sum took 256 dependent additions in one thread (47 us at
 // 4K tokens on the H100).
 //
@@ -24,6 +25,7 @@
 #include "TileKernels.h"
 
 #include "sympow/Compiler/Tile/TileDialect.h"
+#include "sympow/Support/ChunkStatePass.h"
 
 using namespace mlir;
 
@@ -35,8 +37,10 @@ LogicalResult buildCounts(OpBuilder &b, gpu::GPUModuleOp module,
   OpBuilder::InsertionGuard guard(b);
   Location loc = module.getLoc();
   Type f64 = b.getF64Type();
-  // Threads, warps, tokens per thread and tile.
-  constexpr int64_t P = 256, kWarps = P / 32, R = 8;
+  // Threads, warps, tokens per thread and tile (ChunkStatePass.h).
+  constexpr int64_t P = ChunkCountsSplit::threads,
+                    kWarps = ChunkCountsSplit::warps,
+                    R = ChunkCountsSplit::tokensPerThread;
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, runtime::KernelId::ChunkCounts, P,

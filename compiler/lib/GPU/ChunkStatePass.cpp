@@ -13,7 +13,7 @@
 //   prefix of the step's log gates, saturated as everywhere):
 //     [S | Z] = exp(G_last) [S | Z] + Phi^T [V | 1],
 //     Phi[t, f] = w_t phi_f(k_t),  w_t = exp(G_last - G_t)
-//   (k_t rotated by chunk_keys for rotating schedules, ChunkKeys.cpp;
+//   (k_t rotated by chunk_keys for rotating schedules, RotatedOperands.cpp;
 //   G_last - G_t as the sum of the gates after t: a reversed scan per
 //   segment of KD tokens, one warp's, times the decays of the segments
 //   after t's)

@@ -231,18 +231,22 @@ KernelEstimate attention(const Sizes &z) {
            37376}};
 }
 
-/// chunk_counts: one program of 256 threads per (head, sequence), in tiles
-/// of 2048 tokens, 8 adjacent ones per thread: the thread's sums, a warp
-/// scan of f64 shuffles, the eight warps' totals through workgroup memory
-/// (each thread reads all eight), two barriers. Per tile and thread, as the
-/// emulator counts them: 49 f64 operations, 81 integer ones; 25 integer
-/// ones and the c_0 load once per thread.
-KernelEstimate chunkCounts(const Sizes &z) {
-  constexpr double kThreads = 256, kWarps = kThreads / 32, kTokens = 8;
+/// chunk_counts: one program per (head, sequence) (ChunkCountsSplit), in
+/// tiles of threads x 8 tokens, 8 adjacent ones per thread: the thread's
+/// sums, a warp scan of f64 shuffles, the warps' totals through workgroup
+/// memory (each thread reads all of them), two barriers. Per tile and
+/// thread, as the emulator counts them (256 and 512 threads): 33 + 2 W f64
+/// operations, 73 + W integer ones (W warps); about 30 integer ones and the
+/// c_0 load once per thread.
+KernelEstimate chunkCounts(const Sizes &z, bool readsC) {
+  constexpr double kThreads = double(ChunkCountsSplit::threads),
+                   kWarps = double(ChunkCountsSplit::warps),
+                   kTokens = double(ChunkCountsSplit::tokensPerThread);
   double tiles = std::ceil(z.T / (kThreads * kTokens));
   OpCounts one;
-  one.globalLoads = u(z.T + kThreads);
-  one.globalLoadBytes = u(4 * z.T + 8 * kThreads);
+  double c0 = readsC ? kThreads : 0; // no c (attention): counts from 0
+  one.globalLoads = u(z.T + c0);
+  one.globalLoadBytes = u(4 * z.T + 8 * c0);
   one.globalLoadSectors = u(z.T + kWarps); // beta 32 bytes apart
   one.globalStores = u(z.T);
   one.globalStoreBytes = u(8 * z.T);
@@ -254,14 +258,15 @@ KernelEstimate chunkCounts(const Sizes &z) {
   one.sharedLoadBytes = u(8 * kWarps * kThreads * tiles);
   one.sharedLoadWavefronts = u(2 * kWarps * kWarps * tiles);
   one.shuffles = u(10 * kWarps * tiles);
-  one.fp64 = u(49 * kThreads * tiles);
-  one.intAlu = u(81 * kThreads * tiles + 25 * kThreads);
+  one.fp64 = u((33 + 2 * kWarps) * kThreads * tiles);
+  one.intAlu = u((73 + kWarps) * kThreads * tiles + 30 * kThreads);
   one.barriers = u(2 * tiles);
   KernelEstimate k{"chunk_counts",
                    launch({1, g(z.H), g(z.B)}, uint32_t(kThreads),
                           times(one, z.B * z.H), one, z.B * z.H * z.T * 4,
                           z.B * z.H * z.T * 8),
-                   {69, 64}};
+                   // ptxas' registers (sm_90a); the warps' f64 totals.
+                   {98, int(8 * kWarps)}};
   return k;
 }
 
@@ -839,7 +844,7 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
       return {attention(z)};
     std::vector<KernelEstimate> out;
     if (tile->splitScores) { // q and k rotated once
-      out.push_back(chunkCounts(z));
+      out.push_back(chunkCounts(z, /*readsC=*/false));
       out.push_back(rotation(z, /*halves=*/true));
     }
     out.push_back(tileAttention(z, *tile));
@@ -851,7 +856,7 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
     double C = double(std::max<int64_t>(1, chunk));
     std::vector<KernelEstimate> out;
     if (z.rotates)
-      out.push_back(chunkCounts(z));
+      out.push_back(chunkCounts(z, /*readsC=*/true));
     std::optional<ChunkStatePass> pass = chunkStatePass(
         int64_t(z.p), cols(z.d), cols(z.e), chunk, cols(z.s), sizes.f16);
     std::optional<ChunkOutputTile> tile =

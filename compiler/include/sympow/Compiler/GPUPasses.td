@@ -13,7 +13,11 @@ def SympowBuildAttentionKernel
     `gpu.func @attention kernel` for the variant given by the options,
     following docs/KernelABI.md: buffers q, k, v, [log_g], [log_gamma],
     [beta], y as `memref<?xT>`, then `i64` B and T; grid
-    (ceil(T / tokens_per_block), Hq, B). Everything in the options is a
+    (ceil(T / tokens_per_block), Hq, B). A rotating 16-bit variant that the
+    tile kernel takes reads q_rotated_halves and k_rotated_halves (what
+    `rotate_qk` writes in a layer library) instead of q, k and beta: its
+    arguments are the halves, v, [log_g], [log_gamma], y. Everything in the
+    options is a
     compile-time constant of the kernel. An unsupported variant is an error
     that says what is allowed. See docs/GPU.md.
 

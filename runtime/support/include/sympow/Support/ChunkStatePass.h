@@ -117,6 +117,16 @@ struct ChunkStatePass {
   }
 };
 
+/// chunk_counts (compiler/lib/GPU/ChunkCounts.cpp): one program per
+/// (head, sequence) walks it in tiles of threads x tokensPerThread tokens.
+/// The more threads, the fewer tiles in turn and loads per thread (each
+/// token's beta is one load: tokens are H floats apart): 512 threads fit
+/// in 98 registers; at 1024 (a cap of 64) ptxas spilled 48 to 52 bytes.
+struct ChunkCountsSplit {
+  static constexpr int64_t threads = 512, tokensPerThread = 8;
+  static constexpr int64_t warps = threads / 32;
+};
+
 /// chunk_keys, which rotates the keys once for the pass (rotating
 /// schedules): programs of `tokensPerProgram` tokens per (head, sequence),
 /// each thread a run of adjacent dims (4 where d allows and every thread

@@ -1,5 +1,4 @@
-//===- RecurrentSplit.h - How the recurrent kernels split a state -*- C++
-//-*-===//
+//===- RecurrentSplit.h - How the recurrent kernels split a state ---------===//
 //
 // recurrent_state splits the state of each (head, sequence) over programs
 // of whole rows; recurrent_output reduces their partial sums. The split is
