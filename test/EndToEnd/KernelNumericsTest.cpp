@@ -227,7 +227,13 @@ INSTANTIATE_TEST_SUITE_P(
              1, 40, AttentionPath::Scalar, 16},
         Case{"p2_f32_blend_partial", 2, 32, 32, 2, 2, ElementKind::F32,
              GateKind::Data, ScheduleKind::Blend, RotaryLayout::Half, 16, 1, 45,
-             AttentionPath::Auto, 8}),
+             AttentionPath::Auto, 8},
+        // The rotating tile kernel at its widest q and k (d = 128 halves,
+        // e = 64 within 48 KiB), GQA, partial rotary: chunk_counts without
+        // c, rotate_qk, three score products per k step, two steps of keys.
+        Case{"p2_bf16_tile_d128_learned_gqa", 2, 128, 64, 4, 2,
+             ElementKind::BF16, GateKind::Both, ScheduleKind::Learned,
+             RotaryLayout::Half, 96, 1, 100}),
     [](const ::testing::TestParamInfo<Case> &info) {
       return std::string(info.param.name);
     });
