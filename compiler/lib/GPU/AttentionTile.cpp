@@ -82,8 +82,7 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
   bool split = shape.splitScores;
   int64_t DK = AttentionTile::keyColumns(s.d),
           NV = AttentionTile::valueColumns(s.e), QS = shape.queryStride(s.d);
-  // The columns of a copied q or k row: d, or both halves of rotate_qk's.
-  int64_t QK = split ? AttentionTile::halvesColumns(s.d) : s.d;
+  int64_t QK = shape.sourceColumns(s.d);
   using gpu_detail::workgroupMemRef;
   // The operands: q until its fragments are in registers, then a step's
   // keys and its [V | 1] (AttentionTile::operandElements); the query rows'
@@ -249,7 +248,7 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
   // q's A fragments, 16 columns each, for every step (split: the hi
   // half's, then the lo half's from column DK).
   SmallVector<Value> qA;
-  for (int64_t k0 = 0; k0 < (split ? 2 * DK : DK); k0 += 16)
+  for (int64_t k0 = 0; k0 < shape.operandColumns(s.d); k0 += 16)
     qA.push_back(m.load(m.operand(0, R, 16, elem), operands, E.idx(k0), QS));
   gpu::BarrierOp::create(b, loc); // q's readers, before the steps' writers
   // [V | 1 | 0 ...]: the ones column at e for every key row, once (keys

@@ -127,9 +127,7 @@ KernelEstimate tileAttention(const Sizes &z, const AttentionTile &tile) {
   double DK = double(AttentionTile::keyColumns(int64_t(z.d))),
          NV = double(AttentionTile::valueColumns(int64_t(z.e)));
   // Columns of a copied q or k row; score products per 16 of d.
-  double QK = tile.splitScores
-                  ? double(AttentionTile::halvesColumns(int64_t(z.d)))
-                  : z.d;
+  double QK = double(tile.sourceColumns(int64_t(z.d)));
   double products = tile.splitScores ? 3 : 1;
   double acc = R * NV / P, runs = K * (QK + z.e) / 8;
   OpCounts step;

@@ -47,6 +47,11 @@ struct AttentionTile {
   /// A rotated q or k token as rotate_qk writes it ([B, T, heads, this]):
   /// the hi half, then the lo half, each keyColumns(d) wide, zeros past d.
   static int64_t halvesColumns(int64_t d) { return 2 * keyColumns(d); }
+  /// Columns of a q or k row as the kernel copies it from global memory:
+  /// d, or rotate_qk's halves.
+  int64_t sourceColumns(int64_t d) const {
+    return splitScores ? halvesColumns(d) : d;
+  }
   /// Columns of a staged q or k row: both halves where the scores are
   /// split.
   int64_t operandColumns(int64_t d) const {
