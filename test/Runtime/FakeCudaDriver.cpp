@@ -24,6 +24,9 @@ enum : CUresult {
 };
 
 static int fakeContext, fakeModule, fakeFunction;
+// add_one's opt-in to dynamic shared memory past 48 KiB, as the real
+// driver requires before such a launch.
+static int maxDynamicShared = 48 * 1024;
 
 CUresult cuInit(unsigned) {
   const char *noDevice = std::getenv("FAKE_CUDA_NO_DEVICE");
@@ -65,10 +68,19 @@ CUresult cuModuleGetFunction(void **function, void *, const char *name) {
   *function = &fakeFunction;
   return kSuccess;
 }
+CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
+  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, up to an H100's.
+  if (function != &fakeFunction || attribute != 8 || value < 0 ||
+      value > 227 * 1024)
+    return kInvalidValue;
+  maxDynamicShared = value;
+  return kSuccess;
+}
 CUresult cuLaunchKernel(void *function, unsigned gx, unsigned, unsigned,
-                        unsigned bx, unsigned, unsigned, unsigned, void *,
-                        void **params, void **) {
-  if (function != &fakeFunction || !params)
+                        unsigned bx, unsigned, unsigned, unsigned sharedBytes,
+                        void *, void **params, void **) {
+  if (function != &fakeFunction || !params ||
+      int(sharedBytes) > maxDynamicShared)
     return kInvalidValue;
   float *x = *static_cast<float **>(params[0]);
   int64_t n = *static_cast<int64_t *>(params[1]);

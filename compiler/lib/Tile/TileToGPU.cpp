@@ -10,6 +10,7 @@
 #include "MatrixTiles.h"
 
 #include "sympow/Compiler/Passes.h"
+#include "sympow/Compiler/Tile/DynamicShared.h"
 #include "sympow/Compiler/Tile/KernelLaunch.h"
 #include "sympow/Compiler/Tile/TileDialect.h"
 
@@ -893,6 +894,11 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   else
     launch.tokensPerBlock = -x;
   launch.gridY = kernel.getGrid()[1];
+  // Arrays past CUDA's static 48 KiB live in dynamic shared memory.
+  FailureOr<int64_t> dynamicBytes = placeInDynamicShared(fn);
+  if (failed(dynamicBytes))
+    return failure();
+  launch.dynamicSharedBytes = static_cast<uint32_t>(*dynamicBytes);
   int32_t minBlocks = getMinBlocksPerSM(fn);
   fn->removeAttr(TileDialect::getKernelAttrName());
   setKernelLaunch(fn, launch, minBlocks);

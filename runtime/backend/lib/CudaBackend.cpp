@@ -4,6 +4,8 @@
 
 #include "CudaDriver.h"
 
+#include "sympow/Support/GpuLimits.h"
+
 #include <string>
 
 using namespace sympow;
@@ -72,6 +74,17 @@ public:
       return Status::error("launch of a null kernel");
     if (Status s = makeCurrent(); s.isError())
       return s;
+    // Past the static 48 KiB a function must opt in to its dynamic shared
+    // memory (tile kernels whose arrays need more: docs/TileIR.md).
+    if (c.dynamicSharedBytes > kStaticSharedBytes)
+      if (Status s = check(driver,
+                           driver.cuFuncSetAttribute(
+                               static_cast<CUfunction>(kernel),
+                               kMaxDynamicSharedSizeBytes,
+                               int(c.dynamicSharedBytes)),
+                           "cuFuncSetAttribute");
+          s.isError())
+        return s;
     return check(
         driver,
         driver.cuLaunchKernel(static_cast<CUfunction>(kernel), c.grid.x,

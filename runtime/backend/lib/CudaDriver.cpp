@@ -50,6 +50,8 @@ Result<const Driver *> openDriver() {
       {"cuModuleGetFunction",
        reinterpret_cast<void **>(&driver.cuModuleGetFunction)},
       {"cuLaunchKernel", reinterpret_cast<void **>(&driver.cuLaunchKernel)},
+      {"cuFuncSetAttribute",
+       reinterpret_cast<void **>(&driver.cuFuncSetAttribute)},
       {"cuMemAlloc_v2", reinterpret_cast<void **>(&driver.cuMemAlloc)},
       {"cuMemFree_v2", reinterpret_cast<void **>(&driver.cuMemFree)},
       {"cuMemcpyHtoD_v2", reinterpret_cast<void **>(&driver.cuMemcpyHtoD)},

@@ -27,6 +27,10 @@ using CUevent = struct CUevent_st *;
 constexpr CUresult kSuccess = 0;
 constexpr int kComputeCapabilityMajor = 75;
 constexpr int kComputeCapabilityMinor = 76;
+/// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: the opt-in a function
+/// needs before it is launched with more than 48 KiB of dynamic shared
+/// memory.
+constexpr int kMaxDynamicSharedSizeBytes = 8;
 
 /// Entry points, named after the versioned symbols libcuda exports.
 struct Driver {
@@ -43,6 +47,7 @@ struct Driver {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, CUstream, void **,
                              void **);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
