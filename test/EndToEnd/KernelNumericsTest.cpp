@@ -233,7 +233,12 @@ INSTANTIATE_TEST_SUITE_P(
         // c, rotate_qk, three score products per k step, two steps of keys.
         Case{"p2_bf16_tile_d128_learned_gqa", 2, 128, 64, 4, 2,
              ElementKind::BF16, GateKind::Both, ScheduleKind::Learned,
-             RotaryLayout::Half, 96, 1, 100}),
+             RotaryLayout::Half, 96, 1, 100},
+        // Rotated d = e = 128: 51 KB of workgroup arrays, so dynamic shared
+        // memory (one program per SM, f16 values on the tile kernel).
+        Case{"p2_f16_tile_d128_e128_uniform_dynamic", 2, 128, 128, 2, 1,
+             ElementKind::F16, GateKind::Data, ScheduleKind::Uniform,
+             RotaryLayout::Interleaved, 0, 1, 80}),
     [](const ::testing::TestParamInfo<Case> &info) {
       return std::string(info.param.name);
     });

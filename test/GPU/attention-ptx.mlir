@@ -15,9 +15,12 @@
 // BF16-NOT: __nv_
 
 // RUN: sympow-opt %s --sympow-build-attention-kernel="p=4 d=128 hq=4 h=2 dtype=f16 gate=both schedule=uniform" --sympow-gpu-to-binary="chip=sm_90a format=isa" | FileCheck %s --check-prefix=F16
+// Rotated d = e = 128 takes the tile kernel: 51 KB of arrays as dynamic
+// shared memory, warpgroup MMAs.
 // F16: .version 8.0
 // F16-SAME: .target sm_90a
-// F16-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// F16-SAME: .shared .align 16 .b8 __dynamic_shmem__0;
+// F16-SAME: wgmma.mma_async.sync.aligned.m64n
 // F16-NOT: __nv_
 
 // RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=64 dtype=f32 schedule=blend length=512" --sympow-gpu-to-binary="chip=sm_90a format=isa" | FileCheck %s --check-prefix=F32

@@ -76,11 +76,10 @@ def main():
             last = (["dS_halves"] if tile else ["dS", "dZ"]) + last
         if k["kernel"] == "chunk_state_pass" and tile:
             last = ["dS_halves", "B", "T"]
-        # The tile attention kernel's arrays fit 48 KiB with both halves of
-        # q and k for the matrix's d <= 64 (its d = e = 128 takes 49 KB: the
-        # hand-built kernel; AttentionTile.h decides).
-        halves = (v["dtype"] != "f32" and v["rope"] in ("uniform", "learned")
-                  and v["d"] <= 64)
+        # Rotating 16-bit attention is the tile kernel with both halves of q
+        # and k, past 48 KiB in dynamic shared memory (the matrix's d = e =
+        # 128 takes 51 KB; AttentionTile.h decides).
+        halves = (v["dtype"] != "f32" and v["rope"] in ("uniform", "learned"))
         if k["kernel"] == "attention" and halves:
             first = ["q_rotated_halves", "k_rotated_halves", "v"]
         if k["args"][:len(first)] != first or k["args"][-len(last):] != last:

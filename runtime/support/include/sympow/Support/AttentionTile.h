@@ -91,8 +91,10 @@ struct AttentionTile {
 /// The tile attention kernel takes 16-bit inputs (q and k exact operands,
 /// or rotated once into hi + lo halves; not the relative schedules, whose
 /// angles are no prefix sums), head dims in whole 8-element runs, [V | 1]
-/// within one MMA's N (256) and workgroup arrays within the static 48 KiB.
-/// Others keep the hand-built kernel (compiler/lib/GPU/AttentionKernel.cpp).
+/// within one MMA's N (256). Arrays past the static 48 KiB (d = 256, or
+/// rotated d = 128 with e > 104) are dynamic shared memory: those kernels
+/// hold one program per SM anyway (minProgramsPerSM). Others keep the
+/// hand-built kernel (compiler/lib/GPU/AttentionKernel.cpp).
 inline std::optional<AttentionTile> attentionTile(bool sixteenBit, bool rotates,
                                                   bool relativeSchedule,
                                                   int64_t d, int64_t e) {
@@ -101,7 +103,9 @@ inline std::optional<AttentionTile> attentionTile(bool sixteenBit, bool rotates,
     return std::nullopt;
   AttentionTile tile;
   tile.splitScores = rotates;
-  if (tile.sharedBytes(d, e) > kStaticSharedBytes)
+  if (tile.sharedBytes(d, e) > kStaticSharedBytes &&
+      (tile.minProgramsPerSM(d, e) > 1 ||
+       tile.sharedBytes(d, e) > kMaxSharedBytesPerBlock))
     return std::nullopt;
   return tile;
 }

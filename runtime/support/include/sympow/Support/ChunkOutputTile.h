@@ -110,8 +110,7 @@ struct ChunkOutputTile {
   /// The registers a thread may take under that: 65536 per SM shared by
   /// the programs' threads (kernels of one program per SM: ptxas' 255).
   int64_t registerCap(int64_t e) const {
-    int32_t programs = minProgramsPerSM(e);
-    return programs == 1 ? 255 : sympow::registerCap(programs, threads());
+    return sympow::registerCap(minProgramsPerSM(e), threads());
   }
   /// Elements of the two arrays that hold phi(Q) (the factored part needs
   /// none) or a step's keys, and of the two that hold a step's state rows

@@ -12,10 +12,14 @@
 
 namespace sympow {
 
-/// Static shared (workgroup) memory per block: every kernel's arrays are
-/// static workgroup attributions, which CUDA caps at 48 KiB (more needs
-/// dynamic shared memory and an opt-in per function).
+/// Static shared (workgroup) memory per block: CUDA caps it at 48 KiB.
+/// A tile kernel's arrays past it become dynamic shared memory
+/// (compiler/lib/Tile/DynamicShared.cpp), which the CUDA backend opts in
+/// per function.
 constexpr int64_t kStaticSharedBytes = 48 * 1024;
+/// Shared memory one block may take as dynamic shared memory on every
+/// target a library is built for: the A100's 163 KiB (the H100 allows 227).
+constexpr int64_t kMaxSharedBytesPerBlock = 163 * 1024;
 
 /// The row stride, in elements, of a 16-bit array that ldmatrix reads:
 /// `columns` rounded up to an odd number of 16-byte pieces, so that the
@@ -52,9 +56,11 @@ constexpr int32_t attentionBlocksPerSM(bool tensorCores, bool rotates) {
 }
 
 /// The registers a thread may take when `blocks` blocks of `threads` share
-/// an SM's 65536 (ptxas allocates them in multiples of 8).
+/// an SM's 65536 (ptxas allocates them in multiples of 8, at most 255 a
+/// thread).
 constexpr int64_t registerCap(int32_t blocks, int64_t threads) {
-  return 65536 / (blocks * threads) / 8 * 8;
+  int64_t cap = 65536 / (blocks * threads) / 8 * 8;
+  return cap < 255 ? cap : 255;
 }
 
 } // namespace sympow
