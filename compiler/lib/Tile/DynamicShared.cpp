@@ -26,8 +26,7 @@ namespace {
 
 /// Bytes of a static workgroup array.
 int64_t arrayBytes(MemRefType type) {
-  return type.getNumElements() *
-         int64_t(type.getElementTypeBitWidth() / 8);
+  return type.getNumElements() * int64_t(type.getElementTypeBitWidth() / 8);
 }
 
 /// The array's alignment: its `llvm.align`, at least 16 bytes (the vector

@@ -77,12 +77,12 @@ public:
     // Past the static 48 KiB a function must opt in to its dynamic shared
     // memory (tile kernels whose arrays need more: docs/TileIR.md).
     if (c.dynamicSharedBytes > kStaticSharedBytes)
-      if (Status s = check(driver,
-                           driver.cuFuncSetAttribute(
-                               static_cast<CUfunction>(kernel),
-                               kMaxDynamicSharedSizeBytes,
-                               int(c.dynamicSharedBytes)),
-                           "cuFuncSetAttribute");
+      if (Status s =
+              check(driver,
+                    driver.cuFuncSetAttribute(static_cast<CUfunction>(kernel),
+                                              kMaxDynamicSharedSizeBytes,
+                                              int(c.dynamicSharedBytes)),
+                    "cuFuncSetAttribute");
           s.isError())
         return s;
     return check(
