@@ -207,14 +207,14 @@ void printRun(const std::string &formulation, int64_t T,
     const auto &g = r.counts.grid;
     std::string grid = std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" +
                        std::to_string(g[2]);
-    std::snprintf(line, sizeof line,
-                  "  %-13s %-13s %5llu %6d %7lld %5.0f%% %6.2g %-14s %8s ms",
-                  r.name.c_str(), grid.c_str(),
-                  (unsigned long long)r.counts.threadsPerBlock(),
-                  r.resources.registers, (long long)r.resources.sharedBytes,
-                  r.prediction.occupancy * 100, r.prediction.waves,
-                  boundName(r.prediction.bound),
-                  ms(r.prediction.seconds).c_str());
+    std::snprintf(
+        line, sizeof line,
+        "  %-13s %-13s %5llu %6d %7lld %5.0f%% %6.2g %-14s %8s ms",
+        r.name.c_str(), grid.c_str(),
+        (unsigned long long)r.counts.threadsPerBlock(), r.resources.registers,
+        (long long)(r.resources.sharedBytes + r.counts.dynamicSharedBytes),
+        r.prediction.occupancy * 100, r.prediction.waves,
+        boundName(r.prediction.bound), ms(r.prediction.seconds).c_str());
     llvm::outs() << line;
     if (r.measured)
       llvm::outs() << "  " << ms(r.measured->median) << " ms ["
