@@ -158,8 +158,8 @@ INSTANTIATE_TEST_SUITE_P(
         ChunkedCase{{"p2_bf16_data_learned_d64_e48_c128", 2, 64, 48, 2, 1,
                      ElementKind::BF16, GateKind::Data, ScheduleKind::Learned},
                     128},
-        // d = e = 128: two buffers of 16 state rows, warpgroup MMAs of
-        // N = 136 (the row factors read from q as staged made room).
+        // d = e = 128: two buffers of 32 state rows in dynamic shared
+        // memory (62 KB), warpgroup MMAs of N = 136.
         ChunkedCase{{"p2_bf16_data_none_d128_e128_c128", 2, 128, 128, 2, 1,
                      ElementKind::BF16, GateKind::Data, ScheduleKind::None},
                     128},

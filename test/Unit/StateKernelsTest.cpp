@@ -320,20 +320,26 @@ TEST(ChunkOutputTile, FactoredStateDoubleBuffersWhereItFits) {
                           /*statePass=*/true);
       ASSERT_TRUE(split.has_value()) << "d = " << d;
       EXPECT_TRUE(split->factorsState) << "d = " << d;
-      EXPECT_LE(split->sharedBytes(d, d), kStaticSharedBytes);
+      EXPECT_LE(split->sharedBytes(d, d), split->sharedBudget(d));
       EXPECT_EQ(ChunkOutputTile::valueStride(d),
                 ChunkOutputTile::valueColumns(d));
       EXPECT_EQ(split->stateBuffers, 2) << "d = " << d;
     }
   }
-  // d = e = 128 since the row factors are read from q as staged (no copy
-  // of q transposed): two buffers of 16 rows and warpgroup MMAs of N = 136.
+  // d = e = 128, one program per SM by its registers: two buffers of 32
+  // rows in dynamic shared memory (16 fit the static 48 KiB), warpgroup
+  // MMAs of N = 136. Four programs of e = 64 keep the static limit.
   std::optional<ChunkOutputTile> wide =
       chunkOutputTile(1024, 2, 128, 128, false, false, true);
   ASSERT_TRUE(wide.has_value());
   EXPECT_EQ(wide->stateBuffers, 2);
-  EXPECT_EQ(wide->stateRowsPerStep, 16);
+  EXPECT_EQ(wide->stateRowsPerStep, 32);
+  EXPECT_GT(wide->sharedBytes(128, 128), kStaticSharedBytes);
+  EXPECT_LE(wide->sharedBytes(128, 128), kSharedBytesForTwoBlocks);
   EXPECT_TRUE(wide->warpgroupState(128));
+  EXPECT_EQ(
+      chunkOutputTile(1024, 2, 64, 64, false, false, true)->sharedBudget(64),
+      kStaticSharedBytes);
   // Rows of e + 8 = 264 columns are past one MMA's N (256): mma.sync.
   std::optional<ChunkOutputTile> wider =
       chunkOutputTile(256, 2, 64, 256, false, false, true);

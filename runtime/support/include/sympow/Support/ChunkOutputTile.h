@@ -112,6 +112,14 @@ struct ChunkOutputTile {
   int64_t registerCap(int64_t e) const {
     return sympow::registerCap(minProgramsPerSM(e), threads());
   }
+  /// Workgroup bytes a split may take: the static 48 KiB where four
+  /// programs share an SM; where registers allow one (e > 64), dynamic
+  /// shared memory up to what two programs of every target fit (d = e =
+  /// 128: two buffers of 32 state rows, 62 KB, where 48 KiB held 16).
+  int64_t sharedBudget(int64_t e) const {
+    return minProgramsPerSM(e) == 1 ? kSharedBytesForTwoBlocks
+                                    : kStaticSharedBytes;
+  }
   /// Elements of the two arrays that hold phi(Q) (the factored part needs
   /// none) or a step's keys, and of the two that hold a step's state rows
   /// or values (bf16 halves each).
@@ -146,7 +154,7 @@ struct ChunkOutputTile {
 /// chunks"),
 /// f32 inputs (as chunk_state_pass, whose chunk states and rotated keys it
 /// reads: `statePass`), chunks that no 16-row tile divides, arrays beyond
-/// the static workgroup memory.
+/// `sharedBudget`.
 /// At each program size the factored state part (p = 2) comes first, with
 /// the longest double-buffered state steps that fit.
 inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
@@ -177,7 +185,7 @@ inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
               Steps{16, 1}}) {
           s.stateBuffers = factors ? buffers : 1;
           s.stateRowsPerStep = factors ? std::min(DK, stateRows) : keys;
-          if (s.sharedBytes(d, e) <= kStaticSharedBytes)
+          if (s.sharedBytes(d, e) <= s.sharedBudget(e))
             return s;
         }
       }

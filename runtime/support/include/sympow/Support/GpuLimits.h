@@ -20,6 +20,10 @@ constexpr int64_t kStaticSharedBytes = 48 * 1024;
 /// Shared memory one block may take as dynamic shared memory on every
 /// target a library is built for: the A100's 163 KiB (the H100 allows 227).
 constexpr int64_t kMaxSharedBytesPerBlock = 163 * 1024;
+/// Shared memory per block that still lets two blocks share an SM of every
+/// target (half the A100's 164 KiB): what a kernel that registers hold to
+/// one or two programs per SM may take without losing the second.
+constexpr int64_t kSharedBytesForTwoBlocks = 82 * 1024;
 
 /// The row stride, in elements, of a 16-bit array that ldmatrix reads:
 /// `columns` rounded up to an odd number of 16-byte pieces, so that the
