@@ -94,9 +94,6 @@ TEST(FakeDriver, LoadsLaunchesAndCopies) {
   EXPECT_TRUE(backend->unloadModule(module.value()).isOk());
 }
 
-// Past 48 KiB of dynamic shared memory the backend opts the function in
-// before the launch (the fake driver, like the real one, refuses the launch
-// otherwise), and a size beyond the device's is the driver's error.
 /// The fake cubin's add_one, null if it does not load.
 static KernelHandle addOne(Backend &backend) {
   Result<ModuleHandle> module =
@@ -107,6 +104,9 @@ static KernelHandle addOne(Backend &backend) {
   return kernel.isOk() ? kernel.value() : nullptr;
 }
 
+// Past 48 KiB of dynamic shared memory the backend opts the function in
+// before the launch (the fake driver, like the real one, refuses the launch
+// otherwise), and a size beyond the device's is the driver's error.
 TEST(FakeDriver, OptsInToLargeDynamicSharedMemory) {
   std::unique_ptr<Backend> backend = std::move(createCudaBackend().value());
   KernelHandle kernel = addOne(*backend);

@@ -39,20 +39,33 @@ int64_t alignmentOf(gpu::GPUFuncOp fn, unsigned index) {
   return align;
 }
 
-} // namespace
-
-int64_t workgroupBytes(gpu::GPUFuncOp fn) {
-  int64_t bytes = 0;
+/// Each array's offset in one buffer that holds them all end to end, each
+/// at its alignment; the buffer's size last.
+SmallVector<int64_t> layOut(gpu::GPUFuncOp fn) {
+  SmallVector<int64_t> offsets;
+  int64_t at = 0;
   for (auto [i, array] : llvm::enumerate(fn.getWorkgroupAttributions())) {
     int64_t align = alignmentOf(fn, i);
-    bytes = (bytes + align - 1) / align * align +
-            arrayBytes(cast<MemRefType>(array.getType()));
+    at = (at + align - 1) / align * align;
+    offsets.push_back(at);
+    at += arrayBytes(cast<MemRefType>(array.getType()));
   }
-  return bytes;
+  offsets.push_back(at);
+  return offsets;
 }
 
+} // namespace
+
 FailureOr<int64_t> placeInDynamicShared(gpu::GPUFuncOp fn) {
-  int64_t total = workgroupBytes(fn);
+  for (auto [i, array] : llvm::enumerate(fn.getWorkgroupAttributions())) {
+    auto type = cast<MemRefType>(array.getType());
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+      return fn.emitError("workgroup array ")
+             << i << " of " << type << " cannot be a view of dynamic shared "
+             << "memory (a static shape and identity layout are needed)";
+  }
+  SmallVector<int64_t> offsets = layOut(fn);
+  int64_t total = offsets.back();
   if (total <= kStaticSharedBytes)
     return int64_t(0);
   MLIRContext *ctx = fn.getContext();
@@ -65,20 +78,12 @@ FailureOr<int64_t> placeInDynamicShared(gpu::GPUFuncOp fn) {
       MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8),
                       MemRefLayoutAttrInterface{}, space));
   SmallVector<BlockArgument> arrays(fn.getWorkgroupAttributions());
-  int64_t at = 0;
   for (auto [i, array] : llvm::enumerate(arrays)) {
     auto type = cast<MemRefType>(array.getType());
-    if (!type.hasStaticShape() || !type.getLayout().isIdentity())
-      return fn.emitError("workgroup array ")
-             << i << " of " << type << " cannot be a view of dynamic shared "
-             << "memory (a static shape and identity layout are needed)";
-    int64_t align = alignmentOf(fn, i);
-    at = (at + align - 1) / align * align;
-    Value offset = arith::ConstantIndexOp::create(b, loc, at);
+    Value offset = arith::ConstantIndexOp::create(b, loc, offsets[i]);
     Value view =
         memref::ViewOp::create(b, loc, type, buffer, offset, ValueRange{});
     BlockArgument(array).replaceAllUsesWith(view);
-    at += arrayBytes(type);
   }
   // The attributions go, last first (they precede any private ones).
   unsigned first = fn.getFirstWorkgroupAttributionIndex();

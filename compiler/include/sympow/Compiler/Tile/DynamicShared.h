@@ -12,11 +12,8 @@
 
 namespace sympow::tile {
 
-/// Bytes of `fn`'s workgroup attributions laid end to end, each at its
-/// alignment (16 bytes at least).
-int64_t workgroupBytes(mlir::gpu::GPUFuncOp fn);
-
-/// Where `fn`'s workgroup attributions exceed the static limit
+/// Where `fn`'s workgroup attributions, laid end to end at their
+/// alignments (16 bytes at least), exceed the static limit
 /// (kStaticSharedBytes), replaces them by views of one dynamic shared
 /// buffer and returns its size; returns 0 (and changes nothing) where they
 /// fit.
