@@ -135,6 +135,8 @@ INSTANTIATE_TEST_SUITE_P(
         ChunkedCase{{"p2_f32_both_learned", 2, 16, 16, 4, 2, ElementKind::F32,
                      GateKind::Both, ScheduleKind::Learned},
                     8},
+        // Chunks of 4 and 5 (16-bit): one program each, rows 4 .. 15 (5 ..
+        // 15) of its 16-row tile masked.
         ChunkedCase{{"p2_bf16_data_uniform_half_e32", 2, 16, 32, 2, 2,
                      ElementKind::BF16, GateKind::Data, ScheduleKind::Uniform,
                      RotaryLayout::Half},
@@ -301,9 +303,9 @@ INSTANTIATE_TEST_SUITE_P(
                        ElementKind::F32, AttentionPath::Auto, 64},
         SaturationCase{"chunked_f32_c8", runtime::Formulation::Chunked,
                        ElementKind::F32, AttentionPath::Auto, 8},
-        SaturationCase{"chunked_mma_bf16_c64", runtime::Formulation::Chunked,
+        SaturationCase{"chunked_tile_bf16_c64", runtime::Formulation::Chunked,
                        ElementKind::BF16, AttentionPath::Auto, 64},
-        SaturationCase{"chunked_mma_f16_c16", runtime::Formulation::Chunked,
+        SaturationCase{"chunked_tile_f16_c16", runtime::Formulation::Chunked,
                        ElementKind::F16, AttentionPath::Auto, 16},
         // The tile chunk_output: rows 64 .. 127 of a chunk walk two key
         // steps before their first row (weights by products) first.

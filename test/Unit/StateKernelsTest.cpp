@@ -228,8 +228,9 @@ TEST_F(RecurrentKernel, ChunkedKernelsRefuseWhatTheyCannotBuild) {
   EXPECT_EQ(llvm::toString(std::move(error)),
             "schedule 'blend' has no chunked form: only the attention kernel "
             "computes it");
+  // f32: the scalar kernels hold a whole chunk in workgroup memory.
   AttentionKernelSpec big =
-      spec(2, 128, 128, ElementKind::BF16, GateKind::None, ScheduleKind::None);
+      spec(2, 128, 128, ElementKind::F32, GateKind::None, ScheduleKind::None);
   error = verifyChunkedKernelSpec(big, 64);
   ASSERT_TRUE(bool(error));
   EXPECT_NE(llvm::toString(std::move(error))
@@ -238,6 +239,20 @@ TEST_F(RecurrentKernel, ChunkedKernelsRefuseWhatTheyCannotBuild) {
                       "chunks of at most 47"),
             std::string::npos);
   EXPECT_FALSE(verifyChunkedKernelSpec(big, 32));
+  // 16-bit: the tile kernels, which hold no whole chunk, take chunks of 1
+  // to 64 tokens and multiples of 16 up to 4096.
+  AttentionKernelSpec tiles = big;
+  tiles.dtype = ElementKind::BF16;
+  for (int64_t chunk : {1, 5, 48, 64, 96, 4096})
+    EXPECT_FALSE(verifyChunkedKernelSpec(tiles, chunk)) << chunk;
+  for (int64_t chunk : {0, 100, 4112}) {
+    error = verifyChunkedKernelSpec(tiles, chunk);
+    ASSERT_TRUE(bool(error)) << chunk;
+    EXPECT_EQ(llvm::toString(std::move(error)),
+              "chunk size " + std::to_string(chunk) +
+                  " is not supported: 16-bit inputs take chunks of 1 to 64 "
+                  "tokens or multiples of 16 up to 4096");
+  }
 }
 
 // ldmatrix reads 8 rows of 16 bytes per matrix; at the strides the tile

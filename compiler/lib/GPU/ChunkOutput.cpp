@@ -3,8 +3,9 @@
 // y of the chunked formulation for 16-bit inputs (docs/TileIR.md,
 // "chunk_output"; the split in runtime/support's ChunkOutputTile.h).
 // Program (x, query head, sequence) owns query rows [t0, t0 + R), all in
-// chunk n, in mma<warps = [R / 16, 1]> accumulators of [num | den] (the
-// value columns, then the denominator at column e):
+// chunk n (a chunk shorter than R: its rows alone, the rest masked), in
+// mma<warps = [R / 16, 1]> accumulators of [num | den] (the value columns, then
+// the denominator at column e):
 //  1. phi(Q) [S_n | Z_n], the state before the chunk, F rows per step:
 //     phi(Q) built in workgroup memory as bf16 hi + lo, the state rows
 //     staged as hi + lo, three native dots per k step. For p = 2
@@ -87,7 +88,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, runtime::KernelId::ChunkOutput, P,
-      {tile::KernelAttr::perTokens(R), s.hq, tile::KernelAttr::kBatch},
+      {tile::KernelAttr::perTokens(split.rowSpan), s.hq,
+       tile::KernelAttr::kBatch},
       workgroup, args, C);
   tile::setMinBlocksPerSM(fn, split.minProgramsPerSM(s.e));
   Emitter E(b, loc);
@@ -114,11 +116,13 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value x = ids.x, hq = ids.y, batch = ids.z;
   Value T = args.seqLen(b, fn);
   Value h = E.div(hq, E.idx(s.hq / s.h));
-  Value t0 = E.mul(x, E.idx(R));
+  // Rows [t0, t0 + rows) of R: a chunk shorter than R leaves the rest
+  // masked, as T does.
+  Value t0 = E.mul(x, E.idx(split.rowSpan));
   Value n = E.div(t0, E.idx(C));
   Value chunkStart = E.mul(n, E.idx(C));
   Value N = E.div(E.add(T, E.idx(C - 1)), E.idx(C));
-  Value rows = E.min(E.idx(R), E.sub(T, t0));
+  Value rows = E.min(E.idx(split.rowSpan), E.sub(T, t0));
   Value thread = t.range();
   auto tokenBase = [&](Value first, int64_t heads, Value head, int64_t width) {
     return gpu_detail::tokenOffset(E, batch, T, first, heads, head, width);

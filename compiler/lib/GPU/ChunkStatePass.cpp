@@ -95,11 +95,6 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   std::optional<size_t> valuesLoArray;
   if (splitV)
     valuesLoArray = array(workgroupMemRef({VE}, bf16), true);
-  // The tile chunk_output's chunk states (ChunkOutputTile::
-  // stateSlotElements): each row's weight and Z on their way there.
-  bool toHalves = toRuntime(s, runtime::Formulation::Chunked, C)
-                      .chunkOutputTile()
-                      .has_value();
   // Each row's factor of phi (rowFactors below).
   size_t rowFactorsArray = array(workgroupMemRef({R}, f32));
   gpu_detail::KernelArguments args;
@@ -122,9 +117,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Value counts = args.get(fn, KernelArg::Counts);
   Value S = args.get(fn, KernelArg::S), Z = args.get(fn, KernelArg::Z),
         c = args.get(fn, KernelArg::C);
-  Value chunkS = args.get(fn, KernelArg::ChunkS),
-        chunkZ = args.get(fn, KernelArg::ChunkZ),
-        chunkHalves = args.get(fn, KernelArg::ChunkStateHalves);
+  Value chunkHalves = args.get(fn, KernelArg::ChunkStateHalves);
   auto wg = fn.getWorkgroupAttributions();
   Value keys = wg[keysArray], phiHi = wg[phiHiArray], phiLo = wg[phiLoArray],
         weights = wg[weightsArray];
@@ -449,14 +442,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         E.ifThen(E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.i32(0)), [&] {
           Value n = E.indexCast(st.n, b.getIndexType());
           Value slot = E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
-          if (toHalves)
-            storeHalves(sIn, zPart, slot);
-          else {
-            Value at = E.add(E.mul(slot, E.idx(dim)), firstRow);
-            m.store(E.mul(sIn, rowFactor(sIn)), chunkS, E.mul(at, E.idx(s.e)),
-                    s.e, rows, cols, paired);
-            storeZ(zPart, chunkZ, at);
-          }
+          storeHalves(sIn, zPart, slot);
         });
         // The next step's loads, in flight while this one computes (after
         // the staging, which frees the registers of this step's).

@@ -1,9 +1,9 @@
 //===- ChunkedCommon.h - Pieces of the chunked kernels ----------*- C++ -*-===//
 //
-// What the scalar (ChunkedKernels.cpp) and tensor-core
-// (ChunkedMmaKernels.cpp) chunked kernels share: the kernel's view of its
-// ids and tensors, creation with launch metadata, the gate prefix and
-// weights of a chunk, and rotated tiles.
+// What the chunked kernels share: the scalar ones' (ChunkedKernels.cpp)
+// view of their ids and tensors, creation with launch metadata, the gate
+// prefix and weights of a chunk, rotated tiles; the tile kernels' entry
+// points.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,20 +23,6 @@ namespace sympow::chunked {
 using gpu_detail::Emitter;
 using mlir::Type;
 using mlir::Value;
-
-/// Tensor-core kernels: 8 warps, state rows in groups of kGroupRows.
-constexpr int64_t kMmaThreads = 256, kGroupRows = 32;
-/// ptxas' occupancy floor for them: three blocks, at most 80 registers
-/// (65536 / (3 * 256) in units of 8), which chunk_output's accumulators fit
-/// without spills (test/GPU/aot-matrix.test); 24 warps per SM.
-constexpr int32_t kMmaBlocksPerSM = 3;
-
-/// The chunk rounded up to whole 16-row mma tiles.
-inline int64_t paddedChunk(int64_t C) { return (C + 15) / 16 * 16; }
-
-/// Row stride of [V | 1] or [S | Z] tiles: e values, the ones or Z column
-/// (an n-tile of its own), padding that keeps ldmatrix rows 16-byte aligned.
-inline int64_t valueStride(const AttentionKernelSpec &s) { return s.e + 16; }
 
 /// What every chunked kernel knows about itself.
 struct Chunked {
@@ -157,20 +143,12 @@ mlir::LogicalResult buildRotateQK(mlir::OpBuilder &b,
                                   mlir::gpu::GPUModuleOp module,
                                   const AttentionKernelSpec &s);
 
-/// chunk_output, a tile kernel (ChunkOutput.cpp): query tiles of `split`,
-/// any chunk that they divide; 16-bit inputs with chunk_state_pass.
+/// chunk_output, a tile kernel (ChunkOutput.cpp): query tiles of `split`
+/// (ChunkOutputTile.h); 16-bit inputs with chunk_state_pass.
 mlir::LogicalResult buildOutputTile(mlir::OpBuilder &b,
                                     mlir::gpu::GPUModuleOp module,
                                     const AttentionKernelSpec &s, int64_t C,
                                     int64_t dim, const ChunkOutputTile &split);
-
-/// The tensor-core kernels (bf16/f16) and whether they fit `chunk`.
-bool statesUsesMma(const AttentionKernelSpec &spec, int64_t chunk);
-bool outputUsesMma(const AttentionKernelSpec &spec, int64_t chunk);
-void buildStatesMma(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
-                    const AttentionKernelSpec &s, int64_t C, int64_t dim);
-void buildOutputMma(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
-                    const AttentionKernelSpec &s, int64_t C, int64_t dim);
 
 } // namespace sympow::chunked
 

@@ -1,13 +1,14 @@
 //===- ChunkedKernels.cpp - The chunked formulation's gpu.funcs -----------===//
 //
 // The pieces every chunked kernel shares, the scalar kernels and the entry
-// points. Scalar kernels compute in f32 FMA (full f32 accuracy): every
-// kernel for f32 inputs, chunk_counts always, and chunk_states/chunk_output
-// when their tensor-core versions (ChunkedMmaKernels.cpp) do not fit.
-// chunk_scan is a tile kernel (ChunkScan.cpp, docs/TileIR.md). Threads of
-// the scalar chunk_states and chunk_output form L row lanes of e columns, as
-// in the
-// recurrent kernel: column c of a thread is column c of the state or of y.
+// points. 16-bit inputs take tile kernels only (chunk_state_pass and
+// chunk_output, after chunk_counts and chunk_keys where they rotate). f32
+// inputs take the scalar chunk_states and chunk_output, which compute in f32
+// FMA (full f32 accuracy; the tile kernels' split-bf16 products carry about
+// 16 bits), with the tile chunk_scan between them (ChunkScan.cpp,
+// docs/TileIR.md). Threads of the scalar kernels form L row lanes of e
+// columns, as in the recurrent kernel: column c of a thread is column c of
+// the state or of y.
 //
 // Absolute angle counts rotate the keys that enter a state (the conformal
 // form of SPEC) and the queries that read it; inside a chunk only
@@ -440,24 +441,16 @@ int64_t largestChunk(const AttentionKernelSpec &spec) {
 }
 
 int64_t shortChunk(const AttentionKernelSpec &spec) {
-  int64_t chunk =
-      std::min<int64_t>(64, std::max<int64_t>(1, largestChunk(spec)));
-  // 16-bit inputs: the largest power-of-two chunk (down to 16) whose kernels
-  // both fit on tensor cores.
-  if (spec.dtype != ElementKind::F32) {
-    int64_t mma = 64;
-    while (mma > 16 && !(statesUsesMma(spec, mma) && outputUsesMma(spec, mma)))
-      mma /= 2;
-    if (statesUsesMma(spec, mma) && outputUsesMma(spec, mma))
-      chunk = std::min(chunk, mma);
-  }
-  return chunk;
+  // 16-bit inputs: the tile chunk_output's (all of its chunks, any length up
+  // to 64 included).
+  if (chunkStatePassOf(spec, 64))
+    return 64;
+  return std::min<int64_t>(64, std::max<int64_t>(1, largestChunk(spec)));
 }
 
 std::vector<int64_t> chunkCandidates(const AttentionKernelSpec &spec) {
   std::vector<int64_t> chunks = {shortChunk(spec)};
-  std::optional<int64_t> dim = symmetricPowerDim(spec.d, spec.p);
-  for (int64_t chunk = 128; dim && chunk <= 1024; chunk *= 2)
+  for (int64_t chunk = 128; chunk <= 1024; chunk *= 2)
     if (outputTileOf(spec, chunk))
       chunks.push_back(chunk);
   return chunks;
@@ -491,17 +484,28 @@ llvm::Error verifyChunkedKernelSpec(const AttentionKernelSpec &spec,
     return fail(llvm::formatv("phi^{0} of d = {1} is too large a state for "
                               "the chunked kernels",
                               spec.p, spec.d));
-  // chunk_state_pass and the tile chunk_output keep no whole chunk in
-  // workgroup memory: long chunks (multiples of 16) need only them.
-  bool tiles =
-      chunk >= 1 && chunk <= kLongestChunk && outputTileOf(spec, chunk);
-  if (!tiles && (chunk < 1 || chunk > 256))
+  // 16-bit inputs: chunk_state_pass and the tile chunk_output, which keep
+  // no whole chunk in workgroup memory. f32: the scalar whole-chunk kernels.
+  if (chunkStatePassOf(spec, std::clamp<int64_t>(chunk, 1, kLongestChunk))) {
+    if (chunk < 1 || chunk > kLongestChunk || (chunk > 64 && chunk % 16 != 0))
+      return fail(llvm::formatv(
+          "chunk size {0} is not supported: 16-bit inputs take chunks of 1 "
+          "to 64 tokens or multiples of 16 up to {1}",
+          chunk, kLongestChunk));
+    if (!outputTileOf(spec, chunk))
+      return fail(llvm::formatv(
+          "chunk_output has no split for chunks of {0} tokens at d = {1}, e "
+          "= {2} within its workgroup memory",
+          chunk, spec.d, spec.e));
+    return llvm::Error::success();
+  }
+  if (chunk < 1 || chunk > 256)
     return fail(llvm::formatv(
-        "chunk size {0} is not supported: it must be in [1, 256], or a "
-        "multiple of 16 up to {1} for 16-bit inputs",
-        chunk, kLongestChunk));
+        "chunk size {0} is not supported: f32 inputs take chunks of 1 to 256 "
+        "tokens",
+        chunk));
   int64_t shared = chunkedSharedBytes(spec, chunk);
-  if (!tiles && shared > kStaticSharedBytes)
+  if (shared > kStaticSharedBytes)
     return fail(llvm::formatv(
         "chunks of {0} tokens need {1} bytes of workgroup memory at d = {2}, "
         "e = {3}, more than 48 KiB; use chunks of at most {4}",
@@ -528,10 +532,9 @@ std::vector<std::string> buildChunkedKernels(OpBuilder &builder,
       if (failed(buildCounts(builder, module, spec)))
         llvm::report_fatal_error("chunk_counts: the tile lowering failed");
     });
-  bool mma = spec.dtype != ElementKind::F32;
   // The tile kernels are lowered here; they cannot fail on a verified spec.
-  std::optional<ChunkStatePass> pass = chunkStatePassOf(spec, chunk);
-  if (pass) {
+  // 16-bit inputs take them all; f32 the scalar whole-chunk kernels.
+  if (std::optional<ChunkStatePass> pass = chunkStatePassOf(spec, chunk)) {
     if (spec.rotates())
       emit(runtime::KernelId::ChunkKeys, [&] {
         if (failed(buildKeys(builder, module, spec)))
@@ -541,29 +544,21 @@ std::vector<std::string> buildChunkedKernels(OpBuilder &builder,
       if (failed(buildStatePass(builder, module, spec, chunk, dim, *pass)))
         llvm::report_fatal_error("chunk_state_pass: the tile lowering failed");
     });
-  } else {
-    emit(runtime::KernelId::ChunkStates, [&] {
-      if (mma && statesUsesMma(spec, chunk))
-        buildStatesMma(builder, module, spec, chunk, dim);
-      else
-        buildStates(builder, module, spec, chunk, dim);
-    });
-    emit(runtime::KernelId::ChunkScan, [&] {
-      if (failed(buildScan(builder, module, spec, chunk, dim)))
-        llvm::report_fatal_error("chunk_scan: the tile lowering failed");
-    });
-  }
-  std::optional<ChunkOutputTile> outputTile = outputTileOf(spec, chunk);
-  emit(runtime::KernelId::ChunkOutput, [&] {
-    if (outputTile) {
-      if (failed(
-              buildOutputTile(builder, module, spec, chunk, dim, *outputTile)))
+    emit(runtime::KernelId::ChunkOutput, [&] {
+      if (failed(buildOutputTile(builder, module, spec, chunk, dim,
+                                 *outputTileOf(spec, chunk))))
         llvm::report_fatal_error("chunk_output: the tile lowering failed");
-    } else if (mma && outputUsesMma(spec, chunk))
-      buildOutputMma(builder, module, spec, chunk, dim);
-    else
-      buildOutput(builder, module, spec, chunk, dim);
+    });
+    return names;
+  }
+  emit(runtime::KernelId::ChunkStates,
+       [&] { buildStates(builder, module, spec, chunk, dim); });
+  emit(runtime::KernelId::ChunkScan, [&] {
+    if (failed(buildScan(builder, module, spec, chunk, dim)))
+      llvm::report_fatal_error("chunk_scan: the tile lowering failed");
   });
+  emit(runtime::KernelId::ChunkOutput,
+       [&] { buildOutput(builder, module, spec, chunk, dim); });
   return names;
 }
 

@@ -639,6 +639,14 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     state.sharedLoadBytes = u(4.96 * R * F * (z.p + 1));
     state.sharedStores = u(0.436 * R * F * (z.p + 1) + stored);
     state.sharedStoreBytes = u(1.63 * R * F * (z.p + 1) + 16 * stored);
+    if (split.splitScores) {
+      // Each of an element's p factors also reads q's lo half, converts it
+      // and adds it (a bf16 each; the hi half counted per unit above).
+      double factors = R * F * z.p;
+      state.fp32Alu += u(2 * factors);
+      state.sharedLoads += u(0.382 * factors);
+      state.sharedLoadBytes += u(2 * factors);
+    }
     state.barriers = 2;
     state.globalLoads = u(runs);
     state.globalLoadBytes = u(16 * runs);
@@ -704,23 +712,26 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   // Programs of one chunk of `tokens` tokens: key steps up to each tile's
   // last row, those from its first row on masked; the gates before the
   // tile in block sums of P.
+  // A program takes `span` of the chunk's rows (all of a chunk shorter
+  // than R).
+  double span = double(split.rowSpan);
   auto programOf = [&](double l, double tokens, double &keySteps) {
-    double rows = std::min(R, tokens - l * R);
-    keySteps = std::ceil((l * R + rows) / K);
+    double rows = std::min(span, tokens - l * span);
+    keySteps = std::ceil((l * span + rows) / K);
     OpCounts c = times(state, stateSteps);
-    double stepsBefore = std::floor(l * R / K);
+    double stepsBefore = std::floor(l * span / K);
     c += times(key, keySteps);
     c += times(before, stepsBefore);
     c += times(diagonal, keySteps - stepsBefore);
     c += base;
-    c.globalLoadBytes += u(4 * l * R);
-    c.barriers += u(2 * std::ceil(l * R / P));
+    c.globalLoadBytes += u(4 * l * span);
+    c.barriers += u(2 * std::ceil(l * span / P));
     return c;
   };
   OpCounts total, heaviest;
   double most = -1;
   auto addChunk = [&](double tokens, double copies) {
-    for (double l = 0; l * R < tokens; ++l) {
+    for (double l = 0; l * span < tokens; ++l) {
       double keySteps = 0;
       OpCounts c = programOf(l, tokens, keySteps);
       if (keySteps > most) {
@@ -738,7 +749,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     addChunk(rest, heads);
   double N = std::ceil(z.T / C);
   return {"chunk_output",
-          launch({g(std::ceil(z.T / R)), g(z.Hq), g(z.B)}, g(P), total,
+          launch({g(std::ceil(z.T / span)), g(z.Hq), g(z.B)}, g(P), total,
                  heaviest, inputBytes(z) + N * z.H * z.B * stateHalvesBytes(z),
                  outputBytes(z)),
           {int(std::min<int64_t>(chunkOutputRegisters(split, cols(z.e)),

@@ -32,9 +32,9 @@ int64_t chunkedSharedBytes(const AttentionKernelSpec &spec, int64_t chunk);
 /// The largest chunk whose kernels fit the 48 KiB of static shared memory.
 int64_t largestChunk(const AttentionKernelSpec &spec);
 
-/// The longest chunk of at most 64 whose kernels run best: 64 or the
-/// largest that fits, and for bf16/f16 one whose state and output kernels
-/// run on tensor cores (d = 128 needs 32).
+/// The longest chunk of at most 64 the kernels take: 64 for bf16/f16 (the
+/// tile kernels), for f32 64 or the largest that fits the scalar kernels'
+/// workgroup memory.
 int64_t shortChunk(const AttentionKernelSpec &spec);
 
 /// The chunks a variant's default is chosen from: shortChunk, and the

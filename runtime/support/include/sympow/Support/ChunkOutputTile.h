@@ -34,6 +34,10 @@ struct ChunkOutputTile {
   /// Query rows per program: 16 per warp, one warp column (mma<warps =
   /// [R / 16, 1]>), so that P feeds P [V | 1] in registers.
   int64_t rowsPerProgram = 64;
+  /// Query rows a program takes: rowsPerProgram, which then divides the
+  /// chunk, or a whole chunk shorter than it (the rows past the chunk are
+  /// masked like rows past T). Program x starts at row x rowSpan.
+  int64_t rowSpan = 64;
   /// Keys per step of the causal part and state rows per step of phi(Q) S
   /// (of one a's [S_a | Z_a] when `factorsState`).
   int64_t keysPerStep = 32, stateRowsPerStep = 32;
@@ -146,29 +150,29 @@ struct ChunkOutputTile {
   }
 };
 
-/// The split for chunks of `chunk` tokens at power `p`, or none where
-/// chunk_output keeps
-/// its whole-chunk kernels: chunks of at most 64 (the default chunk; the
-/// model predicts the whole-chunk kernel faster there, while the H100
-/// measured this one at chunks of 256 faster: docs/Performance.md, "Long
-/// chunks"),
-/// f32 inputs (as chunk_state_pass, whose chunk states and rotated keys it
-/// reads: `statePass`), chunks that no 16-row tile divides, arrays beyond
-/// `sharedBudget`.
-/// At each program size the factored state part (p = 2) comes first, with
-/// the longest double-buffered state steps that fit.
+/// The split for chunks of `chunk` tokens at power `p`, or none: f32
+/// inputs (as chunk_state_pass, whose chunk states and rotated keys it
+/// reads: `statePass`), chunks longer than 64 that no 16-row tile divides,
+/// arrays beyond `sharedBudget`. A chunk of at most 64 tokens is one
+/// program's (the least tile of 16, 32 or 64 rows that holds it) unless a
+/// tile divides it. At each program size the factored state part (p = 2)
+/// comes first, with the longest double-buffered state steps that fit.
 inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
                                                       int64_t d, int64_t e,
                                                       bool f16, bool rotates,
                                                       bool statePass) {
-  if (!statePass || chunk <= 64 || chunk % 16 != 0)
+  if (!statePass || chunk < 1 || chunk > kLongestChunk)
     return std::nullopt;
   ChunkOutputTile s;
   s.splitScores = f16 || rotates;
   s.splitValues = f16;
   int64_t DK = ChunkOutputTile::keyColumns(d);
   for (int64_t rows : {64, 32, 16}) {
-    if (chunk % rows != 0)
+    if (chunk % rows == 0)
+      s.rowSpan = rows;
+    else if (chunk < rows && (chunk > rows / 2 || rows == 16))
+      s.rowSpan = chunk;
+    else
       continue;
     s.rowsPerProgram = rows;
     for (bool factors : {true, false}) {
