@@ -398,6 +398,11 @@ int main(int argc, char **argv) {
   auto parsed = parseLayerVariant(variantText);
   if (!parsed)
     return usageError(llvm::toString(parsed.takeError()));
+  // What the compiler would refuse (a chunk the kernels do not take, ...),
+  // refused before anything runs, the model's predictions included.
+  for (const LayerKernelRequest &request : parsed->requests)
+    if (llvm::Error error = verifyLayerKernels(request))
+      return usageError(llvm::toString(std::move(error)));
   if (!jsonPath.empty()) {
     // Found out now, not after a sweep that took an hour.
     llvm::SmallString<128> folder(llvm::sys::path::parent_path(jsonPath));
