@@ -441,10 +441,14 @@ int64_t largestChunk(const AttentionKernelSpec &spec) {
 }
 
 int64_t shortChunk(const AttentionKernelSpec &spec) {
-  // 16-bit inputs: the tile chunk_output's (all of its chunks, any length up
-  // to 64 included).
-  if (chunkStatePassOf(spec, 64))
-    return 64;
+  // 16-bit inputs: the longest power of two up to 64 that the tile
+  // chunk_output takes (64 wherever its arrays fit).
+  if (chunkStatePassOf(spec, 64)) {
+    int64_t chunk = 64;
+    while (chunk > 1 && !outputTileOf(spec, chunk))
+      chunk /= 2;
+    return chunk;
+  }
   return std::min<int64_t>(64, std::max<int64_t>(1, largestChunk(spec)));
 }
 

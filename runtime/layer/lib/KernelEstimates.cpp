@@ -27,8 +27,6 @@ using runtime::Formulation;
 
 namespace {
 
-double roundUp(double x, double m) { return std::ceil(x / m) * m; }
-
 // Counts and grid dims saturate: a layer the compiler is asked about may be
 // far larger than any launch (select-formulation on arbitrary IR).
 uint64_t u(double x) {
@@ -268,8 +266,8 @@ KernelEstimate chunkCounts(const Sizes &z, bool readsC) {
   return k;
 }
 
-/// chunk_states: one block per (chunk, head): phi(K_c)^T [V_c 1] into its
-/// own state, written to the workspace.
+/// chunk_states (the scalar kernel of f32 layers): one block per (chunk,
+/// head): phi(K_c)^T [V_c 1] into its own state, written to the workspace.
 KernelEstimate chunkStates(const Sizes &z, double C) {
   double N = std::ceil(z.T / C), E1 = z.e + 1, rowsTokens = z.D * C;
   OpCounts b;
@@ -282,19 +280,13 @@ KernelEstimate chunkStates(const Sizes &z, double C) {
   b.fp32Alu = u(7.35 * rowsTokens);
   b.sfu = u(0.25 * rowsTokens);
   b.intAlu = u(30.5 * rowsTokens);
-  if (z.tensorCores) {
-    b.mma[int(MmaShape::M16N8K16F16)] =
-        u(2 * roundUp(z.D, 32) * roundUp(E1, 32) * C / (16 * 8 * 16));
-    b.ldmatrix = u(b.mma[0] * 10400.0 / 12480.0);
-  } else {
-    b.fp32Fma = u(z.D * E1 * C);
-  }
+  b.fp32Fma = u(z.D * E1 * C);
   double blocks = N * z.H * z.B;
   KernelEstimate k{"chunk_states",
                    launch({g(N), g(z.H), g(z.B)}, 256, times(b, blocks), b,
                           z.B * z.T * z.H * ((z.d + z.e) * z.s + 4),
                           blocks * 4 * (z.D * E1 + 1)),
-                   {z.tensorCores ? 62 : 72, 37120}};
+                   {72, 37120}};
   return k;
 }
 
@@ -340,8 +332,7 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 /// again within 2% and 10% after the keys were staged in pairs of tokens;
 /// the whole kernel's time from the estimate within 2% of its counts').
 KernelEstimate chunkStatePass(const Sizes &z, double C,
-                              const ChunkStatePass &split, bool halves,
-                              bool f16) {
+                              const ChunkStatePass &split, bool f16) {
   double P = double(split.threads), R = double(split.rowsPerProgram),
          K = double(split.tokensPerStep), X = double(split.programs);
   double KD = double(split.segmentTokens()), segments = K / KD;
@@ -400,34 +391,29 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   program.globalLoads += u(R * E1);
   program.globalLoadBytes += u(4 * R * E1);
   double S = paired ? z.e / 2 : z.e;
-  program.globalStores = u((N + 1) * R * (S + 1));
-  program.globalStoreBytes = u(4 * (N + 1) * R * E1);
   program.sfu += u(2 * P);
   // The accumulators hold the state divided by phi's row factors: the
-  // initial state divided (divf, an sfu op), the final one multiplied, and
-  // every f32 chunk state multiplied on its way out (the halves weigh
-  // theirs below).
+  // initial state divided (divf, an sfu op), the final one multiplied (the
+  // chunk states' halves weigh theirs below).
   program.sfu += u(accumulators);
-  program.fp32Alu += u((halves ? 1 : N + 1) * accumulators);
+  program.fp32Alu += u(accumulators);
   program.intAlu +=
       u(95850 + 209 * (z.d + z.e) + 39950 * (p - 2) + (N + 1) * store);
-  double stateBytes = z.B * z.H * 4 * z.D * E1, chunkBytes = stateBytes;
-  if (halves) {
-    // The chunk states as the tile chunk_output's halves: per half S's
-    // columns, Z's and the zero columns up to NO; the weight and the split
-    // per accumulator element, and per thread Z's scan over a row's slots,
-    // weight and split (the emulator at p = 2, d = e = 64, 32 and 16/32,
-    // bf16, f16 and learned rotation, T = 1024 against 512, chunks of 256).
-    double NO = double(ChunkOutputTile::valueColumns(cols(z.e)));
-    double elements = N * accumulators;
-    program.globalStores = u(R * (S + 1) + 2 * N * R * (S + NO - z.e));
-    program.globalStoreBytes = u(4 * R * E1 + 4 * N * R * NO);
-    program.fp32Alu += u(3 * elements + 64 * P * N);
-    program.intAlu += u(2 * elements);
-    program.sharedLoads += u(4 * P * N);
-    program.sharedLoadBytes += u(6.0 * elements);
-    chunkBytes = z.B * z.H * stateHalvesBytes(z);
-  }
+  double stateBytes = z.B * z.H * 4 * z.D * E1;
+  // The chunk states as the tile chunk_output's halves: per half S's
+  // columns, Z's and the zero columns up to NO; the weight and the split
+  // per accumulator element, and per thread Z's scan over a row's slots,
+  // weight and split (the emulator at p = 2, d = e = 64, 32 and 16/32,
+  // bf16, f16 and learned rotation, T = 1024 against 512, chunks of 256).
+  double NO = double(ChunkOutputTile::valueColumns(cols(z.e)));
+  double elements = N * accumulators;
+  program.globalStores = u(R * (S + 1) + 2 * N * R * (S + NO - z.e));
+  program.globalStoreBytes = u(4 * R * E1 + 4 * N * R * NO);
+  program.fp32Alu += u(3 * elements + 64 * P * N);
+  program.intAlu += u(2 * elements);
+  program.sharedLoads += u(4 * P * N);
+  program.sharedLoadBytes += u(6.0 * elements);
+  double chunkBytes = z.B * z.H * stateHalvesBytes(z);
 
   return {"chunk_state_pass",
           launch({g(X), g(z.H), g(z.B)}, g(P), times(program, X * z.H * z.B),
@@ -476,9 +462,10 @@ KernelEstimate rotation(const Sizes &z, bool halves) {
           {halves ? 66 : 60, 0}};
 }
 
-/// chunk_output: one block per (chunk, query head): the causal block and
-/// phi(Q_c) against the chunk's state, read once: a row's S in 16-byte
-/// loads (when e is a multiple of 4), its Z in one.
+/// chunk_output (the scalar kernel of f32 layers): one block per (chunk,
+/// query head): the causal block and phi(Q_c) against the chunk's state,
+/// read once: a row's S in 16-byte loads (when e is a multiple of 4), its Z
+/// in one.
 KernelEstimate chunkOutput(const Sizes &z, double C) {
   double N = std::ceil(z.T / C), E1 = z.e + 1, rowsTokens = z.D * C;
   OpCounts b;
@@ -496,20 +483,13 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
   b.fp32Alu = u(13.8 * rowsTokens);
   b.sfu = u(0.41 * rowsTokens);
   b.intAlu = u(35.7 * rowsTokens);
-  if (z.tensorCores) {
-    b.mma[int(MmaShape::M16N8K16F16)] =
-        u(3 * C / 16 * std::ceil(E1 / 8) * std::ceil(z.D / 16) +
-          (3 * z.d + E1) * C * C / (16 * 8 * 16));
-    b.ldmatrix = u(b.mma[0] * 13184.0 / 16528.0);
-  } else {
-    b.fp32Fma = u(z.D * E1 * C + C * C * (z.d + z.e) / 2);
-  }
+  b.fp32Fma = u(z.D * E1 * C + C * C * (z.d + z.e) / 2);
   double blocks = N * z.Hq * z.B;
   KernelEstimate k{"chunk_output",
                    launch({g(N), g(z.Hq), g(z.B)}, 256, times(b, blocks), b,
                           inputBytes(z) + N * z.H * z.B * 4 * z.D * E1,
                           outputBytes(z)),
-                   {z.tensorCores ? 80 : 74, 47104}};
+                   {74, 47104}};
   return k;
 }
 
@@ -709,11 +689,9 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   base.shuffles = u(6.75 * W);
   base.barriers = u(4 + std::log2(R));
 
-  // Programs of one chunk of `tokens` tokens: key steps up to each tile's
-  // last row, those from its first row on masked; the gates before the
-  // tile in block sums of P.
-  // A program takes `span` of the chunk's rows (all of a chunk shorter
-  // than R).
+  // Programs of one chunk of `tokens` tokens, `span` rows each (all of a
+  // chunk shorter than R): key steps up to each tile's last row, those from
+  // its first row on masked; the gates before the tile in block sums of P.
   double span = double(split.rowSpan);
   auto programOf = [&](double l, double tokens, double &keySteps) {
     double rows = std::min(span, tokens - l * span);
@@ -874,7 +852,7 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
     if (pass) {
       if (z.rotates)
         out.push_back(rotation(z, /*halves=*/false));
-      out.push_back(chunkStatePass(z, C, *pass, tile.has_value(), sizes.f16));
+      out.push_back(chunkStatePass(z, C, *pass, sizes.f16));
     } else {
       out.push_back(chunkStates(z, C));
       out.push_back(chunkScan(z, C));

@@ -32,9 +32,10 @@ int64_t chunkedSharedBytes(const AttentionKernelSpec &spec, int64_t chunk);
 /// The largest chunk whose kernels fit the 48 KiB of static shared memory.
 int64_t largestChunk(const AttentionKernelSpec &spec);
 
-/// The longest chunk of at most 64 the kernels take: 64 for bf16/f16 (the
-/// tile kernels), for f32 64 or the largest that fits the scalar kernels'
-/// workgroup memory.
+/// The longest chunk of at most 64 the kernels take: for bf16/f16 the
+/// longest power of two the tile chunk_output takes (64 wherever its arrays
+/// fit), for f32 64 or the largest that fits the scalar kernels' workgroup
+/// memory.
 int64_t shortChunk(const AttentionKernelSpec &spec);
 
 /// The chunks a variant's default is chosen from: shortChunk, and the
