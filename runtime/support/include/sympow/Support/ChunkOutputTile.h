@@ -3,14 +3,14 @@
 //
 // chunk_output as a tile kernel (compiler/lib/GPU/ChunkOutput.cpp): program
 // (x, query head, sequence) takes query rows [x R, x R + R), which lie in one
-// chunk (R divides the chunk). It first multiplies phi(Q) with the state
-// before the chunk, F state rows per step (for p = 2 without phi(Q): as
-// sum_a q_a (Q [S_a | Z_a]), `factorsState`), then walks the chunk's keys up to
-// its diagonal K at a time as FlashAttention-2 does, with the state's
-// contribution as the starting point of the running maximum. Its workgroup
-// arrays do not grow with the chunk, so chunks can be long. The generator,
-// the runtime's kernel arguments and the GPU model's estimates all decide
-// here.
+// chunk (R divides the chunk), or a whole chunk shorter than R (`rowSpan`).
+// It first multiplies phi(Q) with the state before the chunk, F state rows
+// per step (for p = 2 without phi(Q): as sum_a q_a (Q [S_a | Z_a]),
+// `factorsState`), then walks the chunk's keys up to its diagonal K at a
+// time as FlashAttention-2 does, with the state's contribution as the
+// starting point of the running maximum. Its workgroup arrays do not grow
+// with the chunk, so chunks can be long. The generator, the runtime's
+// kernel arguments and the GPU model's estimates all decide here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +27,7 @@
 namespace sympow {
 
 /// The longest chunk the chunked kernels take (tile chunk_output and
-/// chunk_state_pass; the whole-chunk kernels stop at 256).
+/// chunk_state_pass; the scalar kernels of f32 layers stop at 256).
 constexpr int64_t kLongestChunk = 4096;
 
 struct ChunkOutputTile {
