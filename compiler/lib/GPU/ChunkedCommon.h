@@ -1,8 +1,7 @@
 //===- ChunkedCommon.h - Pieces of the chunked kernels ----------*- C++ -*-===//
 //
-// What the chunked kernels share: the scalar ones' (ChunkedKernels.cpp)
-// view of their ids and tensors, creation with launch metadata, the gate
-// prefix and weights of a chunk, rotated tiles; the tile kernels' entry
+// What the chunked kernels share (ChunkedKernels.cpp): a chunk's gate
+// prefix and rotated rows, token gates, the final count; the kernels' entry
 // points.
 //
 //===----------------------------------------------------------------------===//
@@ -24,68 +23,21 @@ using gpu_detail::Emitter;
 using mlir::Type;
 using mlir::Value;
 
-/// What every chunked kernel knows about itself.
-struct Chunked {
-  const AttentionKernelSpec &spec;
-  Emitter &E;
-  int64_t C, dim, g;
-  Type elem;
-  Value T, b, tid, lane, col;
+/// In a tile kernel, prefix[j] for j < C: the inclusive sums of log_g +
+/// log_gamma (each saturated at kLogGateFloor) over the tokens t0 .. t0 + j
+/// of head h, entries past T repeating the last sum; no barrier.
+void stageGatePrefix(gpu_detail::Tiles &t, const AttentionKernelSpec &s,
+                     Value logG, Value logGamma, Value batch, Value T, Value h,
+                     Value t0, int64_t C, Value prefix);
 
-  int64_t threadCount = 0; // 0: chunkedThreadsPerBlock
-
-  int64_t threads() const {
-    return threadCount ? threadCount : chunkedThreadsPerBlock(spec);
-  }
-  Value chunks() { return E.div(E.add(T, E.idx(C - 1)), E.idx(C)); }
-  /// Flat offset of [b, t, head, 0] in a [B, T, heads, width] tensor.
-  Value tokenOffset(Value t, int64_t heads, Value head, int64_t width) {
-    Value bt = E.add(E.mul(b, T), t);
-    return E.mul(E.add(E.mul(bt, E.idx(heads)), head), E.idx(width));
-  }
-  /// Flat offset of [b, n, h, 0] in a [B, N, H, width] tensor.
-  Value chunkOffset(Value n, Value h, int64_t width) {
-    Value bn = E.add(E.mul(b, chunks()), n);
-    return E.mul(E.add(E.mul(bn, E.idx(spec.h)), h), E.idx(width));
-  }
-  Value isThread0() {
-    return E.cmpi(mlir::arith::CmpIPredicate::eq, tid, E.idx(0));
-  }
-};
-
-/// The function of `kernel` with the arguments the runtime packs for it
-/// (runtime::layerKernelArguments), its workgroup arrays, launch metadata;
-/// the builder is left at the start of its body.
-mlir::gpu::GPUFuncOp
-createKernel(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
-             runtime::KernelId kernel, const gpu_detail::KernelArguments &args,
-             llvm::ArrayRef<Type> workgroup, int64_t threads,
-             int64_t tokensPerBlock, int64_t gridY, int32_t minBlocksPerSM = 1);
-
-/// Fills T, b and the thread ids of `K`.
-void bindIds(Chunked &K, mlir::gpu::GPUFuncOp fn,
-             const gpu_detail::KernelArguments &args);
-
-/// Inclusive prefix of log_g + log_gamma over the chunk's tokens into
-/// `prefix` [C] (thread 0; entries past T repeat the last sum); no barrier.
-void emitGatePrefix(Chunked &K, Value logG, Value logGamma, Value h, Value t0,
-                    Value prefix);
-
-/// After emitGatePrefix into `weights`: weights[j] = exp(G_last - G_j) for
-/// the chunk's tokens before T, 0 up to `size`; decay[at] = G_last.
-void emitChunkWeights(Chunked &K, Value weights, int64_t size, Value t0,
-                      Value decay, Value at);
-
-/// Stores element (row, col) of a tile.
-using StoreElement = llvm::function_ref<void(Value row, Value col, Value x)>;
-
-/// Rows t0 .. t0 + C - 1 of a [B, T, heads, d] tensor into `tile` [C * d]
-/// as f32, times `factor`, rotated by the absolute counts; zero past T.
-/// With `store`, each f32 element goes through it instead.
-void emitLoadRotatedTile(Chunked &K, Value src, int64_t heads, Value head,
-                         Value t0, Value counts, Value countHead, Value theta,
-                         double factor, Value tile,
-                         StoreElement store = nullptr);
+/// In a tile kernel, tokens t0 .. t0 + C - 1 of head `head` of a [B, T,
+/// heads, d] tensor into the f32 workgroup array `rows` [C * d], times
+/// `factor`, rotated by the absolute counts of key head `countsHead`; zero
+/// past T; no barrier.
+void stageRotatedRows(gpu_detail::Tiles &t, const AttentionKernelSpec &s,
+                      Value src, int64_t heads, Value head, Value batch,
+                      Value T, Value t0, int64_t C, Value counts,
+                      Value countsHead, double factor, Value rows);
 
 /// In a tile kernel, the log gate of token first + j of head h, j the
 /// element (`perThread` adjacent ones a thread): log_g + log_gamma (where
@@ -107,6 +59,20 @@ std::optional<ChunkOutputTile> outputTileOf(const AttentionKernelSpec &spec,
 void emitFinalCount(gpu_detail::Tiles &t, const AttentionKernelSpec &s,
                     Value counts, Value c, Value batch, Value T, Value h,
                     Value once);
+
+/// chunk_states, a tile kernel for f32 inputs (ChunkStates.cpp): each
+/// chunk's own state dS, dZ and decay, in f32 FMA.
+mlir::LogicalResult buildStates(mlir::OpBuilder &b,
+                                mlir::gpu::GPUModuleOp module,
+                                const AttentionKernelSpec &s, int64_t C,
+                                int64_t dim);
+
+/// chunk_output for f32 inputs, a tile kernel (ChunkOutputF32.cpp): one
+/// program per chunk, its rows in f32 FMA from the state before it.
+mlir::LogicalResult buildOutputF32(mlir::OpBuilder &b,
+                                   mlir::gpu::GPUModuleOp module,
+                                   const AttentionKernelSpec &s, int64_t C,
+                                   int64_t dim);
 
 /// chunk_scan, a tile kernel parallel over the state (ChunkScan.cpp), built
 /// and lowered to a plain gpu.func; its programs along x per (head, batch).
