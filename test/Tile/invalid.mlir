@@ -145,6 +145,24 @@ func.func @scan_segment(%x: tensor<64xf32, #b1>) {
 
 // -----
 
+#b1 = #sympow_tile.blocked<threads = 64, per_thread = 1>
+func.func @segment_reduce_across_warps(%x: tensor<64xf32, #b1>) {
+  // expected-error @+1 {{segment = 64 must be a power of two up to 32 threads' 1 elements (one warp), with R a power of two}}
+  %s = sympow_tile.segment_reduce sum %x {segment = 64} : tensor<64xf32, #b1>
+  return
+}
+
+// -----
+
+#b2 = #sympow_tile.blocked<threads = 32, per_thread = 2>
+func.func @segment_reduce_not_power_of_two(%x: tensor<64xf32, #b2>) {
+  // expected-error @+1 {{segment = 6 must be a power of two up to 32 threads' 2 elements (one warp), with R a power of two}}
+  %s = sympow_tile.segment_reduce max %x {segment = 6} : tensor<64xf32, #b2>
+  return
+}
+
+// -----
+
 func.func @exp2_ftz_of_f16(%x: f16) -> f16 {
   // expected-error @+1 {{operand #0 must be f32, or a vector or tile of f32}}
   %e = sympow_tile.exp2_ftz %x : f16

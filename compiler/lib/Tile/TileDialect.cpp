@@ -288,16 +288,25 @@ LogicalResult ColumnSumOp::verify() {
   return success();
 }
 
-LogicalResult ScanOp::verify() {
-  BlockedAttr layout = getLayout(getType());
-  int64_t segment = getSegment(), R = layout.getPerThread();
+/// Segments of adjacent elements within one warp (scan, segment_reduce).
+static LogicalResult verifyWarpSegments(Operation *op, BlockedAttr layout,
+                                        int64_t segment) {
+  int64_t R = layout.getPerThread();
   if (layout.getThreads() % 32 != 0)
-    return emitOpError("needs whole warps: ")
+    return op->emitOpError("needs whole warps: ")
            << layout.getThreads() << " threads";
   if (!llvm::isPowerOf2_64(segment) || !llvm::isPowerOf2_64(R) ||
       segment > 32 * R)
-    return emitOpError("segment = ")
+    return op->emitOpError("segment = ")
            << segment << " must be a power of two up to 32 threads' " << R
            << " elements (one warp), with R a power of two";
   return success();
+}
+
+LogicalResult ScanOp::verify() {
+  return verifyWarpSegments(*this, getLayout(getType()), getSegment());
+}
+
+LogicalResult SegmentReduceOp::verify() {
+  return verifyWarpSegments(*this, getLayout(getType()), getSegment());
 }

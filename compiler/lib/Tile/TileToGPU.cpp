@@ -680,6 +680,44 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
   }
 };
 
+/// Each thread combines its elements of each segment; where a segment
+/// spans W / R > 1 threads (aligned groups of adjacent lanes, never across
+/// a warp: the verifier), xor shuffles by 1, 2, ..., W / (2 R) give every
+/// thread of the group the group's value; each element then takes its
+/// segment's.
+struct SegmentReduceLowering : OpConversionPattern<SegmentReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SegmentReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t R = perThread(op.getType());
+    int64_t inThread = std::min<int64_t>(op.getSegment(), R);
+    int64_t threads = op.getSegment() / inThread;
+    bool max = op.getKind() == ReduceKind::max;
+    auto combine = [&](Value x, Value y) -> Value {
+      if (max)
+        return arith::MaximumFOp::create(rewriter, loc, x, y);
+      return arith::AddFOp::create(rewriter, loc, x, y);
+    };
+    SmallVector<Value> x = unpack(rewriter, loc, adaptor.getSource(), R);
+    for (int64_t first = 0; first < R; first += inThread) {
+      Value value = x[first];
+      for (int64_t i = 1; i < inThread; ++i)
+        value = combine(value, x[first + i]);
+      for (int64_t offset = 1; offset < threads; offset *= 2)
+        value = combine(value, shuffleLanes(rewriter, loc, value, offset,
+                                            gpu::ShuffleMode::XOR));
+      for (int64_t i = 0; i < inThread; ++i)
+        x[first + i] = value;
+    }
+    rewriter.replaceOp(op,
+                       pack(rewriter, loc, adaptor.getSource().getType(), x));
+    return success();
+  }
+};
+
 /// bf16 to f32 on a thread's run of pairs, by their bits: two adjacent
 /// bf16 are one 32-bit word (the even one its low half), and an f32 is its
 /// bf16's bits in its upper half: a shift and an and per word. LLVM
@@ -872,10 +910,11 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
       [&](Operation *op) { return converter.isLegal(op); });
   RewritePatternSet patterns(ctx);
   patterns.add<ProgramIdLowering, RangeLowering, SplatLowering, LoadLowering,
-               StoreLowering, ExpandLowering, ScanLowering, ConstantLowering,
-               ElementwiseLowering, Bf16PairExtension, InterleaveLowering,
-               RunSelectLowering, RunLowering, AsyncCopyLowering,
-               AsyncWaitLowering>(converter, ctx);
+               StoreLowering, ExpandLowering, ScanLowering,
+               SegmentReduceLowering, ConstantLowering, ElementwiseLowering,
+               Bf16PairExtension, InterleaveLowering, RunSelectLowering,
+               RunLowering, AsyncCopyLowering, AsyncWaitLowering>(converter,
+                                                                  ctx);
   patterns.add<ColumnSumLowering>(converter, ctx, sumBuffers);
   populateMatrixTileLowering(converter, patterns, target, sumBuffers);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,

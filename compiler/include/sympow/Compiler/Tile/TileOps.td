@@ -343,6 +343,40 @@ def Tile_ScanOp : Tile_Op<"scan", [Pure,
   let hasVerifier = 1;
 }
 
+def Tile_SegmentReduceOp : Tile_Op<"segment_reduce", [Pure,
+    AllTypesMatch<["source", "result"]>]> {
+  let summary = "Every element gets its segment's sum or maximum";
+  let description = [{
+    The tile (R elements per thread, R a power of two, whole warps) read as
+    segments of `segment` adjacent elements, a power of two up to 32 R:
+    element i of the result is the sum (`sum`) or the maximum (`max`) of
+    i's segment. A dot product split over the W / R threads that share a
+    row, each with a slice of it, is one: every thread gets the row's
+    value. Within a warp, as `scan`: each thread combines its elements of
+    a segment, then, where a segment spans threads, log2(segment / R)
+    rounds of xor shuffles; threads in divergent control flow may not
+    reach it. Floats only; the order of a sum's additions is unspecified.
+
+    ```mlir
+    // Each 4 adjacent threads' values: their sum, at all four.
+    %dot = sympow_tile.segment_reduce sum %part {segment = 4} : tensor<256xf32, #b1>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKindAttr:$kind,
+                       Tile_TileOf<[AnyFloat], "floats">:$source,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$segment);
+  let results = (outs Tile_TileOf<[AnyFloat], "floats">:$result);
+  let assemblyFormat = "$kind $source attr-dict `:` type($result)";
+  let builders = [
+    OpBuilder<(ins "::sympow::tile::ReduceKind":$kind, "::mlir::Value":$source,
+                   "int64_t":$segment), [{
+      build($_builder, $_state, source.getType(),
+            ::sympow::tile::ReduceKindAttr::get($_builder.getContext(), kind),
+            source, $_builder.getI64IntegerAttr(segment));
+    }]>];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Asynchronous copies into workgroup memory
 //===----------------------------------------------------------------------===//
