@@ -210,12 +210,11 @@ TEST(GeneratedKernel, MmaBF16DataGate) {
   runCase({"p=2,d=64,dtype=bf16,gate=data,path=mma", Dtype::BF16, 1, 130});
 }
 
-// The hand-built tensor-core kernel's own rotation (blocks of 32 queries;
-// at its default 64 a rotating layer runs the tile kernel, which reads q and
-// k as rotate_qk left them: the numerics sweep runs that one through the
-// layer).
-TEST(GeneratedKernel, MmaF16LearnedRotationP4) {
-  runCase({"p=4,d=32,dtype=f16,gate=data,rope=learned,path=mma,block=32",
+// The FMA kernel's own rotation on 16-bit inputs (blocks of 32 queries; the
+// tensor-core kernel reads q and k as rotate_qk left them, which the
+// numerics sweep runs through the layer).
+TEST(GeneratedKernel, ScalarF16LearnedRotationP4) {
+  runCase({"p=4,d=32,dtype=f16,gate=data,rope=learned,path=scalar,block=32",
            Dtype::F16, 1, 96});
 }
 

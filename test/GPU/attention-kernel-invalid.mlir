@@ -39,8 +39,10 @@
 // RUN: not sympow-opt %s --sympow-build-attention-kernel="d=256 dtype=f32 block-tokens=64" 2>&1 | FileCheck %s --check-prefix=SMEM
 // SMEM: the variant needs {{[0-9]+}} bytes of workgroup memory per block, more than the 48 KiB of static shared memory; use fewer block tokens
 
-// RUN: not sympow-opt %s --sympow-build-attention-kernel="dtype=bf16 block-tokens=24" 2>&1 | FileCheck %s --check-prefix=BT
-// BT: block tokens = 24: the tensor-core path needs a multiple of 16 from 16 to 128
+// RUN: not sympow-opt %s --sympow-build-attention-kernel="dtype=bf16 path=mma block-tokens=32" 2>&1 | FileCheck %s --check-prefix=BT
+// BT: block tokens = 32: the tensor-core path takes blocks of 64 queries
+// RUN: not sympow-opt %s --sympow-build-attention-kernel="d=64 e=256 dtype=bf16 path=mma" 2>&1 | FileCheck %s --check-prefix=WIDE
+// WIDE: the tensor-core path holds [V | 1] in one MMA of at most 256 columns (e = 256 needs 264) within its workgroup memory; use the scalar path
 // RUN: not sympow-opt %s --sympow-build-attention-kernel="d=32 dtype=f32 block-tokens=12" 2>&1 | FileCheck %s --check-prefix=WARPS
 // WARPS: block tokens = 12 gives 24 threads per block; the scalar path needs whole warps (a multiple of 32 threads, for its shuffles), at most 1024
 module {

@@ -46,19 +46,23 @@
 // BF16-NOT: sympow_tile.exp2_ftz
 // BF16: scf.yield
 
-// f32: the scalar FMA path, no tensor cores; GQA maps query head 8 -> 2.
+// f32: the FMA kernel (AttentionFma.cpp), no tensor cores; GQA maps query
+// head 8 -> 2. Flat f32 tiles of K (Q first, 64 x 32) and V (64 x 64), the
+// gate prefix and its staging; 4 threads a row, whose partial dots meet in
+// xor shuffles by 1 and 2 (segment_reduce).
 // F32: gpu.module @sympow_p4_d32_e64_hq8_h2_f32_gboth_none_fma
 // F32: gpu.func @attention(%{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %[[LOGG:.*]]: memref<?xf32>, %[[GAMMA:.*]]: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: i64, %{{.*}}: i64)
-// F32-SAME: workgroup(%{{.*}} : memref<64x32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<64x64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
-// F32-SAME: known_block_size = array<i32: 256, 1, 1>
-// F32-SAME: grid_y = 8 : i64
+// F32-SAME: workgroup(%{{.*}} : memref<2048xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// F32-SAME: known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32
+// F32-SAME: grid_y = 8 : i64, tokens_per_block = 64 : i64
 // F32: %[[HQ:.*]] = gpu.block_id y
 // F32: %[[G:.*]] = arith.constant 4 : index
 // F32: arith.divui %[[HQ]], %[[G]] : index
 // F32: memref.load %[[GAMMA]]
 // F32: memref.load %[[LOGG]]
 // F32: math.fma
-// F32: gpu.shuffle xor
+// F32: gpu.shuffle xor %{{.*}}, %c1_i32
+// F32: gpu.shuffle xor %{{.*}}, %c2_i32
 // F32: arith.constant 4.000000e+00 : f32
 // F32-NOT: nvgpu.
 // F32-NOT: math.cos
@@ -76,11 +80,12 @@
 // LEARNED-NOT: math.cos
 // LEARNED: gpu.return
 
-// warped: a relative angle w(i - j) = L*a/(a + L) on the scalar path.
+// warped: a relative angle w(i - j) = L*a/(a + L) on the FMA kernel.
 // WARPED: gpu.module @sympow_p2_d64_e64_hq1_h1_bf16_gnone_warped_r32h_L4096_fma
 // WARPED-SAME: {
-// cos and sin of w(age) * theta per (age, pair) of a tile pair: 2*32 - 1 ages.
-// WARPED: memref<63x17xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<63x17xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// cos and sin of w(age) * theta per (age, pair) of a tile pair: 2*32 - 1
+// ages of 16 pairs (+ 1 keeps rows off one bank).
+// WARPED: memref<1071xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<1071xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // WARPED-NOT: nvgpu.mma.sync
 // WARPED: arith.constant 4.096000e+03 : f64
 // WARPED: arith.divf %{{.*}} : f64
@@ -88,7 +93,8 @@
 // WARPED: math.cos
 // WARPED: gpu.return
 
-// uniform on the scalar path with a per-head gate: no beta argument.
+// uniform on the FMA kernel (path=scalar) with a per-head gate: no beta
+// argument.
 // UNIFORM: gpu.func @attention(%{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xbf16>, %{{.*}}: i64, %{{.*}}: i64)
 // UNIFORM-NOT: nvgpu.
 // UNIFORM: math.cos

@@ -10,7 +10,7 @@
 // CHECK: sympow_tile.exp2_ftz %{{.*}} : vector<2xf32>
 // CHECK: math.exp2
 // CHECK: sympow_tile.log2_ftz %{{.*}} : vector<2xf32>
-// Outside tile kernels (the hand-built attention kernel), on scalars.
+// Outside tile kernels (what the tile lowering leaves), on scalars.
 // CHECK-LABEL: gpu.func @scalar
 // CHECK: sympow_tile.exp2_ftz %{{.*}} : f32
 

@@ -22,11 +22,10 @@ double AttentionKernelSpec::effectiveScale() const {
 AttentionPath AttentionKernelSpec::resolvedPath() const {
   if (path != AttentionPath::Auto)
     return path;
-  // Warped/blend rotate every (query, key) pair by its own angle, which the
-  // mma tiles cannot absorb; f32 must keep full f32 accuracy (no TF32).
-  if (dtype == ElementKind::F32 || relativeSchedule())
-    return AttentionPath::Scalar;
-  return AttentionPath::Mma;
+  // The tensor-core tile kernel where it applies; f32 (full f32 accuracy,
+  // no split products) and the relative schedules (each (query, key) pair
+  // turned by its own angle) take the FMA kernel.
+  return attentionTileOf(*this) ? AttentionPath::Mma : AttentionPath::Scalar;
 }
 
 /// Threads sharing one query row on the scalar path: enough that each holds
@@ -41,20 +40,12 @@ static int64_t scalarThreadsPerRow(const AttentionKernelSpec &s) {
 }
 
 static int64_t sharedBytes(const AttentionKernelSpec &s, int64_t bt);
-static int64_t mmaTileBytes(const AttentionKernelSpec &s, int64_t bt);
-static int64_t sharedBytesBesidesTiles(const AttentionKernelSpec &s,
-                                       int64_t bt);
 
 int64_t AttentionKernelSpec::resolvedBlockTokens() const {
   if (blockTokens)
     return blockTokens;
-  if (resolvedPath() == AttentionPath::Mma) { // 64 unless one buffer is too big
-    for (int64_t bt : {64, 32})
-      if (mmaTileBytes(*this, bt) + sharedBytesBesidesTiles(*this, bt) <=
-          kStaticSharedBytes)
-        return bt;
-    return 16;
-  }
+  if (resolvedPath() == AttentionPath::Mma)
+    return AttentionTile::kRows;
   if (relativeSchedule()) // the largest tile whose age tables fit
     for (int64_t bt : {64, 32})
       if (sharedBytes(*this, bt) <= 40 * 1024)
@@ -66,7 +57,7 @@ int64_t AttentionKernelSpec::resolvedBlockTokens() const {
 
 int64_t AttentionKernelSpec::threadsPerBlock() const {
   if (resolvedPath() == AttentionPath::Mma)
-    return resolvedBlockTokens() / 16 * 32;
+    return AttentionTile::kThreads;
   return resolvedBlockTokens() * scalarThreadsPerRow(*this);
 }
 
@@ -74,52 +65,25 @@ int64_t attentionThreadsPerRow(const AttentionKernelSpec &spec) {
   return scalarThreadsPerRow(spec);
 }
 
-/// One K tile and one V tile of the tensor-core path (rows padded by 8).
-static int64_t mmaTileBytes(const AttentionKernelSpec &s, int64_t bt) {
-  int64_t kTiles = attentionSplitsRotatedTiles(s) ? 2 : 1;
-  return bt * (kTiles * (s.d + 8) + (s.e + 8)) * 2;
-}
-
-static int64_t sharedBytesBesidesTiles(const AttentionKernelSpec &s,
-                                       int64_t bt);
-
-bool attentionSplitsRotatedTiles(const AttentionKernelSpec &s) {
-  return s.resolvedPath() == AttentionPath::Mma &&
-         s.dtype == ElementKind::BF16 && s.rotates() && !s.relativeSchedule();
-}
-
-int64_t attentionTileBuffers(const AttentionKernelSpec &s) {
-  if (s.resolvedPath() != AttentionPath::Mma)
-    return 1;
-  int64_t bt = s.resolvedBlockTokens();
-  return 2 * mmaTileBytes(s, bt) + sharedBytesBesidesTiles(s, bt) <=
-                 kStaticSharedBytes
-             ? 2
-             : 1;
-}
-
-/// Static workgroup memory of the kernel (see AttentionKernel.cpp).
 int64_t attentionSharedBytes(const AttentionKernelSpec &s) {
+  if (std::optional<AttentionTile> tile = attentionTileOf(s))
+    return tile->sharedBytes(s.d, s.e);
   return sharedBytes(s, s.resolvedBlockTokens());
 }
 
+/// Workgroup memory of the FMA kernel (AttentionFma.cpp): the K (Q first)
+/// and V tiles in f32, the gate prefixes and their staging, the beta
+/// prefixes and theirs (f64), the rotary rates (f64), and the relative
+/// schedules' cos and sin per age and pair.
 static int64_t sharedBytes(const AttentionKernelSpec &s, int64_t bt) {
-  if (s.resolvedPath() == AttentionPath::Mma)
-    return attentionTileBuffers(s) * mmaTileBytes(s, bt) +
-           sharedBytesBesidesTiles(s, bt);
-  return bt * (s.d + s.e) * 4 + sharedBytesBesidesTiles(s, bt);
-}
-
-static int64_t sharedBytesBesidesTiles(const AttentionKernelSpec &s,
-                                       int64_t bt) {
-  int64_t bytes = 0;
-  if (s.gate != GateKind::None) // prefixes and their staging
+  int64_t bytes = bt * (s.d + s.e) * 4;
+  if (s.gate != GateKind::None)
     bytes += 2 * bt * 4;
   if (s.hasBeta())
     bytes += 2 * bt * 8;
   int64_t half = s.effectiveRotaryDims() / 2;
   bytes += half * 8;
-  if (s.relativeSchedule()) // cos and sin per age and pair
+  if (s.relativeSchedule())
     bytes += 2 * (2 * bt - 1) * (half + 1) * 4;
   return bytes;
 }
@@ -191,20 +155,28 @@ Error verifyAttentionKernelSpec(const AttentionKernelSpec &s) {
   if (Error error = verifyKernelVariant(s))
     return error;
   AttentionPath path = s.resolvedPath();
-  if (path == AttentionPath::Mma && s.dtype == ElementKind::F32)
-    return fail("the tensor-core path needs bf16 or f16 inputs; f32 inputs "
-                "use the scalar FMA path to keep full f32 accuracy");
-  if (path == AttentionPath::Mma && s.relativeSchedule())
-    return fail(formatv("schedule '{0}' rotates each (query, key) pair by its "
-                        "own angle; only the scalar path computes it",
-                        stringifyScheduleKind(s.schedule)));
+  if (path == AttentionPath::Mma) {
+    // The tensor-core kernel is the tile kernel (AttentionTile.cpp).
+    if (s.dtype == ElementKind::F32)
+      return fail("the tensor-core path needs bf16 or f16 inputs; f32 inputs "
+                  "use the scalar FMA path to keep full f32 accuracy");
+    if (s.relativeSchedule())
+      return fail(formatv("schedule '{0}' rotates each (query, key) pair by "
+                          "its own angle; only the scalar path computes it",
+                          stringifyScheduleKind(s.schedule)));
+    if (s.blockTokens && s.blockTokens != AttentionTile::kRows)
+      return fail(formatv("block tokens = {0}: the tensor-core path takes "
+                          "blocks of {1} queries",
+                          s.blockTokens, AttentionTile::kRows));
+    if (!attentionTileOf(s))
+      return fail(formatv("the tensor-core path holds [V | 1] in one MMA of "
+                          "at most 256 columns (e = {0} needs {1}) within "
+                          "its workgroup memory; use the scalar path",
+                          s.e, AttentionTile::valueColumns(s.e)));
+    return Error::success();
+  }
   int64_t bt = s.resolvedBlockTokens();
-  if (path == AttentionPath::Mma && (bt < 16 || bt > 128 || bt % 16))
-    return fail(formatv("block tokens = {0}: the tensor-core path needs a "
-                        "multiple of 16 from 16 to 128",
-                        bt));
-  if (path == AttentionPath::Scalar &&
-      (bt < 1 || s.threadsPerBlock() > 1024 || s.threadsPerBlock() % 32))
+  if (bt < 1 || s.threadsPerBlock() > 1024 || s.threadsPerBlock() % 32)
     return fail(formatv("block tokens = {0} gives {1} threads per block; "
                         "the scalar path needs whole warps (a multiple of 32 "
                         "threads, for its shuffles), at most 1024",

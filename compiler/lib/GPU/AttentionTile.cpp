@@ -69,6 +69,20 @@ void buildAttentionKernels(OpBuilder &b, gpu::GPUModuleOp module,
   buildAttentionKernel(b, module, s);
 }
 
+gpu::GPUFuncOp buildAttentionKernel(OpBuilder &builder, gpu::GPUModuleOp module,
+                                    const AttentionKernelSpec &spec,
+                                    StringRef name) {
+  LogicalResult built = attentionTileOf(spec)
+                            ? buildAttentionTile(builder, module, spec)
+                            : buildAttentionFma(builder, module, spec);
+  if (failed(built))
+    llvm::report_fatal_error("attention: the tile lowering failed");
+  auto fn = module.lookupSymbol<gpu::GPUFuncOp>(
+      runtime::kernelName(runtime::KernelId::Attention));
+  fn.setName(name);
+  return fn;
+}
+
 LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
                                  const AttentionKernelSpec &s) {
   OpBuilder::InsertionGuard guard(b);

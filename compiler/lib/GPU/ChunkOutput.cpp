@@ -27,7 +27,8 @@
 //     u = (q.k)^p 2^sigma_j and m from the row's largest u. The state's
 //     part starts the running maximum at G_i + log|den_S| (the accumulator
 //     divided by |den_S|), which is the combination at
-//     M = max(m, G_i + log|den_S|) of the whole-chunk kernel done online;
+//     M = max(m, G_i + log|den_S|) of the f32 kernel (ChunkOutputF32.cpp) done
+//     online;
 //  3. y = num / den.
 // The scale of q is folded out of the dots (p log|scale| on the log
 // weights, scale^p on phi), so unrotated bf16 q and k are exact operands.

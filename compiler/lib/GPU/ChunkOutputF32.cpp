@@ -36,15 +36,10 @@ LogicalResult buildOutputF32(OpBuilder &b, gpu::GPUModuleOp module,
   Location loc = module.getLoc();
   Type f32 = b.getF32Type();
   int64_t P = chunkedThreadsPerBlock(s), lanes = gpu_detail::stateRowLanes(s);
-  using gpu_detail::workgroupMemRef;
-  SmallVector<Type> workgroup{workgroupMemRef({C * s.d}, f32),
-                              workgroupMemRef({C * s.d}, f32),
-                              workgroupMemRef({C}, f32)};
   gpu_detail::KernelArguments args;
-  gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
-      b, module, s, runtime::KernelId::ChunkOutput, P,
-      {tile::KernelAttr::perTokens(C), s.hq, tile::KernelAttr::kBatch},
-      workgroup, args, C);
+  gpu::GPUFuncOp fn =
+      createF32ChunkKernel(b, module, s, runtime::KernelId::ChunkOutput, C,
+                           s.hq, {C * s.d, C * s.d, C}, args, C);
   Emitter E(b, loc);
   gpu_detail::Tiles t{b, loc, E, P};
   using runtime::KernelArg;

@@ -37,15 +37,10 @@ LogicalResult buildStates(OpBuilder &b, gpu::GPUModuleOp module,
   Location loc = module.getLoc();
   Type f32 = b.getF32Type();
   int64_t P = chunkedThreadsPerBlock(s), lanes = gpu_detail::stateRowLanes(s);
-  using gpu_detail::workgroupMemRef;
-  SmallVector<Type> workgroup{workgroupMemRef({C * s.d}, f32),
-                              workgroupMemRef({C * s.e}, f32),
-                              workgroupMemRef({C}, f32)};
   gpu_detail::KernelArguments args;
-  gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
-      b, module, s, runtime::KernelId::ChunkStates, P,
-      {tile::KernelAttr::perTokens(C), s.h, tile::KernelAttr::kBatch},
-      workgroup, args);
+  gpu::GPUFuncOp fn =
+      createF32ChunkKernel(b, module, s, runtime::KernelId::ChunkStates, C, s.h,
+                           {C * s.d, C * s.e, C}, args, /*chunk=*/0);
   Emitter E(b, loc);
   gpu_detail::Tiles t{b, loc, E, P};
   using runtime::KernelArg;

@@ -23,6 +23,16 @@ using gpu_detail::Emitter;
 using mlir::Type;
 using mlir::Value;
 
+/// The program of an f32 chunked kernel (chunk_states, the f32
+/// chunk_output): grid (chunk, `heads`, sequence), L row lanes of e
+/// columns (chunkedThreadsPerBlock), f32 workgroup arrays of `arrays`
+/// elements; the builder is left at the start of its body.
+mlir::gpu::GPUFuncOp
+createF32ChunkKernel(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
+                     const AttentionKernelSpec &s, runtime::KernelId kernel,
+                     int64_t C, int64_t heads, llvm::ArrayRef<int64_t> arrays,
+                     gpu_detail::KernelArguments &args, int64_t chunk);
+
 /// In a tile kernel, prefix[j] for j < C: the inclusive sums of log_g +
 /// log_gamma (each saturated at kLogGateFloor) over the tokens t0 .. t0 + j
 /// of head h, entries past T repeating the last sum; no barrier.

@@ -19,6 +19,7 @@
 #include "ChunkedCommon.h"
 #include "SymmetricPowerRows.h"
 
+#include "sympow/Compiler/Tile/KernelLaunch.h"
 #include "sympow/Dialect/SymmetricPower.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -32,6 +33,21 @@ using sympow::gpu_detail::Emitter;
 
 namespace sympow {
 namespace chunked {
+
+gpu::GPUFuncOp createF32ChunkKernel(OpBuilder &b, gpu::GPUModuleOp module,
+                                    const AttentionKernelSpec &s,
+                                    runtime::KernelId kernel, int64_t C,
+                                    int64_t heads, ArrayRef<int64_t> arrays,
+                                    gpu_detail::KernelArguments &args,
+                                    int64_t chunk) {
+  SmallVector<Type> workgroup;
+  for (int64_t size : arrays)
+    workgroup.push_back(gpu_detail::workgroupMemRef({size}, b.getF32Type()));
+  return gpu_detail::createTileKernel(
+      b, module, s, kernel, chunkedThreadsPerBlock(s),
+      {tile::KernelAttr::perTokens(C), heads, tile::KernelAttr::kBatch},
+      workgroup, args, chunk);
+}
 
 void stageGatePrefix(gpu_detail::Tiles &t, const AttentionKernelSpec &s,
                      Value logG, Value logGamma, Value batch, Value T, Value h,
@@ -211,7 +227,8 @@ llvm::Error verifyChunkedKernelSpec(const AttentionKernelSpec &spec,
                               "the chunked kernels",
                               spec.p, spec.d));
   // 16-bit inputs: chunk_state_pass and the tile chunk_output, which keep
-  // no whole chunk in workgroup memory. f32: the scalar whole-chunk kernels.
+  // no whole chunk in workgroup memory. f32: chunk_states, chunk_scan and the
+  // f32 chunk_output.
   if (chunkStatePassOf(spec, std::clamp<int64_t>(chunk, 1, kLongestChunk))) {
     if (chunk < 1 || chunk > kLongestChunk || (chunk > 64 && chunk % 16 != 0))
       return fail(llvm::formatv(
@@ -259,7 +276,8 @@ std::vector<std::string> buildChunkedKernels(OpBuilder &builder,
         llvm::report_fatal_error("chunk_counts: the tile lowering failed");
     });
   // The tile kernels are lowered here; they cannot fail on a verified spec.
-  // 16-bit inputs take them all; f32 the scalar whole-chunk kernels.
+  // 16-bit inputs take them all; f32 chunk_states, chunk_scan and the f32
+  // chunk_output.
   if (std::optional<ChunkStatePass> pass = chunkStatePassOf(spec, chunk)) {
     if (spec.rotates())
       emit(runtime::KernelId::ChunkKeys, [&] {

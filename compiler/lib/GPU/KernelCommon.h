@@ -1,7 +1,7 @@
 //===- KernelCommon.h - Pieces every generated kernel uses ------*- C++ -*-===//
 //
-// Types, workgroup arrays, launch metadata (docs/KernelABI.md) and the
-// rotary arithmetic shared by the kernel generators.
+// Types, workgroup arrays and the kernel ABI's arguments (docs/KernelABI.md)
+// shared by the kernel generators.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,30 +69,6 @@ KernelArguments kernelArguments(
 inline int64_t stateRowLanes(const AttentionKernelSpec &spec) {
   return std::max<int64_t>(1, 256 / spec.e);
 }
-
-/// Marks `fn` as a kernel and records its launch (docs/KernelABI.md). Its
-/// workgroup arrays are 16-byte aligned (ldmatrix rows, cp.async chunks);
-/// `minBlocksPerSM` is ptxas' occupancy floor (.minnctapersm): without one
-/// ptxas may pick too few registers for large blocks and spill.
-void setLaunch(mlir::OpBuilder &b, mlir::gpu::GPUFuncOp fn, int64_t threads,
-               int64_t tokensPerBlock, int64_t gridY,
-               int32_t minBlocksPerSM = 1);
-
-/// theta[m] = rate_scale * base^(-2m/r) in f64 for m < r/2, written by
-/// threads tid, tid + threads, ...; the caller places the barrier.
-void emitThetaTable(Emitter &E, const AttentionKernelSpec &spec,
-                    mlir::Value theta, mlir::Value tid, int64_t threads);
-
-/// The dims pair m couples: rotated pairs follow the layout, pairs from r/2
-/// on are consecutive dims past r.
-std::pair<mlir::Value, mlir::Value>
-pairDims(Emitter &E, const AttentionKernelSpec &spec, mlir::Value m);
-
-/// (x0, x1) turned by count * theta[m] when m < r/2 (unchanged otherwise);
-/// the angle is reduced modulo 2*pi in f64 before cos/sin in f32.
-std::pair<mlir::Value, mlir::Value>
-rotatePair(Emitter &E, const AttentionKernelSpec &spec, mlir::Value theta,
-           mlir::Value m, mlir::Value count, mlir::Value x0, mlir::Value x1);
 
 } // namespace sympow::gpu_detail
 

@@ -4,8 +4,8 @@
 // A coordinate of phi^p is a multiset i1 <= ... <= ip of {0..d-1}; SPEC
 // orders them lexicographically. Kernels that touch a state (S, Z) walk a
 // contiguous range of its rows: find the first row of the range by its rank
-// (unrankMultiset), then step (nextMultiset). p is a compile-time constant,
-// so a row is p index Values.
+// (SymmetricPowerTiles' unrankRows), then step (nextMultiset). p is a
+// compile-time constant, so a row is p index Values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,11 +17,6 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace sympow::gpu_detail {
-
-/// The multiset of lexicographic rank `rank` (index), for power p over d.
-/// O(p * d) integer operations.
-llvm::SmallVector<mlir::Value> unrankMultiset(Emitter &E, int64_t p, int64_t d,
-                                              mlir::Value rank);
 
 /// The multiset after `row` in lexicographic order (meaningless after the
 /// last one): the last index below d - 1 grows by one and every index after
@@ -35,10 +30,6 @@ nextMultiset(Emitter &E, int64_t d, mlir::ValueRange row,
 mlir::Value multisetRatio(Emitter &E, mlir::ValueRange row);
 /// sqrt(p! / prod_k m_k!), f32.
 mlir::Value multisetScale(Emitter &E, mlir::ValueRange row);
-
-/// prod_l x[offset + i_l] for an f32 memref x.
-mlir::Value multisetProduct(Emitter &E, mlir::Value x, mlir::Value offset,
-                            mlir::ValueRange row);
 
 } // namespace sympow::gpu_detail
 

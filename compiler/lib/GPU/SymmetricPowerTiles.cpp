@@ -34,10 +34,9 @@ SmallVector<Value> nextRows(Tiles &t, int64_t d, ValueRange row) {
   return nextMultiset(t.E, d, row, [&](int64_t v) { return t.index(v, R); });
 }
 
-/// The multiset of lexicographic rank `rank` (an index tile), as
-/// gpu_detail::unrankMultiset on every element, but each position by a
-/// binary search over the closed-form counts N(a) of the rows from a on:
-/// O(p log d) per element instead of O(p d).
+/// The multiset of lexicographic rank `rank` (an index tile), each position
+/// by a binary search over the closed-form counts N(a) of the rows from a
+/// on: O(p log d) per element (a walk over the candidates took O(p d)).
 SmallVector<Value> unrankRows(Tiles &t, int64_t p, int64_t d, Value rank) {
   Emitter &E = t.E;
   int64_t rounds = 1;

@@ -18,9 +18,8 @@ namespace sympow::gpu_detail {
 /// every element.
 llvm::SmallVector<Value> nextRows(Tiles &t, int64_t d, mlir::ValueRange row);
 
-/// The multiset of lexicographic rank `rank` (an index tile), as
-/// unrankMultiset on every element, each position by a binary search over
-/// closed-form counts: O(p log d) per element instead of O(p d).
+/// The multiset of lexicographic rank `rank` (an index tile), each position
+/// by a binary search over closed-form counts: O(p log d) per element.
 llvm::SmallVector<Value> unrankRows(Tiles &t, int64_t p, int64_t d, Value rank);
 
 /// sqrt(p! / prod_k m_k!) of each row, in `type`.

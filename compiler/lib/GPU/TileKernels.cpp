@@ -264,7 +264,7 @@ Value rotate(Tiles &t, const AttentionKernelSpec &spec, Value dim, Value x,
     m = E.div(dim, t.index(2, R));
   }
   m = E.select(rotated, m, t.index(0, R));
-  // theta_m as emitThetaTable computes it.
+  // theta_m = rate_scale base^(-2m / r), in f64.
   Value mF64 = arith::SIToFPOp::create(
       t.b, t.loc, t.like(m, f64),
       arith::IndexCastOp::create(t.b, t.loc, t.like(m, t.b.getI64Type()), m));

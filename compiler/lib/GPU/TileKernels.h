@@ -119,7 +119,8 @@ struct MatrixTiles {
 /// `count` (f64: a uniform scalar, or a tile of x's layout when each
 /// element has its own count), given each dim's pair partner's value
 /// `partner`: SPEC's R(count) with the layout's pairs, the angle reduced
-/// modulo 2 pi in f64, cos/sin in f32 (as gpu_detail::rotatePair).
+/// modulo 2 pi in f64 (to [0, 2 pi)), cos/sin in f32 (`afn`: the hardware's
+/// approximations, which need no argument reduction on that range).
 Value rotate(Tiles &t, const AttentionKernelSpec &spec, Value dim, Value x,
              Value partner, Value count);
 /// Each dim's pair partner (itself where no rotation applies).

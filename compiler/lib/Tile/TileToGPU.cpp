@@ -615,6 +615,19 @@ struct ColumnSumLowering : OpConversionPattern<ColumnSumOp> {
   const ReductionBuffers &buffers;
 };
 
+/// How segments of adjacent elements (scan, segment_reduce) fall on
+/// threads: R elements a thread, `inThread` of a segment in each of its
+/// `threads` threads.
+struct WarpSegments {
+  int64_t R, inThread, threads;
+
+  template <typename Op> static WarpSegments of(Op op) {
+    int64_t R = perThread(op.getType()), segment = op.getSegment();
+    int64_t inThread = std::min(segment, R);
+    return {R, inThread, segment / inThread};
+  }
+};
+
 /// Segments of adjacent elements: within the thread's R elements first
 /// (a running sum over its slots), then, where a segment spans several
 /// threads, the threads' totals by Kogge-Stone over their lanes (round r
@@ -629,9 +642,7 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
   matchAndRewrite(ScanOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    int64_t R = perThread(op.getType());
-    int64_t inThread = std::min<int64_t>(op.getSegment(), R);
-    int64_t threads = op.getSegment() / inThread;
+    auto [R, inThread, threads] = WarpSegments::of(op);
     bool reverse = op.getReverse();
     auto add = [&](Value x, Value y) {
       return arith::AddFOp::create(rewriter, loc, x, y).getResult();
@@ -692,9 +703,7 @@ struct SegmentReduceLowering : OpConversionPattern<SegmentReduceOp> {
   matchAndRewrite(SegmentReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    int64_t R = perThread(op.getType());
-    int64_t inThread = std::min<int64_t>(op.getSegment(), R);
-    int64_t threads = op.getSegment() / inThread;
+    auto [R, inThread, threads] = WarpSegments::of(op);
     bool max = op.getKind() == ReduceKind::max;
     auto combine = [&](Value x, Value y) -> Value {
       if (max)

@@ -177,12 +177,13 @@ KernelEstimate tileAttention(const Sizes &z, const AttentionTile &tile) {
            int(tile.sharedBytes(int64_t(z.d), int64_t(z.e)))}};
 }
 
-/// attention: blocks of 64 queries (tensor cores) walking back over key
-/// tiles of 64; block i visits i + 1 tiles.
+/// attention in f32 FMA (AttentionFma.cpp: f32 layers, the relative
+/// schedules, what the tile kernel does not take): blocks of 64 queries
+/// walking back over key tiles of 64; block i visits i + 1 tiles.
 KernelEstimate attention(const Sizes &z) {
   const double bt = 64, tile = bt * bt;
   double n = std::ceil(z.T / bt);
-  double threads = z.tensorCores ? 128 : 256;
+  double threads = 256;
   OpCounts perTile;
   perTile.globalLoads = u(bt * (z.d + z.e) * z.s / 16 + 96);
   perTile.globalLoadBytes = u(bt * (z.d + z.e) * z.s + 768);
@@ -203,27 +204,17 @@ KernelEstimate attention(const Sizes &z) {
     perTile.sfu += u(81 * z.d);
     perTile.intAlu += u(625 * z.d);
   }
-  if (z.tensorCores) {
-    double qk = z.learned ? 3 : 1; // hi + lo rotated Q and K
-    perTile.mma[int(MmaShape::M16N8K16F16)] =
-        u(bt / 16 * (qk * z.d / 16 * bt / 8 + bt / 16 * z.e / 8) * 1);
-    perTile.ldmatrix = perTile.mma[0];
-  } else {
-    perTile.fp32Fma += u(tile * (z.d + z.e));
-  }
+  perTile.fp32Fma += u(tile * (z.d + z.e));
   double tiles = z.B * z.Hq * n * (n + 1) / 2;
   OpCounts total = times(perTile, tiles);
   OpCounts heaviest = times(perTile, n);
   return {"attention",
           launch({g(n), g(z.Hq), g(z.B)}, g(threads), total, heaviest,
                  inputBytes(z), outputBytes(z)),
-          // ptxas' registers: its own choice (tensor cores 140, rotated
-          // 178; scalar 110) under the cap of the blocks per SM it is held
-          // to (attentionBlocksPerSM).
+          // ptxas' registers: its own choice (110) under the cap of the
+          // blocks per SM it is held to (kAttentionFmaBlocksPerSM).
           {int(std::min<int64_t>(
-               z.tensorCores ? (z.rotates ? 178 : 140) : 110,
-               registerCap(attentionBlocksPerSM(z.tensorCores, z.rotates),
-                           int64_t(threads)))),
+               110, registerCap(kAttentionFmaBlocksPerSM, int64_t(threads)))),
            37376}};
 }
 

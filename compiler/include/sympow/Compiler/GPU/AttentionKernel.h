@@ -25,9 +25,10 @@ namespace sympow {
 
 /// How the score and output products are computed.
 enum class AttentionPath {
-  Auto,   // tensor cores for bf16/f16 with an absolute schedule, else scalar
-  Scalar, // f32 FMA (full f32 accuracy; any dtype, any schedule)
-  Mma,    // nvgpu.ldmatrix + mma.sync m16n8k16, f32 accumulation
+  Auto,   // the tensor-core tile kernel where it applies, else scalar
+  Scalar, // the FMA kernel: f32 (full f32 accuracy; any dtype, schedule)
+  Mma,    // the tile kernel: warpgroup MMAs (wgmma on sm_90a, mma.sync
+          // before), f32 accumulation
 };
 
 /// One variant of the attention-formulation kernel. Everything here is a
@@ -79,14 +80,7 @@ struct AttentionKernelSpec {
 
 /// Threads that share one query row on the scalar path.
 int64_t attentionThreadsPerRow(const AttentionKernelSpec &spec);
-/// bf16 with uniform/learned rotation on the tensor-core path: the rotated Q
-/// and K are kept as hi + lo bf16 pairs (Q.K = hi.hi + hi.lo + lo.hi), so
-/// rotation adds no rounding beyond the inputs'.
-bool attentionSplitsRotatedTiles(const AttentionKernelSpec &spec);
-/// K/V tile buffers: 2 on the tensor-core path when they fit (the next key
-/// tile is copied while this one is computed), else 1.
-int64_t attentionTileBuffers(const AttentionKernelSpec &spec);
-/// Static workgroup memory per block, in bytes.
+/// Workgroup memory per block, in bytes.
 int64_t attentionSharedBytes(const AttentionKernelSpec &spec);
 
 /// The checks every kernel generator shares: p, head dims, head counts,
@@ -110,8 +104,8 @@ llvm::Expected<AttentionKernelSpec> parseAttentionVariant(llvm::StringRef text);
 /// Emits `gpu.func @<name> kernel` into `module` following docs/KernelABI.md:
 /// buffers q, k, v, [log_g], [log_gamma], [beta], y as memref<?xT>, then i64
 /// B, T; grid (ceil(T / tokens), Hq, B). The spec must verify. Variants the
-/// tile kernel takes (attentionTileOf) come from it (AttentionTile.cpp), the
-/// rest from the hand-built generator.
+/// tensor-core tile kernel takes (attentionTileOf) come from it
+/// (AttentionTile.cpp), the rest from the FMA kernel (AttentionFma.cpp).
 mlir::gpu::GPUFuncOp buildAttentionKernel(mlir::OpBuilder &builder,
                                           mlir::gpu::GPUModuleOp module,
                                           const AttentionKernelSpec &spec,
@@ -129,6 +123,13 @@ void buildAttentionKernels(mlir::OpBuilder &builder,
 /// AttentionTile.h), or none: 16-bit, no relative schedule, not the scalar
 /// path, and blocks of its 64 queries where the spec names a block.
 std::optional<AttentionTile> attentionTileOf(const AttentionKernelSpec &spec);
+
+/// The attention formulation in f32 FMA, a tile kernel built and lowered to
+/// a plain gpu.func named "attention" (AttentionFma.cpp): f32 layers, the
+/// relative schedules, and what the tensor-core kernel does not take.
+mlir::LogicalResult buildAttentionFma(mlir::OpBuilder &builder,
+                                      mlir::gpu::GPUModuleOp module,
+                                      const AttentionKernelSpec &spec);
 
 /// The attention formulation as a tile kernel, built and lowered to a plain
 /// gpu.func named "attention"; the spec must have an attentionTileOf. A

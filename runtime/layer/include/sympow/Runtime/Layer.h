@@ -56,11 +56,11 @@ struct LayerVariant {
   /// formulation runs chunk_states + chunk_scan instead
   /// (sympow/Support/ChunkStatePass.h).
   std::optional<ChunkStatePass> chunkStatePass() const;
-  /// How the tile chunk_output splits a chunk, or none where it keeps its
-  /// whole-chunk kernels (sympow/Support/ChunkOutputTile.h).
+  /// How the 16-bit chunk_output splits a chunk, or none where the f32
+  /// kernels run (sympow/Support/ChunkOutputTile.h).
   std::optional<ChunkOutputTile> chunkOutputTile() const;
-  /// How the tile attention kernel takes the layer, or none where the
-  /// hand-built one runs it (sympow/Support/AttentionTile.h).
+  /// How the tensor-core attention kernel takes the layer, or none where the
+  /// FMA kernel runs it (sympow/Support/AttentionTile.h).
   std::optional<AttentionTile> attentionTile() const;
   /// Whether the attention formulation rotates q and k once before its
   /// kernel (chunk_counts, rotate_qk): the tile kernel of a rotating layer.

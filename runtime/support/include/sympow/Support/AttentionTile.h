@@ -93,8 +93,8 @@ struct AttentionTile {
 /// angles are no prefix sums), head dims in whole 8-element runs, [V | 1]
 /// within one MMA's N (256). Arrays past the static 48 KiB (d = 256, or
 /// rotated d = 128 with e > 104) are dynamic shared memory: those kernels
-/// hold one program per SM anyway (minProgramsPerSM). Others keep the
-/// hand-built kernel (compiler/lib/GPU/AttentionKernel.cpp).
+/// hold one program per SM anyway (minProgramsPerSM). Others run the FMA
+/// kernel (compiler/lib/GPU/AttentionFma.cpp).
 inline std::optional<AttentionTile> attentionTile(bool sixteenBit, bool rotates,
                                                   bool relativeSchedule,
                                                   int64_t d, int64_t e) {

@@ -46,18 +46,10 @@ constexpr int64_t vectorRun(int64_t width, int64_t elementBytes) {
   return L;
 }
 
-/// Blocks per SM that ptxas must fit for the attention kernel: four of its
-/// 128-thread tensor-core blocks (a cap of 128 registers, which ptxas
-/// meets for unrotated q and k with the SASS it gave at 140) where no
-/// rotation is applied, three where one is (168: 122 to 166 registers
-/// without spills over the rotated sweep, where its own choice at two
-/// blocks was up to 178; rotated tiles spilled 8 to 76 bytes at 128), and
-/// two for the 256-thread scalar path.
-constexpr int32_t attentionBlocksPerSM(bool tensorCores, bool rotates) {
-  if (!tensorCores)
-    return 2;
-  return rotates ? 3 : 4;
-}
+/// Blocks per SM that ptxas must fit for the FMA attention kernel (its
+/// 256-thread blocks; the tensor-core tile kernel says its own,
+/// AttentionTile::minProgramsPerSM).
+constexpr int32_t kAttentionFmaBlocksPerSM = 2;
 
 /// The registers a thread may take when `blocks` blocks of `threads` share
 /// an SM's 65536 (ptxas allocates them in multiples of 8, at most 255 a
