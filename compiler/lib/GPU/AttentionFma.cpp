@@ -156,12 +156,10 @@ void emitThetaTable(Program &K) {
   if (!K.s.rotates())
     return;
   double logBase = std::log(K.s.rotaryBase);
-  for (int64_t from = 0; from < K.half(); from += t.threads) {
-    Value m = E.add(t.range(), t.index(from));
+  t.forEachItem(K.half(), [&](Value m, Value live) {
     Value frac = E.mul(K.toF64(m), K.f64s(-2.0 * logBase / K.r));
-    t.store(E.mul(K.f64s(K.s.rateScale), E.exp(frac)), K.theta, m,
-            E.ult(m, t.index(K.half())));
-  }
+    t.store(E.mul(K.f64s(K.s.rateScale), E.exp(frac)), K.theta, m, live);
+  });
   gpu::BarrierOp::create(E.b, E.loc);
 }
 
@@ -186,9 +184,7 @@ void emitLoadTile(Program &K, Value src, int64_t heads, Value head, int64_t dim,
   gpu_detail::Tiles &t = K.t;
   Type f32 = E.b.getF32Type();
   int64_t pairs = dim / 2, half = K.half();
-  for (int64_t from = 0; from < K.bt * pairs; from += t.threads) {
-    Value item = E.add(t.range(), t.index(from));
-    Value live = E.ult(item, t.index(K.bt * pairs));
+  t.forEachItem(K.bt * pairs, [&](Value item, Value live) {
     Value row = E.div(item, t.index(pairs));
     Value m = E.rem(item, t.index(pairs));
     Value a = E.mul(m, t.index(2)), b = E.add(a, t.index(1));
@@ -219,7 +215,7 @@ void emitLoadTile(Program &K, Value src, int64_t heads, Value head, int64_t dim,
     Value at = E.mul(row, t.index(dim));
     t.store(xa, dst, E.add(at, a), live);
     t.store(xb, dst, E.add(at, b), live);
-  }
+  });
 }
 
 /// Warped/blend: cos and sin of w(age) theta_m for the 2 BT - 1 ages a
@@ -230,9 +226,7 @@ void emitRelativeTable(Program &K, Value k0) {
   gpu_detail::Tiles &t = K.t;
   int64_t half = K.half(), ages = 2 * K.bt - 1;
   Value L = K.f64s(static_cast<double>(K.s.length));
-  for (int64_t from = 0; from < ages * half; from += t.threads) {
-    Value item = E.add(t.range(), t.index(from));
-    Value live = E.ult(item, t.index(ages * half));
+  t.forEachItem(ages * half, [&](Value item, Value live) {
     Value idx = E.div(item, t.index(half));
     Value m = E.rem(item, t.index(half));
     Value age = K.toF64(
@@ -250,7 +244,7 @@ void emitRelativeTable(Program &K, Value k0) {
     Value at = E.add(E.mul(idx, t.index(half + 1)), m);
     t.store(cs, K.cosTable, at, live);
     t.store(sn, K.sinTable, at, live);
-  }
+  });
 }
 
 /// The running maximum update: (m_new, shift), shift the value subtracted

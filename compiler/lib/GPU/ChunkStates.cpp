@@ -73,25 +73,21 @@ LogicalResult buildStates(OpBuilder &b, gpu::GPUModuleOp module,
   gpu::BarrierOp::create(b, loc);
   Value last = E.load(weights, {E.idx(C - 1)});
   gpu::BarrierOp::create(b, loc);
-  for (int64_t from = 0; from < C; from += P) {
-    Value j = E.add(thread, t.index(from));
-    Value inChunk = E.ult(j, t.index(C));
+  t.forEachItem(C, [&](Value j, Value inChunk) {
     Value g = t.load(weights, j, inChunk);
     Value w = E.select(E.ult(j, t.splat(valid)), E.exp(E.sub(t.splat(last), g)),
                        t.constant(f32, 0.0));
     t.store(w, weights, j, inChunk);
-  }
+  });
   t.store(t.splat(last), decay, t.splat(chunkOffset(1)), first);
   stageRotatedRows(t, s, k, s.h, h, batch, T, t0, C, counts, h, 1.0, keys);
   Value vBase = gpu_detail::tokenOffset(E, batch, T, t0, s.h, h, s.e);
-  for (int64_t from = 0; from < C * s.e; from += P) {
-    Value item = E.add(thread, t.index(from));
+  t.forEachItem(C * s.e, [&](Value item, Value inTile) {
     Value j = E.div(item, t.index(s.e)), c = E.rem(item, t.index(s.e));
-    Value inTile = E.ult(item, t.index(C * s.e));
     Value live = t.logicalAnd(inTile, E.ult(j, t.splat(valid)));
     Value at = E.add(E.add(t.splat(vBase), E.mul(j, t.index(s.h * s.e))), c);
     t.store(t.convert(t.load(v, at, live), f32), values, item, inTile);
-  }
+  });
   gpu::BarrierOp::create(b, loc);
 
   // Thread (lane, column): its rows step by one multiset at a time from the

@@ -43,10 +43,12 @@ gpu::GPUFuncOp createF32ChunkKernel(OpBuilder &b, gpu::GPUModuleOp module,
   SmallVector<Type> workgroup;
   for (int64_t size : arrays)
     workgroup.push_back(gpu_detail::workgroupMemRef({size}, b.getF32Type()));
-  return gpu_detail::createTileKernel(
+  gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, kernel, chunkedThreadsPerBlock(s),
       {tile::KernelAttr::perTokens(C), heads, tile::KernelAttr::kBatch},
       workgroup, args, chunk);
+  tile::setMinBlocksPerSM(fn, kF32ChunkBlocksPerSM);
+  return fn;
 }
 
 void stageGatePrefix(gpu_detail::Tiles &t, const AttentionKernelSpec &s,
@@ -88,12 +90,9 @@ void stageRotatedRows(gpu_detail::Tiles &t, const AttentionKernelSpec &s,
                       Value countsHead, double factor, Value rows) {
   Emitter &E = t.E;
   Type f32 = t.b.getF32Type();
-  Value thread = t.range();
-  for (int64_t from = 0; from < C * s.d; from += t.threads) {
-    Value item = E.add(thread, t.index(from));
+  t.forEachItem(C * s.d, [&](Value item, Value inTile) {
     Value j = E.div(item, t.index(s.d)), dim = E.rem(item, t.index(s.d));
     Value token = E.add(t.splat(t0), j);
-    Value inTile = E.ult(item, t.index(C * s.d));
     Value live = t.logicalAnd(inTile, E.ult(token, t.splat(T)));
     Value row =
         E.mul(E.add(E.mul(E.add(E.mul(t.splat(batch), t.splat(T)), token),
@@ -114,7 +113,7 @@ void stageRotatedRows(gpu_detail::Tiles &t, const AttentionKernelSpec &s,
                              t.load(counts, countAt, live));
     }
     t.store(x, rows, item, inTile);
-  }
+  });
 }
 
 Value tokenGates(gpu_detail::Tiles &t, const AttentionKernelSpec &s, Value logG,

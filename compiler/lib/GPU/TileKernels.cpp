@@ -129,6 +129,23 @@ Value Tiles::eq(Value x, Value y) {
   return E.cmpi(arith::CmpIPredicate::eq, x, y);
 }
 
+void Tiles::forEachItem(int64_t count,
+                        llvm::function_ref<void(Value item, Value live)> body) {
+  auto piece = [&](Value first) {
+    Value item = first ? E.add(range(), splat(first)) : range();
+    body(item, E.ult(item, index(count)));
+  };
+  if (count <= threads) {
+    piece(Value());
+    return;
+  }
+  E.forLoop(E.idx(0), E.idx(count), E.idx(threads), {},
+            [&](Value first, ValueRange) {
+              piece(first);
+              return SmallVector<Value>{};
+            });
+}
+
 RankedTensorType MatrixTiles::accumulator(int64_t rows, int64_t cols) {
   return RankedTensorType::get(
       {rows, cols}, b.getF32Type(),

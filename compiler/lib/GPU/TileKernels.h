@@ -63,6 +63,12 @@ struct Tiles {
   /// null: no mask).
   Value logicalAnd(Value x, Value y);
   Value eq(Value x, Value y);
+  /// body(item, live) over the items 0 .. count - 1, one a thread, in
+  /// pieces of `threads`: an scf.for over the pieces where there are
+  /// several (unrolled, their copies let ptxas hoist every piece's loads
+  /// and hold far more registers); `live` is item < count.
+  void forEachItem(int64_t count,
+                   llvm::function_ref<void(Value item, Value live)> body);
 };
 
 /// Matrix tiles of one kernel in the mma.sync layouts (docs/TileIR.md,

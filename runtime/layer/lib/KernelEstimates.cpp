@@ -277,7 +277,7 @@ KernelEstimate chunkStates(const Sizes &z, double C) {
                    launch({g(N), g(z.H), g(z.B)}, 256, times(b, blocks), b,
                           z.B * z.T * z.H * ((z.d + z.e) * z.s + 4),
                           blocks * 4 * (z.D * E1 + 1)),
-                   {72, 37120}};
+                   {int(registerCap(kF32ChunkBlocksPerSM, 256)), 37120}};
   return k;
 }
 
@@ -480,7 +480,7 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
                    launch({g(N), g(z.Hq), g(z.B)}, 256, times(b, blocks), b,
                           inputBytes(z) + N * z.H * z.B * 4 * z.D * E1,
                           outputBytes(z)),
-                   {74, 47104}};
+                   {int(registerCap(kF32ChunkBlocksPerSM, 256)), 47104}};
   return k;
 }
 

@@ -51,6 +51,12 @@ constexpr int64_t vectorRun(int64_t width, int64_t elementBytes) {
 /// AttentionTile::minProgramsPerSM).
 constexpr int32_t kAttentionFmaBlocksPerSM = 2;
 
+/// Blocks per SM that ptxas must fit for chunk_states and the f32
+/// chunk_output (256 threads: 80 registers, which they meet without spills
+/// on sm_80 and sm_90a; without a floor ptxas took 117 and 153 at p = 2,
+/// d = e = 64, one or two blocks per SM).
+constexpr int32_t kF32ChunkBlocksPerSM = 3;
+
 /// The registers a thread may take when `blocks` blocks of `threads` share
 /// an SM's 65536 (ptxas allocates them in multiples of 8, at most 255 a
 /// thread).
