@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ChunkedCommon.h"
 #include "KernelCommon.h"
 #include "TileKernels.h"
 
@@ -66,11 +67,10 @@ struct Program {
         arith::IndexCastOp::create(E.b, E.loc, t.like(x, E.b.getI64Type()), x);
     return arith::SIToFPOp::create(E.b, E.loc, t.like(x, E.b.getF64Type()), i);
   }
-  /// Flat offset of [b, tok, head, 0] of a [B, T, heads, dim] tensor, for
-  /// a tile of tokens.
-  Value tokenRow(Value tok, int64_t heads, Value head, int64_t dim) {
-    Value bt = E.add(t.splat(E.mul(batch, T)), tok);
-    return E.mul(E.add(E.mul(bt, t.index(heads)), t.splat(head)), t.index(dim));
+  /// Flat offsets of [b, t0 + j, head, 0] of a [B, T, heads, dim] tensor,
+  /// for an index tile j.
+  Value tokenRow(Value t0, Value j, int64_t heads, Value head, int64_t dim) {
+    return gpu_detail::tokenOffsets(t, batch, T, t0, j, heads, head, dim);
   }
 };
 
@@ -87,22 +87,18 @@ void emitTilePrefix(Program &K, Value k0) {
   Type f32 = E.b.getF32Type(), f64 = E.b.getF64Type();
   Value j = t.range();
   Value inTile = E.ult(j, t.index(K.bt));
-  Value tok = E.add(t.splat(k0), j);
-  Value live = t.logicalAnd(inTile, E.ult(tok, t.splat(K.T)));
-  Value at = K.tokenRow(tok, K.s.h, K.h, 1);
+  // Tokens k0 + j before T (k0 < T: a key tile starts at or before q0).
+  Value count = E.min(E.idx(K.bt), E.sub(K.T, k0));
   if (K.gates()) {
-    Value g = t.constant(f32, 0.0);
-    if (K.s.hasLogG())
-      g = t.load(K.logG, at, live);
-    if (K.s.hasLogGamma())
-      g = E.add(g, t.splat(K.gammaH));
-    g = E.max(g, t.constant(f32, gpu_detail::kLogGateFloor));
-    g = E.select(live, E.mul(g, t.constant(f32, M_LOG2E)),
-                 t.constant(f32, 0.0));
-    t.store(g, K.stageG, j, inTile);
+    Value g = chunked::tokenGates(t, K.s, K.logG, K.gammaH, K.batch, K.T, K.h,
+                                  k0, count);
+    t.store(E.mul(g, t.constant(f32, M_LOG2E)), K.stageG, j, inTile);
   }
-  if (K.learned())
+  if (K.learned()) {
+    Value live = E.ult(j, t.splat(count));
+    Value at = K.tokenRow(k0, j, K.s.h, K.h, 1);
     t.store(t.convert(t.load(K.beta, at, live), f64), K.stageC, j, inTile);
+  }
   gpu::BarrierOp::create(E.b, E.loc);
   SmallVector<Value> inits;
   if (K.gates())
@@ -196,7 +192,7 @@ void emitLoadTile(Program &K, Value src, int64_t heads, Value head, int64_t dim,
     }
     Value tok = E.add(t.splat(t0), row);
     Value valid = t.logicalAnd(live, E.ult(tok, t.splat(K.T)));
-    Value base = K.tokenRow(tok, heads, head, dim);
+    Value base = K.tokenRow(t0, row, heads, head, dim);
     Value xa = t.convert(t.load(src, E.add(base, a), valid), f32);
     Value xb = t.convert(t.load(src, E.add(base, b), valid), f32);
     if (rotate) {
@@ -433,7 +429,7 @@ void emitBody(Program &K) {
   Value den = state[1];
   Value inv = E.select(E.cmpf(arith::CmpFPredicate::OGT, den, K.f32s(0.0)),
                        E.div(K.f32s(1.0), den), K.f32s(0.0));
-  Value base = K.tokenRow(i, s.hq, K.hq, s.e);
+  Value base = K.tokenRow(K.q0, row, s.hq, K.hq, s.e);
   Value inside = E.ult(i, t.splat(K.T));
   for (int64_t sl = 0; sl < outSlots; ++sl)
     t.store(t.convert(E.mul(state[2 + sl], inv), K.elem), K.y,
@@ -484,36 +480,29 @@ LogicalResult buildAttentionFma(OpBuilder &b, gpu::GPUModuleOp module,
   auto array = [&](int at) { return at < 0 ? Value() : Value(wg[at]); };
   using runtime::KernelArg;
   gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
-  Program K{s,
-            E,
-            t,
-            bt,
-            r,
-            tpr,
-            gpu_detail::elementType(ctx, s.dtype),
-            args.get(fn, KernelArg::Q),
-            args.get(fn, KernelArg::K),
-            args.get(fn, KernelArg::V),
-            args.get(fn, KernelArg::LogG),
-            args.get(fn, KernelArg::LogGamma),
-            args.get(fn, KernelArg::Beta),
-            args.get(fn, KernelArg::Y),
-            args.seqLen(b, fn),
-            ids.z,
-            ids.y,
-            E.div(ids.y, E.idx(s.hq / s.h)),
-            E.mul(ids.x, E.idx(bt)),
-            ids.x,
-            wg[0],
-            wg[1],
-            array(pgAt),
-            array(pcAt),
-            array(thetaAt),
-            array(cosAt),
-            array(sinAt),
-            array(stageGAt),
-            array(stageCAt),
-            Value()};
+  Program K{s, E, t, bt, r, tpr, gpu_detail::elementType(ctx, s.dtype)};
+  K.q = args.get(fn, KernelArg::Q);
+  K.k = args.get(fn, KernelArg::K);
+  K.v = args.get(fn, KernelArg::V);
+  K.logG = args.get(fn, KernelArg::LogG);
+  K.logGamma = args.get(fn, KernelArg::LogGamma);
+  K.beta = args.get(fn, KernelArg::Beta);
+  K.y = args.get(fn, KernelArg::Y);
+  K.T = args.seqLen(b, fn);
+  K.batch = ids.z;
+  K.hq = ids.y;
+  K.h = E.div(ids.y, E.idx(s.hq / s.h));
+  K.qt = ids.x;
+  K.q0 = E.mul(ids.x, E.idx(bt));
+  K.kTile = wg[0];
+  K.vTile = wg[1];
+  K.pg = array(pgAt);
+  K.pc = array(pcAt);
+  K.theta = array(thetaAt);
+  K.cosTable = array(cosAt);
+  K.sinTable = array(sinAt);
+  K.stageG = array(stageGAt);
+  K.stageC = array(stageCAt);
   if (s.hasLogGamma())
     K.gammaH = E.load(K.logGamma, {K.h});
   emitThetaTable(K);

@@ -64,9 +64,10 @@ LogicalResult buildOutputF32(OpBuilder &b, gpu::GPUModuleOp module,
   stageRotatedRows(t, s, k, s.h, h, batch, T, t0, C, counts, h, 1.0, ks);
   gpu::BarrierOp::create(b, loc);
 
+  // [b, n, h] of the chunk arrays: tokenOffset with N chunks for T tokens.
   Value chunks = E.div(E.add(T, E.idx(C - 1)), E.idx(C));
-  Value bnh = E.add(E.mul(E.add(E.mul(batch, chunks), n), E.idx(s.h)), h);
-  Value sBase = E.mul(bnh, E.idx(dim * s.e)), zBase = E.mul(bnh, E.idx(dim));
+  Value sBase = gpu_detail::tokenOffset(E, batch, chunks, n, s.h, h, dim * s.e);
+  Value zBase = gpu_detail::tokenOffset(E, batch, chunks, n, s.h, h, dim);
   Value thread = t.range();
   Value lane = E.div(thread, t.index(s.e));
   Value column = E.rem(thread, t.index(s.e));
@@ -166,12 +167,8 @@ LogicalResult buildOutputF32(OpBuilder &b, gpu::GPUModuleOp module,
     Value yv = E.select(nonzero, E.div(num, E.select(nonzero, den, f32s(1.0))),
                         f32s(0.0));
     Value token = E.add(t.splat(t0), i);
-    Value yAt =
-        E.add(E.mul(E.add(E.mul(E.add(E.mul(t.splat(batch), t.splat(T)), token),
-                                t.index(s.hq)),
-                          t.splat(hq)),
-                    t.index(s.e)),
-              column);
+    Value yAt = E.add(
+        gpu_detail::tokenOffsets(t, batch, T, t0, i, s.hq, hq, s.e), column);
     t.store(t.convert(yv, cast<MemRefType>(y.getType()).getElementType()), y,
             yAt, t.logicalAnd(rowLive, E.ult(token, t.splat(T))));
     return SmallVector<Value>{};

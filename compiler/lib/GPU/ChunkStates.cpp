@@ -61,10 +61,10 @@ LogicalResult buildStates(OpBuilder &b, gpu::GPUModuleOp module,
   Value valid = E.min(E.idx(C), E.sub(T, t0));
   Value thread = t.range();
   Value first = t.eq(thread, t.index(0));
+  // [b, n, h] of the chunk arrays: tokenOffset with N chunks for T tokens.
   Value chunks = E.div(E.add(T, E.idx(C - 1)), E.idx(C));
   auto chunkOffset = [&](int64_t width) {
-    Value bn = E.add(E.mul(batch, chunks), n);
-    return E.mul(E.add(E.mul(bn, E.idx(s.h)), h), E.idx(width));
+    return gpu_detail::tokenOffset(E, batch, chunks, n, s.h, h, width);
   };
 
   // The weights: G_j first, then exp(G_last - G_j) (0 past T); decay_n =
@@ -81,11 +81,11 @@ LogicalResult buildStates(OpBuilder &b, gpu::GPUModuleOp module,
   });
   t.store(t.splat(last), decay, t.splat(chunkOffset(1)), first);
   stageRotatedRows(t, s, k, s.h, h, batch, T, t0, C, counts, h, 1.0, keys);
-  Value vBase = gpu_detail::tokenOffset(E, batch, T, t0, s.h, h, s.e);
   t.forEachItem(C * s.e, [&](Value item, Value inTile) {
     Value j = E.div(item, t.index(s.e)), c = E.rem(item, t.index(s.e));
     Value live = t.logicalAnd(inTile, E.ult(j, t.splat(valid)));
-    Value at = E.add(E.add(t.splat(vBase), E.mul(j, t.index(s.h * s.e))), c);
+    Value at =
+        E.add(gpu_detail::tokenOffsets(t, batch, T, t0, j, s.h, h, s.e), c);
     t.store(t.convert(t.load(v, at, live), f32), values, item, inTile);
   });
   gpu::BarrierOp::create(b, loc);

@@ -94,20 +94,15 @@ void stageRotatedRows(gpu_detail::Tiles &t, const AttentionKernelSpec &s,
     Value j = E.div(item, t.index(s.d)), dim = E.rem(item, t.index(s.d));
     Value token = E.add(t.splat(t0), j);
     Value live = t.logicalAnd(inTile, E.ult(token, t.splat(T)));
-    Value row =
-        E.mul(E.add(E.mul(E.add(E.mul(t.splat(batch), t.splat(T)), token),
-                          t.index(heads)),
-                    t.splat(head)),
-              t.index(s.d));
+    Value row = gpu_detail::tokenOffsets(t, batch, T, t0, j, heads, head, s.d);
     auto read = [&](Value at) {
       Value x = t.convert(t.load(src, E.add(row, at), live), f32);
       return factor == 1.0 ? x : E.mul(x, t.constant(f32, factor));
     };
     Value x = read(dim);
     if (s.rotates()) {
-      Value countAt = E.add(
-          E.mul(E.add(E.mul(t.splat(batch), t.splat(T)), token), t.index(s.h)),
-          t.splat(countsHead));
+      Value countAt =
+          gpu_detail::tokenOffsets(t, batch, T, t0, j, s.h, countsHead, 1);
       x = gpu_detail::rotate(t, s, dim, x,
                              read(gpu_detail::partnerDim(t, s, dim)),
                              t.load(counts, countAt, live));
@@ -131,10 +126,7 @@ Value tokenGates(gpu_detail::Tiles &t, const AttentionKernelSpec &s, Value logG,
   Value lg =
       gamma ? t.splat(gamma, perThread) : t.constant(f32, 0.0, perThread);
   if (logG) {
-    Value at =
-        E.add(t.splat(gpu_detail::tokenOffset(E, batch, T, first, s.h, h, 1),
-                      perThread),
-              E.mul(j, t.index(s.h, perThread)));
+    Value at = gpu_detail::tokenOffsets(t, batch, T, first, j, s.h, h, 1);
     lg = E.add(lg, t.load(logG, at, live));
   }
   lg = E.max(lg, t.constant(f32, gpu_detail::kLogGateFloor, perThread));

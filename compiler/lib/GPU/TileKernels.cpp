@@ -243,6 +243,14 @@ Value MatrixTiles::normalizeRows(Value acc, int64_t column,
       b, loc, acc, repeat(inverse, cast<RankedTensorType>(acc.getType())));
 }
 
+Value tokenOffsets(Tiles &t, Value batch, Value T, Value t0, Value j,
+                   int64_t heads, Value head, int64_t width) {
+  Emitter &E = t.E;
+  int64_t R = Tiles::perThread(j);
+  return E.add(t.splat(tokenOffset(E, batch, T, t0, heads, head, width), R),
+               E.mul(j, t.index(heads * width, R)));
+}
+
 Value partnerDim(Tiles &t, const AttentionKernelSpec &spec, Value dim) {
   Emitter &E = t.E;
   if (!spec.rotates())

@@ -121,6 +121,11 @@ struct MatrixTiles {
                       mlir::RankedTensorType rowType);
 };
 
+/// Flat offsets of [b, t0 + j, head, 0] in a [B, T, heads, width] tensor,
+/// for an index tile j (tokenOffset of the first token, then j rows on).
+Value tokenOffsets(Tiles &t, Value batch, Value T, Value t0, Value j,
+                   int64_t heads, Value head, int64_t width);
+
 /// The f32 tile x of dims `dim` (an index tile) of a vector rotated by
 /// `count` (f64: a uniform scalar, or a tile of x's layout when each
 /// element has its own count), given each dim's pair partner's value
