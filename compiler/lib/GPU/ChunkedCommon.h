@@ -26,7 +26,9 @@ using mlir::Value;
 /// The program of an f32 chunked kernel (chunk_states, the f32
 /// chunk_output): grid (chunk, `heads`, sequence), L row lanes of e
 /// columns (chunkedThreadsPerBlock), f32 workgroup arrays of `arrays`
-/// elements; the builder is left at the start of its body.
+/// elements, held to kF32ChunkBlocksPerSM (chunk_states) or
+/// kF32ChunkOutputBlocksPerSM blocks per SM; the builder is left at the
+/// start of its body.
 mlir::gpu::GPUFuncOp
 createF32ChunkKernel(mlir::OpBuilder &b, mlir::gpu::GPUModuleOp module,
                      const AttentionKernelSpec &s, runtime::KernelId kernel,

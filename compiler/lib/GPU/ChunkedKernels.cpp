@@ -47,7 +47,9 @@ gpu::GPUFuncOp createF32ChunkKernel(OpBuilder &b, gpu::GPUModuleOp module,
       b, module, s, kernel, chunkedThreadsPerBlock(s),
       {tile::KernelAttr::perTokens(C), heads, tile::KernelAttr::kBatch},
       workgroup, args, chunk);
-  tile::setMinBlocksPerSM(fn, kF32ChunkBlocksPerSM);
+  tile::setMinBlocksPerSM(fn, kernel == runtime::KernelId::ChunkOutput
+                                   ? kF32ChunkOutputBlocksPerSM
+                                   : kF32ChunkBlocksPerSM);
   return fn;
 }
 

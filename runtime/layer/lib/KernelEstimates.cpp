@@ -480,7 +480,7 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
                    launch({g(N), g(z.Hq), g(z.B)}, 256, times(b, blocks), b,
                           inputBytes(z) + N * z.H * z.B * 4 * z.D * E1,
                           outputBytes(z)),
-                   {int(registerCap(kF32ChunkBlocksPerSM, 256)), 47104}};
+                   {int(registerCap(kF32ChunkOutputBlocksPerSM, 256)), 47104}};
   return k;
 }
 

@@ -51,11 +51,17 @@ constexpr int64_t vectorRun(int64_t width, int64_t elementBytes) {
 /// AttentionTile::minProgramsPerSM).
 constexpr int32_t kAttentionFmaBlocksPerSM = 2;
 
-/// Blocks per SM that ptxas must fit for chunk_states and the f32
-/// chunk_output (256 threads: 80 registers, which they meet without spills
-/// on sm_80 and sm_90a; without a floor ptxas took 117 and 153 at p = 2,
-/// d = e = 64, one or two blocks per SM).
+/// Blocks per SM that ptxas must fit for chunk_states (256 threads: 80
+/// registers, which it meets without spills on sm_80 and sm_90a; without a
+/// floor ptxas took 117 at p = 2, d = e = 64, two blocks per SM).
 constexpr int32_t kF32ChunkBlocksPerSM = 3;
+
+/// Blocks per SM for the f32 chunk_output (256 threads: 128 registers; it
+/// takes 153 without a floor). At three blocks (80 registers) it met the
+/// cap only by the order the host compiler emitted its ops in: built by
+/// clang, whose arguments are evaluated left to right where gcc goes right
+/// to left, the learned-rotation variant spilled 24 bytes on sm_90a.
+constexpr int32_t kF32ChunkOutputBlocksPerSM = 2;
 
 /// The registers a thread may take when `blocks` blocks of `threads` share
 /// an SM's 65536 (ptxas allocates them in multiples of 8, at most 255 a
