@@ -48,8 +48,8 @@ gpu::GPUFuncOp createF32ChunkKernel(OpBuilder &b, gpu::GPUModuleOp module,
       {tile::KernelAttr::perTokens(C), heads, tile::KernelAttr::kBatch},
       workgroup, args, chunk);
   tile::setMinBlocksPerSM(fn, kernel == runtime::KernelId::ChunkOutput
-                                   ? kF32ChunkOutputBlocksPerSM
-                                   : kF32ChunkBlocksPerSM);
+                                  ? kF32ChunkOutputBlocksPerSM
+                                  : kF32ChunkBlocksPerSM);
   return fn;
 }
 
