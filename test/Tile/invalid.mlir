@@ -223,3 +223,19 @@ func.func @interleave(%x: tensor<64xf32, #b2>) {
   %s = sympow_tile.interleave %x, %x : tensor<64xf32, #b2> -> tensor<64xf32, #b2>
   return
 }
+
+// -----
+
+func.func @arrivals(%counters: memref<?xi64>, %i: index, %epoch: i64) -> i1 {
+  // expected-error @+1 {{'sympow_tile.last_arrival' op attribute 'programs' failed to satisfy constraint}}
+  %last = sympow_tile.last_arrival %counters[%i] epoch %epoch programs 0 : memref<?xi64>
+  return %last : i1
+}
+
+// -----
+
+func.func @counterType(%counters: memref<?xi32>, %i: index, %epoch: i64) -> i1 {
+  // expected-error @+1 {{'sympow_tile.last_arrival' op operand #0 must be memref of 64-bit signless integer values}}
+  %last = sympow_tile.last_arrival %counters[%i] epoch %epoch programs 4 : memref<?xi32>
+  return %last : i1
+}

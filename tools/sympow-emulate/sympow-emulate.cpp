@@ -200,9 +200,8 @@ void printCountsTable(raw_ostream &os, const std::string &kernel,
                       const sympow::LaunchCounts &c) {
   os << "counts: kernel '" << kernel << "' grid (" << c.grid[0] << ", "
      << c.grid[1] << ", " << c.grid[2] << ") block (" << c.block[0] << ", "
-     << c.block[1] << ", " << c.block[2] << ") shared "
-     << c.staticSharedBytes << " static + " << c.dynamicSharedBytes
-     << " dynamic bytes\n";
+     << c.block[1] << ", " << c.block[2] << ") shared " << c.staticSharedBytes
+     << " static + " << c.dynamicSharedBytes << " dynamic bytes\n";
   os << format("  %-20s %14s %14s\n", "", "total", "heaviest block");
   std::vector<std::pair<const char *, uint64_t>> heaviest;
   sympow::forEachCount(c.heaviest, [&](const char *name, uint64_t v) {
@@ -368,8 +367,17 @@ int main(int argc, char **argv) {
       if (!args[i].isBuffer)
         continue;
       outs() << "arg" << i << " = [";
-      for (int64_t j = 0; j < args[i].size; ++j)
-        outs() << (j ? ", " : "") << format("%g", getElement(args[i], j));
+      for (int64_t j = 0; j < args[i].size; ++j) {
+        outs() << (j ? ", " : "");
+        // Integers exactly (an i64 counter word is beyond %g's digits).
+        if (args[i].type == "i64") {
+          int64_t x;
+          std::memcpy(&x, args[i].bytes.data() + j * 8, 8);
+          outs() << x;
+        } else {
+          outs() << format("%g", getElement(args[i], j));
+        }
+      }
       outs() << "]\n";
     }
   }

@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -377,6 +378,89 @@ struct AsyncWaitLowering : OpConversionPattern<AsyncWaitOp> {
     rewriter.eraseOp(op);
     return success();
   }
+};
+
+/// The arrival, by thread 0 after a barrier (the program's stores are
+/// done): a GPU-scope release fence, then a compare-and-swap loop on the
+/// counter word (epoch << 32 | arrivals; another epoch counts as none, the
+/// last arrival leaves none); its verdict goes to every thread through
+/// workgroup memory, and the last program's threads fence to acquire what
+/// the others stored.
+struct LastArrivalLowering : OpConversionPattern<LastArrivalOp> {
+  LastArrivalLowering(const TypeConverter &converter, MLIRContext *ctx,
+                      const ReductionBuffers &buffers)
+      : OpConversionPattern(converter, ctx), buffers(buffers) {}
+
+  LogicalResult
+  matchAndRewrite(LastArrivalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+    Value flag = buffers.lookup(i32);
+    auto i64s = [&](OpBuilder &b, int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, i64, v);
+    };
+    Value index0 = indexConstant(rewriter, loc, 0);
+    Value epoch = arith::AndIOp::create(rewriter, loc, adaptor.getEpoch(),
+                                        i64s(rewriter, 0xffffffffLL));
+    Value tagged =
+        arith::ShLIOp::create(rewriter, loc, epoch, i64s(rewriter, 32));
+    // The arrivals counted with this one, given the word before it.
+    auto arrived = [&](OpBuilder &b, Value word) {
+      Value same = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq,
+          arith::ShRUIOp::create(b, loc, word, i64s(b, 32)), epoch);
+      Value before = arith::SelectOp::create(
+          b, loc, same,
+          arith::AndIOp::create(b, loc, word, i64s(b, 0xffffffffLL)),
+          i64s(b, 0));
+      return arith::AddIOp::create(b, loc, before, i64s(b, 1)).getResult();
+    };
+    auto isLast = [&](OpBuilder &b, Value count) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
+                                   i64s(b, op.getPrograms()))
+          .getResult();
+    };
+    auto fence = [&](OpBuilder &b, LLVM::AtomicOrdering ordering) {
+      LLVM::FenceOp::create(b, loc, ordering, "device");
+    };
+
+    gpu::BarrierOp::create(rewriter, loc);
+    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        tid, index0);
+    scf::IfOp::create(rewriter, loc, first, [&](OpBuilder &b, Location) {
+      fence(b, LLVM::AtomicOrdering::release);
+      auto rmw = memref::GenericAtomicRMWOp::create(
+          b, loc, adaptor.getCounters(), ValueRange{adaptor.getIndex()});
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(rmw.getBody());
+        Value count = arrived(b, rmw.getCurrentValue());
+        Value next = arith::SelectOp::create(
+            b, loc, isLast(b, count), tagged,
+            arith::OrIOp::create(b, loc, tagged, count));
+        memref::AtomicYieldOp::create(b, loc, next);
+      }
+      Value last = isLast(b, arrived(b, rmw.getResult()));
+      memref::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, last),
+                              flag, ValueRange{index0});
+      scf::YieldOp::create(b, loc);
+    });
+    gpu::BarrierOp::create(rewriter, loc);
+    Value last = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ne,
+        memref::LoadOp::create(rewriter, loc, flag, ValueRange{index0}),
+        arith::ConstantIntOp::create(rewriter, loc, i32, 0));
+    scf::IfOp::create(rewriter, loc, last, [&](OpBuilder &b, Location) {
+      fence(b, LLVM::AtomicOrdering::acquire);
+      scf::YieldOp::create(b, loc);
+    });
+    rewriter.replaceOp(op, last);
+    return success();
+  }
+
+  const ReductionBuffers &buffers;
 };
 
 /// The thread's one element in each of its R slots.
@@ -881,6 +965,7 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   if (failed(verify(fn)))
     return failure();
   MLIRContext *ctx = fn.getContext();
+  ctx->getOrLoadDialect<LLVM::LLVMDialect>(); // last_arrival's fences
   // One workgroup buffer per element type that column sums use.
   llvm::MapVector<Type, int64_t> sumSizes;
   fn.walk([&](ColumnSumOp op) {
@@ -896,6 +981,11 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
     int64_t &size = sumSizes[op.getType().getElementType()];
     size = std::max(size, op.getType().getDimSize(0) * mma.getWarpsN());
   });
+  // An arrival's verdict: one i32.
+  fn.walk([&](LastArrivalOp) {
+    int64_t &size = sumSizes[IntegerType::get(ctx, 32)];
+    size = std::max<int64_t>(size, 1);
+  });
   ReductionBuffers sumBuffers;
   for (auto [element, size] : sumSizes) {
     auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -909,6 +999,7 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   target.addIllegalDialect<TileDialect>();
   target.addLegalDialect<gpu::GPUDialect, memref::MemRefDialect,
                          vector::VectorDialect, nvgpu::NVGPUDialect>();
+  target.addLegalOp<LLVM::FenceOp>();
   target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
       [&](Operation *op) { return converter.isLegal(op); });
   // Thread-level ops, each target lowers them.
@@ -924,7 +1015,8 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
                Bf16PairExtension, InterleaveLowering, RunSelectLowering,
                RunLowering, AsyncCopyLowering, AsyncWaitLowering>(converter,
                                                                   ctx);
-  patterns.add<ColumnSumLowering>(converter, ctx, sumBuffers);
+  patterns.add<ColumnSumLowering, LastArrivalLowering>(converter, ctx,
+                                                       sumBuffers);
   populateMatrixTileLowering(converter, patterns, target, sumBuffers);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);

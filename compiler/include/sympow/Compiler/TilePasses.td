@@ -20,14 +20,16 @@ def SympowConvertTileToGPU : Pass<"sympow-convert-tile-to-gpu"> {
     Matrix tiles (`#sympow_tile.mma`, `#sympow_tile.dot_operand`) become
     mma.sync fragments: `sympow_tile.dot` nvgpu.mma.sync, matrix loads of
     dot operands from workgroup memory nvgpu.ldmatrix; asynchronous copies
-    nvgpu.device_async_copy (cp.async) and their waits.
+    nvgpu.device_async_copy (cp.async) and their waits;
+    `sympow_tile.last_arrival` a compare-and-swap loop
+    (memref.generic_atomic_rmw) between GPU-scope fences (llvm.fence).
     Tile ops outside a tile kernel are an error. See docs/TileIR.md.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
     "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
-    "::mlir::nvgpu::NVGPUDialect"
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::LLVM::LLVMDialect"
   ];
 }
 

@@ -446,6 +446,41 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait"> {
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_LastArrivalOp : Tile_Op<"last_arrival"> {
+  let summary = "Whether this program is the last of `programs` to arrive "
+                "at a counter in global memory";
+  let description = [{
+    The programs that share `counters[index]` (`programs` of them in one
+    launch) each arrive once; the result, uniform over the program, is true
+    in the one that arrives last. Every global store a thread of any of
+    those programs made before its arrival is visible to every thread of
+    the last one after it (a GPU-scope release and acquire), so the last
+    program can reduce what the others wrote: a split reduction in one
+    launch, with no second kernel.
+
+    The counter word holds `(epoch << 32) | arrivals`. A word whose high
+    half is not `epoch` (the caller's memory as it comes, or another
+    launch's) counts as no arrivals, so the counters need no zeroing; the
+    last program leaves `epoch << 32`, no arrivals, for the next launch
+    with the same epoch (a replayed CUDA graph). A block-wide op: it passes
+    barriers, so every thread of the program must reach it (uniform
+    control flow).
+
+    ```mlir
+    %last = sympow_tile.last_arrival %arrivals[%bh] epoch %epoch programs 44
+        : memref<?xi64>
+    ```
+  }];
+  let arguments = (ins Arg<MemRefOf<[I64]>, "", [MemRead, MemWrite]>:$counters,
+                       Index:$index, I64:$epoch,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$programs);
+  let results = (outs I1:$last);
+  let assemblyFormat = [{
+    $counters `[` $index `]` `epoch` $epoch `programs` $programs attr-dict
+    `:` type($counters)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // The hardware's base-2 exp and log, flushing subnormals
 //===----------------------------------------------------------------------===//
