@@ -207,8 +207,11 @@ static void badArguments(sympow_context *ctx, Buffers *x) {
                SYMPOW_ERROR_INVALID_ARGUMENT, "'state' is null");
 }
 
-/* Forward of the whole sequence, then the last token again by decode from
- * the state after the first T - 1 tokens: the same y. */
+/* Forward of the whole sequence, then its last two tokens again by two
+ * decode steps from the state after the first T - 2 tokens: the same y.
+ * The steps share one workspace, filled with garbage before the first:
+ * recurrent_state's arrival counters need no zeroing, and the first step
+ * leaves them ready for the second. */
 static void stateAndDecode(sympow_context *ctx, Buffers *x) {
   sympow_layer_desc d = layerDesc();
   d.formulation = SYMPOW_FORMULATION_CHUNKED;
@@ -224,10 +227,10 @@ static void stateAndDecode(sympow_context *ctx, Buffers *x) {
     maxY = fmax(maxY, fabs(full[i]));
   EXPECT(maxY > 0 && isfinite(maxY), "y is all zero or not finite");
 
-  /* A copy of the layer with each sequence's first T - 1 tokens, then one
-   * with its last token. */
-  static Buffers head, tail;
-  enum { T1 = T - 1 };
+  /* A copy of the layer with each sequence's first T - 2 tokens, then one
+   * with each of its last two. */
+  enum { STEPS = 2, T1 = T - STEPS };
+  static Buffers head, tail[STEPS];
   for (int b = 0; b < B; ++b) {
 #define ROWS(field, width, from, count, to, at)                                \
   memcpy(to.field + (size_t)(b * (at)) * (width),                              \
@@ -238,11 +241,13 @@ static void stateAndDecode(sympow_context *ctx, Buffers *x) {
     ROWS(v, H * E, 0, T1, head, T1);
     ROWS(logG, H, 0, T1, head, T1);
     ROWS(beta, H, 0, T1, head, T1);
-    ROWS(q, HQ * D, T1, 1, tail, 1);
-    ROWS(k, H * D, T1, 1, tail, 1);
-    ROWS(v, H * E, T1, 1, tail, 1);
-    ROWS(logG, H, T1, 1, tail, 1);
-    ROWS(beta, H, T1, 1, tail, 1);
+    for (int i = 0; i < STEPS; ++i) {
+      ROWS(q, HQ * D, T1 + i, 1, tail[i], 1);
+      ROWS(k, H * D, T1 + i, 1, tail[i], 1);
+      ROWS(v, H * E, T1 + i, 1, tail[i], 1);
+      ROWS(logG, H, T1 + i, 1, tail[i], 1);
+      ROWS(beta, H, T1 + i, 1, tail[i], 1);
+    }
 #undef ROWS
   }
   sympow_forward_args h = forwardArgs(&head, T1);
@@ -260,7 +265,7 @@ static void stateAndDecode(sympow_context *ctx, Buffers *x) {
 
   sympow_decode_args step;
   memset(&step, 0, sizeof(step));
-  sympow_forward_args t = forwardArgs(&tail, 1);
+  sympow_forward_args t = forwardArgs(&tail[0], 1);
   step.q = t.q, step.k = t.k, step.v = t.v, step.log_g = t.log_g;
   step.beta = t.beta, step.y = t.y, step.state = &state;
   s = sympow_decode(ctx, &d, &step);
@@ -275,16 +280,23 @@ static void stateAndDecode(sympow_context *ctx, Buffers *x) {
   EXPECT(s == SYMPOW_ERROR_INVALID_ARGUMENT &&
              strstr(sympow_last_error(), "than memory can address"),
          "huge T: %s", sympow_last_error());
-  step.workspace = aligned_alloc(256, (stepBytes + 255) / 256 * 256);
+  size_t rounded = (stepBytes + 255) / 256 * 256;
+  step.workspace = aligned_alloc(256, rounded);
+  memset(step.workspace, 0xa5, rounded);
   step.workspace_bytes = stepBytes;
-  s = sympow_decode(ctx, &d, &step);
-  EXPECT(s == SYMPOW_SUCCESS, "%s", sympow_last_error());
-  free(step.workspace);
   double worst = 0;
-  for (int b = 0; b < B; ++b)
-    for (int i = 0; i < HQ * E; ++i)
-      worst = fmax(worst, fabs(tail.y[b * HQ * E + i] -
-                               full[(b * T + T1) * HQ * E + i]));
+  for (int i = 0; i < STEPS; ++i) {
+    t = forwardArgs(&tail[i], 1);
+    step.q = t.q, step.k = t.k, step.v = t.v, step.log_g = t.log_g;
+    step.beta = t.beta, step.y = t.y;
+    s = sympow_decode(ctx, &d, &step);
+    EXPECT(s == SYMPOW_SUCCESS, "step %d: %s", i, sympow_last_error());
+    for (int b = 0; b < B; ++b)
+      for (int j = 0; j < HQ * E; ++j)
+        worst = fmax(worst, fabs(tail[i].y[b * HQ * E + j] -
+                                 full[(b * T + T1 + i) * HQ * E + j]));
+  }
+  free(step.workspace);
   /* SPEC's f32 bound, relative to max|y|. */
   EXPECT(worst <= 1e-4 * maxY, "decode differs from forward by %g", worst);
 }

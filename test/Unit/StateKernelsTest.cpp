@@ -95,8 +95,12 @@ TEST_F(RecurrentKernel, VerifiesWithTheExpectedStructure) {
   });
   ASSERT_TRUE(state && output);
   EXPECT_TRUE(state.isKernel() && output.isKernel());
-  // q, k, v, log_g, log_gamma, beta, S, Z, c, num, den, B, T.
-  EXPECT_EQ(state.getNumArguments(), 13u);
+  // q, k, v, log_g, log_gamma, beta, S, Z, c, num, den, y, arrivals, B, T.
+  EXPECT_EQ(state.getNumArguments(), 15u);
+  // At T = 1 its last program per state writes y: one arrival (a CAS
+  // loop) between fences.
+  EXPECT_EQ(countOps(state, "memref.generic_atomic_rmw"), 1);
+  EXPECT_EQ(countOps(state, "llvm.fence"), 2);
   // q, k, v, log_g, log_gamma, beta, y, c, num, den, B, T.
   EXPECT_EQ(output.getNumArguments(), 12u);
   EXPECT_EQ(recurrentThreadsPerBlock(s), 256);

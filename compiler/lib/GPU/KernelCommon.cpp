@@ -66,6 +66,9 @@ KernelArguments kernelArguments(MLIRContext *ctx,
     case runtime::KernelArg::ChunkStateHalves:
       element = BFloat16Type::get(ctx);
       break;
+    case runtime::KernelArg::Arrivals:
+      element = IntegerType::get(ctx, 64);
+      break;
     case runtime::KernelArg::PartialNum:
     case runtime::KernelArg::PartialDen:
       // The recurrent kernels' accumulator: f64 for f32 inputs.

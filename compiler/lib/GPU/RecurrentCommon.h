@@ -34,6 +34,11 @@ using mlir::Value;
 /// fails one sequence in fifty.
 constexpr int64_t kWindow = 8;
 
+/// The high half of recurrent_state's arrival counter words
+/// (sympow_tile.last_arrival's epoch): a workspace that never held one
+/// counts as no arrivals, so the caller need not zero it.
+constexpr int64_t kArrivalEpoch = 0x53594d50; // "SYMP"
+
 /// The split of sympow/Support/RecurrentSplit.h for the spec.
 using StateSplit = RecurrentSplit;
 StateSplit stateSplit(const AttentionKernelSpec &spec);
@@ -58,6 +63,23 @@ using gpu_detail::tokenOffset;
 mlir::LogicalResult buildRecurrentState(mlir::OpBuilder &b,
                                         mlir::gpu::GPUModuleOp module,
                                         const AttentionKernelSpec &spec);
+/// The buffers y of a token is computed from (and c, written with the
+/// sequence's last token).
+struct OutputBuffers {
+  Value q, k, v, logG, logGamma, beta, y, c, num, den;
+};
+OutputBuffers outputBuffers(const gpu_detail::KernelArguments &args,
+                            mlir::gpu::GPUFuncOp fn);
+
+/// y[batch, token, hq] from the X partial sums recurrent_state left and the
+/// window's tokens; with the sequence's last token and hq the first of its
+/// group, the final c too. Block-wide (column sums), in uniform control
+/// flow: recurrent_output's program, and at T = 1 recurrent_state's last
+/// program of a state for each query head of its group.
+void emitTokenOutput(Tiles &t, const AttentionKernelSpec &spec,
+                     const OutputBuffers &io, Value token, Value hq,
+                     Value batch, Value T);
+
 mlir::LogicalResult buildRecurrentOutput(mlir::OpBuilder &b,
                                          mlir::gpu::GPUModuleOp module,
                                          const AttentionKernelSpec &spec);

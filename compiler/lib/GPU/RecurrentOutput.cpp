@@ -10,7 +10,9 @@
 // den = 0). Gate and angle differences are sums over at most W tokens (f64),
 // so no program walks the sequence; rotating q by the relative angle is
 // SPEC's R(c_t) q . R(c_j) k. The program of the last token of each key
-// head's first query head writes the final count c.
+// head's first query head writes the final count c. At T = 1
+// recurrent_state's last program per state does the same (emitTokenOutput)
+// and this kernel is not launched.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,37 +22,22 @@ using namespace mlir;
 
 namespace sympow::recurrent {
 
-LogicalResult buildRecurrentOutput(OpBuilder &b, gpu::GPUModuleOp module,
-                                   const AttentionKernelSpec &s) {
-  OpBuilder::InsertionGuard guard(b);
+void emitTokenOutput(Tiles &t, const AttentionKernelSpec &s,
+                     const OutputBuffers &io, Value token, Value hq,
+                     Value batch, Value T) {
+  OpBuilder &b = t.b;
   MLIRContext *ctx = b.getContext();
-  Location loc = module.getLoc();
+  Location loc = t.loc;
+  Emitter &E = t.E;
   StateSplit split = stateSplit(s);
   int64_t g = s.hq / s.h, X = split.programs;
   int64_t R = split.perThread, P = split.threads;
   int64_t rowsPerTile = split.rowsPerTile;
-  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  Type f32 = b.getF32Type();
   Type acc = accumulatorType(ctx, s);
   Type elem = gpu_detail::elementType(ctx, s.dtype);
-  gpu_detail::KernelArguments args;
-  gpu::GPUFuncOp fn = createTileKernel(
-      b, module, s, runtime::KernelId::RecurrentOutput, P,
-      {tile::KernelAttr::perTokens(1), s.hq, tile::KernelAttr::kBatch}, {},
-      args);
-  Emitter E(b, loc);
-  Tiles t{b, loc, E, P};
-  using runtime::KernelArg;
-  Value q = args.get(fn, KernelArg::Q), k = args.get(fn, KernelArg::K),
-        v = args.get(fn, KernelArg::V), logG = args.get(fn, KernelArg::LogG),
-        logGamma = args.get(fn, KernelArg::LogGamma),
-        beta = args.get(fn, KernelArg::Beta), y = args.get(fn, KernelArg::Y),
-        c = args.get(fn, KernelArg::C),
-        num = args.get(fn, KernelArg::PartialNum),
-        den = args.get(fn, KernelArg::PartialDen);
-
-  gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
-  Value token = ids.x, hq = ids.y, batch = ids.z;
-  Value T = args.seqLen(b, fn);
+  Value q = io.q, k = io.k, v = io.v, logG = io.logG, logGamma = io.logGamma,
+        beta = io.beta, y = io.y, c = io.c, num = io.num, den = io.den;
   Value h = E.div(hq, E.idx(g));
   Value thread = t.range();
   Value element = t.range(R);
@@ -164,9 +151,42 @@ LogicalResult buildRecurrentOutput(OpBuilder &b, gpu::GPUModuleOp module,
       t.store(t.splat(count), c, t.splat(bh), t.eq(thread, t.index(0)));
     });
   }
-  (void)f64;
+}
+
+LogicalResult buildRecurrentOutput(OpBuilder &b, gpu::GPUModuleOp module,
+                                   const AttentionKernelSpec &s) {
+  OpBuilder::InsertionGuard guard(b);
+  Location loc = module.getLoc();
+  StateSplit split = stateSplit(s);
+  gpu_detail::KernelArguments args;
+  gpu::GPUFuncOp fn = createTileKernel(
+      b, module, s, runtime::KernelId::RecurrentOutput, split.threads,
+      {tile::KernelAttr::perTokens(1), s.hq, tile::KernelAttr::kBatch}, {},
+      args);
+  Emitter E(b, loc);
+  Tiles t{b, loc, E, split.threads};
+  gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
+  emitTokenOutput(t, s, outputBuffers(args, fn), ids.x, ids.y, ids.z,
+                  args.seqLen(b, fn));
   gpu::ReturnOp::create(b, loc);
   return tile::lowerTileKernel(fn);
+}
+
+OutputBuffers outputBuffers(const gpu_detail::KernelArguments &args,
+                            gpu::GPUFuncOp fn) {
+  using runtime::KernelArg;
+  OutputBuffers io;
+  io.q = args.get(fn, KernelArg::Q);
+  io.k = args.get(fn, KernelArg::K);
+  io.v = args.get(fn, KernelArg::V);
+  io.logG = args.get(fn, KernelArg::LogG);
+  io.logGamma = args.get(fn, KernelArg::LogGamma);
+  io.beta = args.get(fn, KernelArg::Beta);
+  io.y = args.get(fn, KernelArg::Y);
+  io.c = args.get(fn, KernelArg::C);
+  io.num = args.get(fn, KernelArg::PartialNum);
+  io.den = args.get(fn, KernelArg::PartialDen);
+  return io;
 }
 
 } // namespace sympow::recurrent

@@ -16,7 +16,11 @@
 //      step): S = gamma S + phi(k) v, Z = gamma Z + phi(k);
 //   3. sums the tiles' columns (sympow_tile.column_sum) and writes the
 //      partial numerators num[b, t, hq, x, :] and denominators
-//      den[b, t, hq, x] for recurrent_output.
+//      den[b, t, hq, x] for recurrent_output;
+//   4. at T = 1 (a decoding step) arrives at the state's counter
+//      (sympow_tile.last_arrival), and the last program of the state
+//      reduces the partial sums into y as recurrent_output would, which
+//      then is not launched.
 // Accuracy (as the one-block kernel before it). phi(q) . S sums D products
 // of both signs whose magnitudes add up to (|q| . |k_j|)^p per key, while
 // the true value is (q . k_j)^p: for p = 4 and normal data the ratio is
@@ -25,8 +29,8 @@
 // t - W + 1 .. t directly and only older ones through the partial sums.
 // For f32 inputs phi, the products with the state, the update and the
 // partial sums are f64 (S, Z rounded to f32 once per token).
-// c itself is written by recurrent_output, after every program here has
-// read it.
+// c itself is written by recurrent_output (at T = 1 by the last program
+// here), after every program here has read it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -249,6 +253,27 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
       t.store(denSum, den, t.splat(slot), t.eq(thread, t.index(0)));
     }
     return SmallVector<Value>{count};
+  });
+
+  // 4. One token (a decoding step): the last program of the state to
+  // arrive reduces every program's partial sums into y, for each query
+  // head of the group, so no second kernel is launched.
+  Value arrivals = args.get(fn, KernelArg::Arrivals);
+  OutputBuffers io = outputBuffers(args, fn);
+  E.ifThen(E.cmpi(arith::CmpIPredicate::eq, T, E.idx(1)), [&] {
+    Value epoch =
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(), kArrivalEpoch);
+    Value last = tile::LastArrivalOp::create(b, loc, b.getI1Type(), arrivals,
+                                             bh, epoch, split.programs);
+    E.ifThen(last, [&] {
+      // A loop, not g copies: the copies' hoisted addresses spilled at
+      // the cap of three programs per SM.
+      E.forLoop(E.mul(h, E.idx(g)), E.mul(E.add(h, E.idx(1)), E.idx(g)),
+                E.idx(1), {}, [&](Value hq, ValueRange) {
+                  emitTokenOutput(t, s, io, E.idx(0), hq, batch, T);
+                  return SmallVector<Value>{};
+                });
+    });
   });
   gpu::ReturnOp::create(b, loc);
   return tile::lowerTileKernel(fn);

@@ -191,7 +191,10 @@ sympow_status sympow_forward(sympow_context *context,
  * many blocks whose partial sums meet in the workspace:
  * sympow_decode_workspace_size bytes (B * T * Hq * X * (e + 1) partial
  * sums, X = 44 blocks per state at p = 2, d = e = 64, 8 heads: 92 KB for
- * one bf16 token), 256-aligned. */
+ * one bf16 token, and B * H arrival counters), 256-aligned. It needs no
+ * initialisation: at T = 1 the last block of each state to finish writes
+ * y (one kernel), and the counters that tell it are left ready for the
+ * next call; calls that share a workspace must not run concurrently. */
 typedef struct sympow_decode_args {
   sympow_tensor q, k, v;             /* [B, T, Hq|H, d|e] */
   sympow_tensor log_g, beta;         /* [B, T, H] f32 when the desc has them */

@@ -726,6 +726,34 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
            split.sharedBytes(cols(z.d), cols(z.e))}};
 }
 
+/// A program of recurrent_output, one per (token, query head): the X
+/// partial sums, then the window's ages a < min(t + 1, W), each a rotated
+/// dot product and sums of the gates and angles between. Figures per
+/// thread from the emulator as above (X = 44), quadratic in the mean
+/// window.
+OpCounts recurrentOutputProgram(const Sizes &z) {
+  RecurrentSplit split =
+      recurrentSplitOfDim(rows(z.D), cols(z.e), cols(z.H),
+                          recurrentProgramsPerSM(int64_t(z.p), z.tensorCores));
+  double P = double(split.threads), X = double(split.programs);
+  const double W = 8;
+  // Mean over the tokens of min(t + 1, W).
+  double ages =
+      z.T <= W ? (z.T + 1) / 2 : (W * (W + 1) / 2 + (z.T - W) * W) / z.T;
+  double rows = std::ceil(X * z.e / (P * split.perThread)) + std::ceil(X / P);
+  OpCounts thread;
+  thread.globalLoads = u(2.65 + rows - 0.81 * ages + 1.83 * ages * ages);
+  thread.globalLoadBytes = u(4 * double(thread.globalLoads) * 2);
+  thread.sharedLoadBytes = u(96 * ages + 96);
+  thread.sharedStoreBytes = u(8);
+  thread.fp32Fma = u(5 * ages + 5);
+  thread.fp32Alu = u(30 * ages + 65);
+  thread.fp64 = u(12 * ages + 6);
+  thread.sfu = u(2 * ages + 4);
+  thread.intAlu = u(38 * ages + 168 + 10 * rows);
+  return times(thread, P);
+}
+
 /// recurrent_state (a tile kernel): programs of whole state rows
 /// (RecurrentSplit.h), each thread R columns of one row per tile and
 /// `steps` tiles per program, every token: S and Z read and written once,
@@ -764,9 +792,20 @@ KernelEstimate recurrentState(const Sizes &z) {
   OpCounts block = times(thread, P);
   double blocks = X * z.H * z.B, stateBytes = z.B * z.H * 4 * z.D * (z.e + 1);
   double partials = z.B * z.T * z.Hq * X * (z.e + 1) * (z.s == 4 ? 8 : 4);
+  OpCounts total = times(block, blocks), heaviest = block;
+  double loads = stateBytes + inputBytes(z), stores = stateBytes + partials;
+  if (z.T == 1) {
+    // The last program of each state writes y for the group's query heads
+    // (recurrent_output's programs, which are not launched): the arrival
+    // (a few operations), then the reduction of the partial sums.
+    OpCounts tail = times(recurrentOutputProgram(z), group);
+    heaviest += tail;
+    total += times(tail, z.H * z.B);
+    loads += partials;
+    stores += outputBytes(z);
+  }
   return {"recurrent_state",
-          launch({g(X), g(z.H), g(z.B)}, g(P), times(block, blocks), block,
-                 stateBytes + inputBytes(z), stateBytes + partials),
+          launch({g(X), g(z.H), g(z.B)}, g(P), total, heaviest, loads, stores),
           // ptxas' registers: its own choice (117 at p = 2, d = e = 64),
           // or the cap of three programs per SM.
           {split.programsPerSM == 3
@@ -775,31 +814,14 @@ KernelEstimate recurrentState(const Sizes &z) {
            8448}};
 }
 
-/// recurrent_output: one program per (token, query head): the X partial
-/// sums, then the window's ages a < min(t + 1, W), each a rotated dot
-/// product and sums of the gates and angles between. Figures per thread
-/// from the emulator as above (X = 44), quadratic in the mean window.
+/// recurrent_output (launched for T > 1): recurrentOutputProgram per
+/// (token, query head).
 KernelEstimate recurrentOutput(const Sizes &z) {
   RecurrentSplit split =
       recurrentSplitOfDim(rows(z.D), cols(z.e), cols(z.H),
                           recurrentProgramsPerSM(int64_t(z.p), z.tensorCores));
   double P = double(split.threads), X = double(split.programs);
-  const double W = 8;
-  // Mean over the tokens of min(t + 1, W).
-  double ages =
-      z.T <= W ? (z.T + 1) / 2 : (W * (W + 1) / 2 + (z.T - W) * W) / z.T;
-  double rows = std::ceil(X * z.e / (P * split.perThread)) + std::ceil(X / P);
-  OpCounts thread;
-  thread.globalLoads = u(2.65 + rows - 0.81 * ages + 1.83 * ages * ages);
-  thread.globalLoadBytes = u(4 * double(thread.globalLoads) * 2);
-  thread.sharedLoadBytes = u(96 * ages + 96);
-  thread.sharedStoreBytes = u(8);
-  thread.fp32Fma = u(5 * ages + 5);
-  thread.fp32Alu = u(30 * ages + 65);
-  thread.fp64 = u(12 * ages + 6);
-  thread.sfu = u(2 * ages + 4);
-  thread.intAlu = u(38 * ages + 168 + 10 * rows);
-  OpCounts block = times(thread, P);
+  OpCounts block = recurrentOutputProgram(z);
   double blocks = z.T * z.Hq * z.B;
   double partials = z.B * z.T * z.Hq * X * (z.e + 1) * (z.s == 4 ? 8 : 4);
   return {"recurrent_output",
@@ -829,6 +851,9 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
     return out;
   }
   case Formulation::Recurrent:
+    // One token: recurrent_state writes y itself (its last programs).
+    if (z.T == 1)
+      return {recurrentState(z)};
     return {recurrentState(z), recurrentOutput(z)};
   case Formulation::Chunked: {
     double C = double(std::max<int64_t>(1, chunk));

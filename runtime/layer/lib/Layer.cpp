@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <string_view>
 
 using namespace sympow;
@@ -88,13 +89,19 @@ Kernels kernelsOf(const LayerVariant &v) {
   return k;
 }
 
-/// Up to twelve buffer arguments, without allocating.
+/// The most buffers a kernel takes: recurrent_state with both gates and
+/// beta (q, k, v, log_g, log_gamma, beta, S, Z, c, num, den, y, arrivals).
+constexpr size_t kMaxKernelBuffers = 13;
+
+/// Up to kMaxKernelBuffers buffer arguments, without allocating.
 struct KernelArgs {
-  std::array<KernelArg, 12> args{};
+  std::array<KernelArg, kMaxKernelBuffers> args{};
   size_t size = 0;
   void add(std::initializer_list<KernelArg> more) {
-    for (KernelArg a : more)
+    for (KernelArg a : more) {
+      assert(size < args.size() && "raise kMaxKernelBuffers");
       args[size++] = a;
+    }
   }
   const KernelArg *begin() const { return args.data(); }
   const KernelArg *end() const { return args.data() + size; }
@@ -135,8 +142,11 @@ KernelArgs kernelArgsOf(const LayerVariant &v, KernelId kernel) {
     gates();
     if (v.hasBeta())
       args.add({A::Beta});
+    // recurrent_state writes y itself at T = 1 (its last program per
+    // state reduces the partial sums; recurrent_output runs for T > 1).
     if (kernel == KernelId::RecurrentState)
-      args.add({A::S, A::Z, A::C, A::PartialNum, A::PartialDen});
+      args.add(
+          {A::S, A::Z, A::C, A::PartialNum, A::PartialDen, A::Y, A::Arrivals});
     else
       args.add({A::Y});
     if (kernel == KernelId::RecurrentOutput)
@@ -304,6 +314,8 @@ const char *sympow::runtime::kernelArgName(KernelArg arg) {
     return "q_rotated_halves";
   case KernelArg::RotatedKHalves:
     return "k_rotated_halves";
+  case KernelArg::Arrivals:
+    return "arrivals";
   }
   return "?";
 }
@@ -316,7 +328,7 @@ namespace {
 struct Workspace {
   size_t counts = 0, states = 0, norms = 0, decays = 0;
   size_t partialNum = 0, partialDen = 0, rotatedK = 0, stateHalves = 0;
-  size_t rotatedQHalves = 0, rotatedKHalves = 0;
+  size_t rotatedQHalves = 0, rotatedKHalves = 0, arrivals = 0;
   int64_t programs = 0; // recurrent_state's programs per (head, sequence)
   size_t partialBytes = 4;
   size_t total = 0;
@@ -343,6 +355,8 @@ Workspace layerWorkspace(const LayerVariant &v, int64_t B, int64_t T) {
     w.partialBytes = v.dtype == DType::F32 ? 8 : 4;
     w.partialNum = take(bytesOf(w.partialBytes, {B, T, v.hq, w.programs, v.e}));
     w.partialDen = take(bytesOf(w.partialBytes, {B, T, v.hq, w.programs}));
+    // Counters the kernels leave ready for the next call (no zeroing).
+    w.arrivals = take(bytesOf(sizeof(int64_t), {B, v.h}));
     w.total = at;
     return w;
   }
@@ -423,9 +437,8 @@ private:
     uint64_t allocated, aligned;
     int64_t offset, size, stride;
   };
-  static constexpr size_t kMaxBuffers = 12;
-  std::array<Descriptor, kMaxBuffers> descriptors;
-  std::array<void *, kMaxBuffers * 5 + 2> params;
+  std::array<Descriptor, kMaxKernelBuffers> descriptors;
+  std::array<void *, kMaxKernelBuffers * 5 + 2> params;
   size_t buffers = 0, count = 0;
 };
 
@@ -558,11 +571,16 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
     case KernelArg::RotatedKHalves:
       return {workspace + w.rotatedKHalves,
               tokens * v.h * AttentionTile::halvesColumns(v.d)};
+    case KernelArg::Arrivals:
+      return {workspace + w.arrivals, B * v.h};
     }
     return {0, 0};
   };
 
   for (size_t i = 0; i < kernels.size; ++i) {
+    // One token: recurrent_state's last programs wrote y already.
+    if (kernels.ids[i] == KernelId::RecurrentOutput && T == 1)
+      continue;
     const char *name = kernelName(kernels.ids[i]);
     Params p;
     for (KernelArg arg : kernelArgsOf(v, kernels.ids[i])) {

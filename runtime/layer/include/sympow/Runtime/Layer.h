@@ -131,7 +131,10 @@ enum class KernelArg {
   /// (AttentionTile::halvesColumns per token), for the tile attention
   /// kernel.
   RotatedQHalves,
-  RotatedKHalves
+  RotatedKHalves,
+  /// recurrent_state's arrival counters, one i64 per (sequence, head): at
+  /// T = 1 the last of a state's programs writes y (sympow_tile.last_arrival).
+  Arrivals
 };
 
 /// The buffers `kernel` of the variant takes, in order (then i64 B, T);
