@@ -21,7 +21,9 @@ KERNELS = {
                       ["q_rotated_halves", "k_rotated_halves", "B", "T"]),
     },
     "recurrent": {
-        "recurrent_state": (["q", "k", "v"], ["num", "den", "B", "T"]),
+        # At T = 1 its last program per state writes y (arrival counters).
+        "recurrent_state": (["q", "k", "v"],
+                            ["num", "den", "y", "arrivals", "B", "T"]),
         "recurrent_output": (["q", "k", "v"], ["num", "den", "B", "T"]),
     },
     "chunked": {

@@ -19,9 +19,17 @@ namespace sympow::tile {
 void addMatrixTileConversions(mlir::TypeConverter &converter);
 
 /// The workgroup buffer (one per element type) that block-wide reductions
-/// (column_sum, row_reduce over warp columns) go through; lowerTileKernel
-/// sizes and adds them.
+/// (column_sum, row_reduce over warp columns, last_arrival's verdict) go
+/// through; lowerTileKernel sizes and adds them.
 using ReductionBuffers = llvm::DenseMap<mlir::Type, mlir::Value>;
+
+/// A lowering of a block-wide op that goes through `buffers`.
+template <typename Op> struct BufferedLowering : mlir::OpConversionPattern<Op> {
+  BufferedLowering(const mlir::TypeConverter &converter, mlir::MLIRContext *ctx,
+                   const ReductionBuffers &buffers)
+      : mlir::OpConversionPattern<Op>(converter, ctx), buffers(buffers) {}
+  const ReductionBuffers &buffers;
+};
 
 /// dot -> nvgpu.mma.sync m16n8k16; matrix_load/store -> nvgpu.ldmatrix or
 /// per-element accesses; row_reduce -> shuffles (and `buffers`); splat

@@ -433,10 +433,8 @@ struct DotLowering : OpConversionPattern<DotOp> {
 /// and with several warp columns the warps of a row through `buffers`: after
 /// a barrier lane 4g writes its row's value per warp column, after a second
 /// every thread combines its rows' values.
-struct RowReduceLowering : OpConversionPattern<RowReduceOp> {
-  RowReduceLowering(const TypeConverter &converter, MLIRContext *ctx,
-                    const ReductionBuffers &buffers)
-      : OpConversionPattern(converter, ctx), buffers(buffers) {}
+struct RowReduceLowering : BufferedLowering<RowReduceOp> {
+  using BufferedLowering::BufferedLowering;
 
   LogicalResult
   matchAndRewrite(RowReduceOp op, OpAdaptor adaptor,
@@ -514,8 +512,6 @@ struct RowReduceLowering : OpConversionPattern<RowReduceOp> {
     rewriter.replaceOp(op, packFragments(rewriter, loc, type, result));
     return success();
   }
-
-  const ReductionBuffers &buffers;
 };
 
 /// matrix_range: the thread's coordinates plus each element's constant

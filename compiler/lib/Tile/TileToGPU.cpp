@@ -386,10 +386,8 @@ struct AsyncWaitLowering : OpConversionPattern<AsyncWaitOp> {
 /// last arrival leaves none); its verdict goes to every thread through
 /// workgroup memory, and the last program's threads fence to acquire what
 /// the others stored.
-struct LastArrivalLowering : OpConversionPattern<LastArrivalOp> {
-  LastArrivalLowering(const TypeConverter &converter, MLIRContext *ctx,
-                      const ReductionBuffers &buffers)
-      : OpConversionPattern(converter, ctx), buffers(buffers) {}
+struct LastArrivalLowering : BufferedLowering<LastArrivalOp> {
+  using BufferedLowering::BufferedLowering;
 
   LogicalResult
   matchAndRewrite(LastArrivalOp op, OpAdaptor adaptor,
@@ -459,8 +457,6 @@ struct LastArrivalLowering : OpConversionPattern<LastArrivalOp> {
     rewriter.replaceOp(op, last);
     return success();
   }
-
-  const ReductionBuffers &buffers;
 };
 
 /// The thread's one element in each of its R slots.
@@ -557,10 +553,8 @@ struct RunSelectLowering : OpConversionPattern<arith::SelectOp> {
 /// second one reads its elements' columns, rows 0, 1, ... in turn. When R
 /// divides the column count a thread's R elements are R adjacent columns,
 /// read as one vector per row.
-struct ColumnSumLowering : OpConversionPattern<ColumnSumOp> {
-  ColumnSumLowering(const TypeConverter &converter, MLIRContext *ctx,
-                    const ReductionBuffers &buffers)
-      : OpConversionPattern(converter, ctx), buffers(buffers) {}
+struct ColumnSumLowering : BufferedLowering<ColumnSumOp> {
+  using BufferedLowering::BufferedLowering;
 
   LogicalResult
   matchAndRewrite(ColumnSumOp op, OpAdaptor adaptor,
@@ -695,8 +689,6 @@ struct ColumnSumLowering : OpConversionPattern<ColumnSumOp> {
     }
     return total;
   }
-
-  const ReductionBuffers &buffers;
 };
 
 /// How segments of adjacent elements (scan, segment_reduce) fall on
