@@ -49,10 +49,12 @@ struct Program {
   gpu_detail::Tiles &t;
   int64_t bt, r, tpr;
   Type elem;
-  Value q, k, v, logG, logGamma, beta, y;
-  Value T, batch, hq, h, q0, qt;
-  Value kTile, vTile, pg, pc, theta, cosTable, sinTable, stageG, stageC;
-  Value gammaH; // log_gamma[h], f32
+  // Set by name after the spec's fields (buildAttentionFma).
+  Value q = {}, k = {}, v = {}, logG = {}, logGamma = {}, beta = {}, y = {};
+  Value T = {}, batch = {}, hq = {}, h = {}, q0 = {}, qt = {};
+  Value kTile = {}, vTile = {}, pg = {}, pc = {}, theta = {}, cosTable = {},
+        sinTable = {}, stageG = {}, stageC = {};
+  Value gammaH = {}; // log_gamma[h], f32
 
   bool gates() const { return s.gate != GateKind::None; }
   bool learned() const { return s.hasBeta(); }

@@ -166,7 +166,7 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
   struct CopyPlan {
     Value src, dest, head;
     int64_t heads, width, runs, destRowStride, rowsPerPass = 0;
-    SmallVector<CopyPass> passes;
+    SmallVector<CopyPass> passes = {};
   };
   auto planCopies = [&](Value src, int64_t heads, Value head, int64_t tileRows,
                         int64_t width, Value dest, int64_t groupRows,

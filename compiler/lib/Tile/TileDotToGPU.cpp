@@ -323,7 +323,8 @@ struct MatrixLoadLowering : OpConversionPattern<MatrixLoadOp> {
     Value zero = arith::ConstantOp::create(rewriter, op.getLoc(),
                                            rewriter.getZeroAttr(element));
     SmallVector<Value> elements;
-    for (auto [s, index] : llvm::enumerate(access.indices)) {
+    for (auto [s, at] : llvm::enumerate(access.indices)) {
+      Value index = at; // a lambda below takes it (C++17: no bindings)
       if (access.inside.empty()) {
         elements.push_back(
             memref::LoadOp::create(rewriter, op.getLoc(), op.getBase(), index));
@@ -381,7 +382,10 @@ struct MatrixStoreLowering : OpConversionPattern<MatrixStoreOp> {
       rewriter.eraseOp(op);
       return success();
     }
-    for (auto [s, index] : llvm::enumerate(access.indices)) {
+    for (auto [i, at] : llvm::enumerate(access.indices)) {
+      // The lambda below takes them (C++17: no structured bindings).
+      size_t s = i;
+      Value index = at;
       if (access.inside.empty()) {
         memref::StoreOp::create(rewriter, loc, elements[s], op.getBase(),
                                 index);

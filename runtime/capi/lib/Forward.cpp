@@ -287,8 +287,6 @@ sympow_status run(sympow_context *context, const sympow_layer_desc *desc,
   return succeed();
 }
 
-const sympow_tensor kAbsent{};
-
 } // namespace
 
 extern "C" {
