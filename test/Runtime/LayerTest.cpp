@@ -154,6 +154,38 @@ TEST(Layer, ChunkedF32LaunchesStatesAndScanInOrderWithTheirBuffers) {
   EXPECT_EQ(output.T, T);
 }
 
+TEST(Layer, RecurrentOneTokenLaunchesTheStateKernelAlone) {
+  LayerVariant v = chunkedVariant(); // data gate, learned rotation
+  v.formulation = Formulation::Recurrent;
+  v.chunk = 0;
+  std::vector<std::string> names = layerKernelNames(v);
+  ASSERT_EQ(names,
+            (std::vector<std::string>{"recurrent_state", "recurrent_output"}));
+  EXPECT_EQ(launchedKernelNames(v, 1),
+            (std::vector<std::string>{"recurrent_state"}));
+  EXPECT_EQ(launchedKernelNames(v, 2), names);
+  RecordingBackend backend(names);
+  // q, k, v, log_g, beta, S, Z, c, num, den, y, arrivals; then q, k, v,
+  // log_g, beta, y, c, num, den.
+  backend.expectedBuffers = {{"recurrent_state", 12}, {"recurrent_output", 9}};
+  KernelLibrary library(backend, {{"recording", ImageFormat::Cubin, kImage, 6}},
+                        infos(v));
+  int64_t B = 3;
+  for (int64_t T : {1, 2}) {
+    backend.launches.clear();
+    size_t bytes = layerWorkspaceBytes(v, B, T).value();
+    Status s = launchLayer(backend, library, v, allBuffers(), B, T, 0x10000,
+                           bytes, nullptr);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    std::vector<std::string> launched;
+    for (const Launch &l : backend.launches)
+      launched.push_back(l.kernel);
+    EXPECT_EQ(launched, launchedKernelNames(v, T)) << "T = " << T;
+    // The arrival counters, one per (sequence, head), whatever T is.
+    EXPECT_EQ(backend.launches[0].sizes.back(), B * v.h);
+  }
+}
+
 TEST(Layer, Chunked16BitLaunchesTheStatePassInOrderWithItsBuffers) {
   LayerVariant v = chunkedVariant(); // bf16, learned rotation
   ASSERT_TRUE(v.chunkStatePass());

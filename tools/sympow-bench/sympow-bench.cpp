@@ -519,9 +519,9 @@ int main(int argc, char **argv) {
     bench::TimingBackend timing(*device, hook);
     runtime::KernelLibrary library(timing, (*compiled)->images(),
                                    (*compiled)->infos());
-    std::vector<std::string> names = runtime::layerKernelNames(variant);
-
     for (int64_t T : tokens) {
+      // recurrent_output does not run for one token.
+      std::vector<std::string> names = runtime::launchedKernelNames(variant, T);
       bool state =
           withState || request.formulation == runtime::Formulation::Recurrent;
       if (state && request.formulation == runtime::Formulation::Attention) {

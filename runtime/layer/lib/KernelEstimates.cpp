@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sympow/Runtime/KernelEstimates.h"
+#include "sympow/Runtime/Layer.h"
 
 #include "sympow/Support/AttentionTile.h"
 #include "sympow/Support/ChunkOutputTile.h"
@@ -794,7 +795,8 @@ KernelEstimate recurrentState(const Sizes &z) {
   double partials = z.B * z.T * z.Hq * X * (z.e + 1) * (z.s == 4 ? 8 : 4);
   OpCounts total = times(block, blocks), heaviest = block;
   double loads = stateBytes + inputBytes(z), stores = stateBytes + partials;
-  if (z.T == 1) {
+  if (!runtime::launchesKernel(runtime::KernelId::RecurrentOutput,
+                               int64_t(z.T))) {
     // The last program of each state writes y for the group's query heads
     // (recurrent_output's programs, which are not launched): the arrival
     // (a few operations), then the reduction of the partial sums.
@@ -852,7 +854,8 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
   }
   case Formulation::Recurrent:
     // One token: recurrent_state writes y itself (its last programs).
-    if (z.T == 1)
+    if (!runtime::launchesKernel(runtime::KernelId::RecurrentOutput,
+                                 int64_t(z.T)))
       return {recurrentState(z)};
     return {recurrentState(z), recurrentOutput(z)};
   case Formulation::Chunked: {

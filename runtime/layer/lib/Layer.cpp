@@ -13,7 +13,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cassert>
+#include <cstdio>
+#include <cstdlib>
 #include <string_view>
 
 using namespace sympow;
@@ -99,7 +100,10 @@ struct KernelArgs {
   size_t size = 0;
   void add(std::initializer_list<KernelArg> more) {
     for (KernelArg a : more) {
-      assert(size < args.size() && "raise kMaxKernelBuffers");
+      if (size == args.size()) { // a new kernel's list, never a call's input
+        std::fprintf(stderr, "sympow: more than kMaxKernelBuffers buffers\n");
+        std::abort();
+      }
       args[size++] = a;
     }
   }
@@ -257,6 +261,19 @@ sympow::runtime::layerKernelNames(const LayerVariant &v) {
   return names;
 }
 
+bool sympow::runtime::launchesKernel(KernelId kernel, int64_t T) {
+  return !(kernel == KernelId::RecurrentOutput && T == 1);
+}
+
+std::vector<std::string>
+sympow::runtime::launchedKernelNames(const LayerVariant &v, int64_t T) {
+  std::vector<std::string> names;
+  for (KernelId id : kernelsOf(v))
+    if (launchesKernel(id, T))
+      names.push_back(kernelName(id));
+  return names;
+}
+
 std::vector<KernelArg>
 sympow::runtime::layerKernelArguments(const LayerVariant &v, KernelId kernel) {
   KernelArgs args = kernelArgsOf(v, kernel);
@@ -353,10 +370,12 @@ Workspace layerWorkspace(const LayerVariant &v, int64_t B, int64_t T) {
     w.programs =
         recurrentSplit(v.p, v.d, v.e, v.h, v.dtype != DType::F32).programs;
     w.partialBytes = v.dtype == DType::F32 ? 8 : 4;
+    // First, so that they stay at one place whatever B and T a call has
+    // (a workspace sized once for the largest call): counters the kernels
+    // leave ready for the next call, which need no zeroing.
+    w.arrivals = take(bytesOf(sizeof(int64_t), {B, v.h}));
     w.partialNum = take(bytesOf(w.partialBytes, {B, T, v.hq, w.programs, v.e}));
     w.partialDen = take(bytesOf(w.partialBytes, {B, T, v.hq, w.programs}));
-    // Counters the kernels leave ready for the next call (no zeroing).
-    w.arrivals = take(bytesOf(sizeof(int64_t), {B, v.h}));
     w.total = at;
     return w;
   }
@@ -578,8 +597,7 @@ Status sympow::runtime::launchLayer(Backend &backend, KernelLibrary &library,
   };
 
   for (size_t i = 0; i < kernels.size; ++i) {
-    // One token: recurrent_state's last programs wrote y already.
-    if (kernels.ids[i] == KernelId::RecurrentOutput && T == 1)
+    if (!launchesKernel(kernels.ids[i], T))
       continue;
     const char *name = kernelName(kernels.ids[i]);
     Params p;

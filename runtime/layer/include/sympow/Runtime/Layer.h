@@ -2,7 +2,8 @@
 //
 // A layer call is a fixed sequence of kernels per formulation (see
 // docs/KernelABI.md and docs/GPU.md): attention: `attention`; recurrent:
-// `recurrent_state`, `recurrent_output`; chunked: [`chunk_counts`], then
+// `recurrent_state`, `recurrent_output` (only for T > 1: at T = 1
+// recurrent_state's last programs write y); chunked: [`chunk_counts`], then
 // for 16-bit inputs [`chunk_keys`] `chunk_state_pass`, else `chunk_states`
 // + `chunk_scan`; then `chunk_output` ([...]: rotating schedules only). This
 // launches them on any backend with the right buffers, after checking what it
@@ -98,10 +99,18 @@ const char *kernelName(KernelId kernel);
 /// The kernel named `name`, or none.
 std::optional<KernelId> kernelIdNamed(std::string_view name);
 
-/// The kernels of the variant's formulation, in launch order.
+/// The kernels of the variant's formulation, in launch order (what a
+/// library holds).
 std::vector<KernelId> layerKernels(const LayerVariant &variant);
 /// Their names.
 std::vector<std::string> layerKernelNames(const LayerVariant &variant);
+/// Whether a call of T tokens launches `kernel`, one of layerKernels: all
+/// do except recurrent_output for one token (recurrent_state's last
+/// programs reduce the partial sums themselves).
+bool launchesKernel(KernelId kernel, int64_t T);
+/// The names of the kernels a call of T tokens launches, in order.
+std::vector<std::string> launchedKernelNames(const LayerVariant &variant,
+                                             int64_t T);
 
 /// A kernel's buffer arguments (docs/KernelABI.md): the layer's tensors,
 /// and the chunked and recurrent formulations' scratch in the workspace.
@@ -155,10 +164,10 @@ Status unaddressableWorkspace(int64_t B, int64_t T);
 Result<size_t> layerWorkspaceBytes(const LayerVariant &variant, int64_t B,
                                    int64_t T);
 
-/// Launches the layer's kernels on `stream`. `library` holds the kernels in
-/// layerKernelNames order. Checks the variant, sizes and buffers first and
-/// launches nothing when they are wrong; allocates nothing unless it
-/// reports an error.
+/// Launches the layer's kernels on `stream` (those launchesKernel names for
+/// T). `library` holds the kernels in layerKernelNames order. Checks the
+/// variant, sizes and buffers first and launches nothing when they are wrong;
+/// allocates nothing unless it reports an error.
 Status launchLayer(Backend &backend, KernelLibrary &library,
                    const LayerVariant &variant, const LayerBuffers &buffers,
                    int64_t B, int64_t T, DevicePtr workspace,
