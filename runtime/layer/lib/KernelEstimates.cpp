@@ -73,6 +73,7 @@ int64_t cols(double x) { return int64_t(std::min(x, 16777216.0)); }
 struct Sizes {
   double B, T, Hq, H, d, e, D, s, p;
   bool tensorCores, learned, rotates, relative;
+  int64_t tokens; // T exactly (T as a double may exceed int64_t's range)
 };
 
 Sizes sizesOf(const LayerSizes &l) {
@@ -80,7 +81,7 @@ Sizes sizesOf(const LayerSizes &l) {
           double(l.keyHeads),  double(l.headDim),      double(l.valueDim),
           embeddingDim(l),     double(l.elementBytes), double(l.power),
           l.elementBytes != 4, l.learnedSchedule,      l.rotatingSchedule,
-          l.relativeSchedule};
+          l.relativeSchedule,  int64_t(l.seqLen)};
 }
 
 /// Inputs, outputs and gates every formulation reads once.
@@ -795,8 +796,7 @@ KernelEstimate recurrentState(const Sizes &z) {
   double partials = z.B * z.T * z.Hq * X * (z.e + 1) * (z.s == 4 ? 8 : 4);
   OpCounts total = times(block, blocks), heaviest = block;
   double loads = stateBytes + inputBytes(z), stores = stateBytes + partials;
-  if (!runtime::launchesKernel(runtime::KernelId::RecurrentOutput,
-                               int64_t(z.T))) {
+  if (!runtime::launchesKernel(runtime::KernelId::RecurrentOutput, z.tokens)) {
     // The last program of each state writes y for the group's query heads
     // (recurrent_output's programs, which are not launched): the arrival
     // (a few operations), then the reduction of the partial sums.
@@ -854,8 +854,7 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
   }
   case Formulation::Recurrent:
     // One token: recurrent_state writes y itself (its last programs).
-    if (!runtime::launchesKernel(runtime::KernelId::RecurrentOutput,
-                                 int64_t(z.T)))
+    if (!runtime::launchesKernel(runtime::KernelId::RecurrentOutput, z.tokens))
       return {recurrentState(z)};
     return {recurrentState(z), recurrentOutput(z)};
   case Formulation::Chunked: {
