@@ -260,21 +260,23 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
   // head of the group, so no second kernel is launched.
   Value arrivals = args.get(fn, KernelArg::Arrivals);
   OutputBuffers io = outputBuffers(args, fn);
-  E.ifThen(E.cmpi(arith::CmpIPredicate::eq, T, E.idx(1)), [&] {
-    Value epoch =
-        arith::ConstantIntOp::create(b, loc, b.getI64Type(), kArrivalEpoch);
-    Value last = tile::LastArrivalOp::create(b, loc, b.getI1Type(), arrivals,
-                                             bh, epoch, split.programs);
-    E.ifThen(last, [&] {
-      // A loop, not g copies: the copies' hoisted addresses spilled at
-      // the cap of three programs per SM.
-      E.forLoop(E.mul(h, E.idx(g)), E.mul(E.add(h, E.idx(1)), E.idx(g)),
-                E.idx(1), {}, [&](Value hq, ValueRange) {
-                  emitTokenOutput(t, s, io, E.idx(0), hq, batch, T);
-                  return SmallVector<Value>{};
-                });
-    });
-  });
+  E.ifThen(
+      E.cmpi(arith::CmpIPredicate::eq, T, E.idx(kTokensStateKernelFinishes)),
+      [&] {
+        Value epoch =
+            arith::ConstantIntOp::create(b, loc, b.getI64Type(), kArrivalEpoch);
+        Value last = tile::LastArrivalOp::create(
+            b, loc, b.getI1Type(), arrivals, bh, epoch, split.programs);
+        E.ifThen(last, [&] {
+          // A loop, not g copies: the copies' hoisted addresses spilled at
+          // the cap of three programs per SM.
+          E.forLoop(E.mul(h, E.idx(g)), E.mul(E.add(h, E.idx(1)), E.idx(g)),
+                    E.idx(1), {}, [&](Value hq, ValueRange) {
+                      emitTokenOutput(t, s, io, E.idx(0), hq, batch, T);
+                      return SmallVector<Value>{};
+                    });
+        });
+      });
   gpu::ReturnOp::create(b, loc);
   return tile::lowerTileKernel(fn);
 }

@@ -262,7 +262,8 @@ sympow::runtime::layerKernelNames(const LayerVariant &v) {
 }
 
 bool sympow::runtime::launchesKernel(KernelId kernel, int64_t T) {
-  return !(kernel == KernelId::RecurrentOutput && T == 1);
+  return !(kernel == KernelId::RecurrentOutput &&
+           T == kTokensStateKernelFinishes);
 }
 
 std::vector<std::string>

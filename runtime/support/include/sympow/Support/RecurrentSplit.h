@@ -19,6 +19,12 @@ namespace sympow {
 /// adjacent columns of row t / Q (Q = e / R threads per row), one 16-byte
 /// access for f32 when R = 4; a program walks `steps` tiles, and `programs`
 /// of them cover the D rows.
+/// The call length (a decoding step) at which recurrent_state's last
+/// program per state reduces the partial sums into y itself, so that
+/// recurrent_output is not launched: the kernel's branch and the runtime's
+/// launch list both ask this.
+constexpr int64_t kTokensStateKernelFinishes = 1;
+
 struct RecurrentSplit {
   int64_t perThread = 1, threadsPerRow = 1, rowsPerTile = 1, threads = 1;
   int64_t steps = 1, programs = 1;
