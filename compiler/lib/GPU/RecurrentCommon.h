@@ -67,6 +67,12 @@ mlir::LogicalResult buildRecurrentState(mlir::OpBuilder &b,
 /// sequence's last token).
 struct OutputBuffers {
   Value q, k, v, logG, logGamma, beta, y, c, num, den;
+  /// recurrent_state's workgroup arrays, where the tail of a decoding step
+  /// (T = 1) reads its one token from (null in recurrent_output): the
+  /// group's scaled, rotated queries, the rings of rotated keys, values and
+  /// decays (RecurrentState.cpp). The token's q, k, v and gate are then no
+  /// global loads on the last program's chain.
+  Value stagedQueries, stagedKeys, stagedValues, stagedDecays;
 };
 OutputBuffers outputBuffers(const gpu_detail::KernelArguments &args,
                             mlir::gpu::GPUFuncOp fn);

@@ -73,11 +73,21 @@ void emitTokenOutput(Tiles &t, const AttentionKernelSpec &s,
   // exp(G_t - G_{t-W}), the initial state's G being 0.
   Value ages = E.min(E.add(token, E.idx(1)), E.idx(kWindow));
   Value oldest = E.sub(E.add(token, E.idx(1)), ages);
-  Value stateLog = E.forLoop(oldest, E.add(token, E.idx(1)), E.idx(1),
-                             {E.f64(0.0)}, [&](Value j, ValueRange st) {
-                               return SmallVector<Value>{E.add(st[0], gate(j))};
-                             })[0];
-  Value stateWeight = E.convert(E.exp(stateLog), acc);
+  // Staged (a decoding step, token 0): recurrent_state's rings hold the
+  // token in slot 0, its decay, and q and k rotated by the same count c,
+  // so that R(c) q . R(c) k is SPEC's product at age 0.
+  bool staged = bool(io.stagedKeys);
+  Value stateWeight;
+  if (staged) {
+    stateWeight = E.load(io.stagedDecays, {E.idx(0)});
+  } else {
+    Value stateLog =
+        E.forLoop(oldest, E.add(token, E.idx(1)), E.idx(1), {E.f64(0.0)},
+                  [&](Value j, ValueRange st) {
+                    return SmallVector<Value>{E.add(st[0], gate(j))};
+                  })[0];
+    stateWeight = E.convert(E.exp(stateLog), acc);
+  }
 
   // The query, scaled: each dim and its pair partner, f32.
   Value qBase = t.splat(tokenOffset(E, batch, T, token, s.hq, hq, s.d));
@@ -100,13 +110,21 @@ void emitTokenOutput(Tiles &t, const AttentionKernelSpec &s,
         for (int64_t from = 0; from < s.d; from += P) {
           Value d = E.add(thread, t.index(from));
           Value inside = E.ult(d, t.index(s.d));
-          auto readQ = [&](Value at) {
-            return E.mul(t.convert(t.load(q, E.add(qBase, at), inside), f32),
-                         t.constant(f32, s.effectiveScale()));
-          };
-          Value qd =
-              rotate(t, s, d, readQ(d), readQ(partnerDim(t, s, d)), between[1]);
-          Value kd = t.load(k, E.add(kBase, d), inside);
+          Value qd, kd;
+          if (staged) {
+            Value inGroup = E.sub(hq, E.mul(h, E.idx(g)));
+            qd = t.load(io.stagedQueries,
+                        E.add(t.splat(E.mul(inGroup, E.idx(s.d))), d), inside);
+            kd = t.load(io.stagedKeys, d, inside);
+          } else {
+            auto readQ = [&](Value at) {
+              return E.mul(t.convert(t.load(q, E.add(qBase, at), inside), f32),
+                           t.constant(f32, s.effectiveScale()));
+            };
+            qd = rotate(t, s, d, readQ(d), readQ(partnerDim(t, s, d)),
+                        between[1]);
+            kd = t.load(k, E.add(kBase, d), inside);
+          }
           dot = E.fma(t.convert(qd, acc), t.convert(kd, acc), dot);
         }
         dot = t.columnSum(dot, 1);
@@ -115,9 +133,16 @@ void emitTokenOutput(Tiles &t, const AttentionKernelSpec &s,
           power = E.mul(power, dot);
         // exp(G_t - G_j) <= 1: the gates are at most 1.
         Value w = E.mul(t.splat(E.convert(E.exp(between[0]), acc)), power);
-        Value vAt =
-            E.add(t.splat(tokenOffset(E, batch, T, j, s.h, h, s.e), R), column);
-        Value vj = t.convert(t.load(v, vAt, nullptr, true), acc);
+        Value vj =
+            staged
+                ? t.convert(t.load(io.stagedValues, column, nullptr, true), acc)
+                : t.convert(t.load(v,
+                                   E.add(t.splat(tokenOffset(E, batch, T, j,
+                                                             s.h, h, s.e),
+                                                 R),
+                                         column),
+                                   nullptr, true),
+                            acc);
         return SmallVector<Value>{E.fma(t.expand(w, R), vj, st[0]),
                                   E.add(st[1], w)};
       });

@@ -260,6 +260,10 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
   // head of the group, so no second kernel is launched.
   Value arrivals = args.get(fn, KernelArg::Arrivals);
   OutputBuffers io = outputBuffers(args, fn);
+  io.stagedQueries = queries;
+  io.stagedKeys = keys;
+  io.stagedValues = values;
+  io.stagedDecays = decays;
   E.ifThen(
       E.cmpi(arith::CmpIPredicate::eq, T, E.idx(kTokensStateKernelFinishes)),
       [&] {

@@ -732,8 +732,11 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
 /// partial sums, then the window's ages a < min(t + 1, W), each a rotated
 /// dot product and sums of the gates and angles between. Figures per
 /// thread from the emulator as above (X = 44), quadratic in the mean
-/// window.
-OpCounts recurrentOutputProgram(const Sizes &z) {
+/// window. `staged`: recurrent_state's tail at T = 1, which reads the
+/// token's q, k, v and decay from its workgroup rings (the emulator at p =
+/// 2, d = e = 64, bf16, data gate: the partial sums are its only global
+/// loads).
+OpCounts recurrentOutputProgram(const Sizes &z, bool staged = false) {
   RecurrentSplit split =
       recurrentSplitOfDim(rows(z.D), cols(z.e), cols(z.H),
                           recurrentProgramsPerSM(int64_t(z.p), z.tensorCores));
@@ -744,6 +747,20 @@ OpCounts recurrentOutputProgram(const Sizes &z) {
       z.T <= W ? (z.T + 1) / 2 : (W * (W + 1) / 2 + (z.T - W) * W) / z.T;
   double rows = std::ceil(X * z.e / (P * split.perThread)) + std::ceil(X / P);
   OpCounts thread;
+  if (staged) {
+    double partials = X * z.e / (P * split.perThread) + X / P;
+    thread.globalLoads = u(partials);
+    thread.globalLoadBytes = u(4 * X * (z.e + 1) / P);
+    thread.sharedLoadBytes =
+        u(96 * ages + 96 + 8 * z.d / P + 4 * split.perThread);
+    thread.sharedStoreBytes = u(8);
+    thread.fp32Fma = u(5 * ages + 5);
+    thread.fp32Alu = u(30 * ages + 44);
+    thread.fp64 = u(12 * ages - 6);
+    thread.sfu = u(2 * ages);
+    thread.intAlu = u(38 * ages + 25 + 10 * rows);
+    return times(thread, P);
+  }
   thread.globalLoads = u(2.65 + rows - 0.81 * ages + 1.83 * ages * ages);
   thread.globalLoadBytes = u(4 * double(thread.globalLoads) * 2);
   thread.sharedLoadBytes = u(96 * ages + 96);
@@ -800,7 +817,7 @@ KernelEstimate recurrentState(const Sizes &z) {
     // The last program of each state writes y for the group's query heads
     // (recurrent_output's programs, which are not launched): the arrival
     // (a few operations), then the reduction of the partial sums.
-    OpCounts tail = times(recurrentOutputProgram(z), group);
+    OpCounts tail = times(recurrentOutputProgram(z, /*staged=*/true), group);
     heaviest += tail;
     total += times(tail, z.H * z.B);
     loads += partials;
