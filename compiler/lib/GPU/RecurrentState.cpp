@@ -160,12 +160,22 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
       Value vt = t.convert(t.load(v, E.add(t.splat(vBase), j), valid), f32);
       t.store(vt, values, E.add(t.splat(vSlot), j), valid);
     }
-    // gamma_t into its ring, by the first thread.
+    // gamma_t into its ring, by the first thread, which alone loads the
+    // gate: a load every thread made was one more on each one's chain.
     {
-      Value gamma = E.convert(
-          E.exp(logGate(E, s, logG, logGamma, batch, T, h, token)), acc);
-      t.store(t.splat(gamma), decays, t.splat(E.rem(token, E.idx(kWindow))),
-              t.eq(thread, t.index(0)));
+      Value first = t.eq(thread, t.index(0));
+      Value gate = t.constant(b.getF64Type(), 0.0);
+      if (s.hasLogG())
+        gate = t.convert(
+            t.load(logG, t.splat(tokenOffset(E, batch, T, token, s.h, h, 1)),
+                   first),
+            b.getF64Type());
+      if (s.hasLogGamma())
+        gate = E.add(gate, t.convert(t.load(logGamma, t.splat(h), first),
+                                     b.getF64Type()));
+      gate = E.max(gate, t.constant(b.getF64Type(), gpu_detail::kLogGateFloor));
+      t.store(t.convert(E.exp(gate), acc), decays,
+              t.splat(E.rem(token, E.idx(kWindow))), first);
     }
     gpu::BarrierOp::create(b, loc);
 

@@ -791,9 +791,9 @@ KernelEstimate recurrentState(const Sizes &z) {
   double X = double(split.programs), rotating = z.d / P * (1 + group);
   OpCounts thread;
   // Per token: a state run and (a row's first thread) its Z per tile; the
-  // gate; q, k and their pair partners; v; beta.
-  double inputLoads =
-             1 + 2 * std::min(1.0, rotating) + z.e / P + (z.learned ? 1 : 0),
+  // gate (the first thread's); q, k and their pair partners; v; beta.
+  double inputLoads = 1 / P + 2 * std::min(1.0, rotating) + z.e / P +
+                      (z.learned ? 1 : 0),
          c0 = z.rotates ? 1 : 0;
   thread.globalLoads = u(z.T * (steps * (1 + 1 / Q) + inputLoads) + c0);
   thread.globalLoadBytes =
