@@ -28,6 +28,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 using namespace mlir;
 using namespace sympow;
@@ -101,6 +102,28 @@ TEST_F(RecurrentKernel, VerifiesWithTheExpectedStructure) {
   // loop) between fences.
   EXPECT_EQ(countOps(state, "memref.generic_atomic_rmw"), 1);
   EXPECT_EQ(countOps(state, "llvm.fence"), 2);
+  // That last program reads the token from its workgroup rings and the
+  // final count from its own loop: after the second (acquire) fence it
+  // loads only the partial sums num and den (arguments 9, 10), none of q,
+  // k, v, log_g, log_gamma, beta or c.
+  int64_t fences = 0;
+  std::set<unsigned> loadedInTail;
+  state.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    fences += name == "llvm.fence";
+    if (fences < 2 ||
+        !llvm::is_contained({StringRef("memref.load"), StringRef("vector.load"),
+                             StringRef("vector.maskedload"),
+                             StringRef("vector.gather")},
+                            name))
+      return;
+    for (Value operand : op->getOperands())
+      if (auto arg = dyn_cast<BlockArgument>(operand);
+          arg && arg.getOwner() == &state.getBody().front() &&
+          arg.getArgNumber() < state.getNumArguments())
+        loadedInTail.insert(arg.getArgNumber());
+  });
+  EXPECT_EQ(loadedInTail, (std::set<unsigned>{9, 10}));
   // q, k, v, log_g, log_gamma, beta, y, c, num, den, B, T.
   EXPECT_EQ(output.getNumArguments(), 12u);
   EXPECT_EQ(recurrentThreadsPerBlock(s), 256);

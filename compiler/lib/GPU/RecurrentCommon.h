@@ -71,8 +71,9 @@ struct OutputBuffers {
   /// (T = 1) reads its one token from (null in recurrent_output): the
   /// group's scaled, rotated queries, the rings of rotated keys, values and
   /// decays (RecurrentState.cpp). The token's q, k, v and gate are then no
-  /// global loads on the last program's chain.
-  Value stagedQueries, stagedKeys, stagedValues, stagedDecays;
+  /// global loads on the last program's chain; nor is the final count c,
+  /// which the program summed itself (rotating schedules).
+  Value stagedQueries, stagedKeys, stagedValues, stagedDecays, stagedCount;
 };
 OutputBuffers outputBuffers(const gpu_detail::KernelArguments &args,
                             mlir::gpu::GPUFuncOp fn);

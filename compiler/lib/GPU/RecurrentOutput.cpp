@@ -95,16 +95,18 @@ void emitTokenOutput(Tiles &t, const AttentionKernelSpec &s,
       E.idx(0), ages, E.idx(1), {t.constant(acc, 0.0, R), t.constant(acc, 0.0)},
       [&](Value age, ValueRange st) {
         Value j = E.sub(token, age);
-        // Sums over tokens j + 1 .. t: the log weight and the angle.
-        auto between =
-            E.forLoop(E.add(j, E.idx(1)), E.add(token, E.idx(1)), E.idx(1),
-                      {E.f64(0.0), E.f64(0.0)}, [&](Value i, ValueRange sum) {
-                        Value step = s.rotates()
-                                         ? countStep(E, s, beta, batch, T, h, i)
+        // Sums over tokens j + 1 .. t: the log weight and the angle (none
+        // for the staged token, at age 0).
+        SmallVector<Value> between = {E.f64(0.0), E.f64(0.0)};
+        if (!staged)
+          between = E.forLoop(
+              E.add(j, E.idx(1)), E.add(token, E.idx(1)), E.idx(1), between,
+              [&](Value i, ValueRange sum) {
+                Value step = s.rotates() ? countStep(E, s, beta, batch, T, h, i)
                                          : E.f64(0.0);
-                        return SmallVector<Value>{E.add(sum[0], gate(i)),
-                                                  E.add(sum[1], step)};
-                      });
+                return SmallVector<Value>{E.add(sum[0], gate(i)),
+                                          E.add(sum[1], step)};
+              });
         Value kBase = t.splat(tokenOffset(E, batch, T, j, s.h, h, s.d));
         Value dot = t.constant(acc, 0.0);
         for (int64_t from = 0; from < s.d; from += P) {
@@ -168,11 +170,13 @@ void emitTokenOutput(Tiles &t, const AttentionKernelSpec &s,
     E.ifThen(arith::AndIOp::create(b, loc, last, first), [&] {
       Value bh = E.add(E.mul(batch, E.idx(s.h)), h);
       Value count =
-          E.forLoop(E.idx(0), T, E.idx(1), {E.load(c, {bh})},
-                    [&](Value i, ValueRange st) {
-                      return SmallVector<Value>{
-                          E.add(st[0], countStep(E, s, beta, batch, T, h, i))};
-                    })[0];
+          staged
+              ? io.stagedCount
+              : E.forLoop(E.idx(0), T, E.idx(1), {E.load(c, {bh})},
+                          [&](Value i, ValueRange st) {
+                            return SmallVector<Value>{E.add(
+                                st[0], countStep(E, s, beta, batch, T, h, i))};
+                          })[0];
       t.store(t.splat(count), c, t.splat(bh), t.eq(thread, t.index(0)));
     });
   }

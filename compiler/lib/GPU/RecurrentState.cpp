@@ -113,157 +113,168 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
       unrankRows(t, s.p, s.d, E.min(threadRow, t.index(dim - 1)));
   Value stateRows = t.splat(E.mul(bh, E.idx(dim)));
   Value count0 = s.rotates() ? E.load(c, {bh}) : E.f64(0.0);
-  E.forLoop(E.idx(0), T, E.idx(1), {count0}, [&](Value token, ValueRange st) {
-    Value count = st[0];
-    if (s.rotates())
-      count = E.add(count, countStep(E, s, beta, batch, T, h, token));
+  auto counted = E.forLoop(
+      E.idx(0), T, E.idx(1), {count0}, [&](Value token, ValueRange st) {
+        Value count = st[0];
+        if (s.rotates())
+          count = E.add(count, countStep(E, s, beta, batch, T, h, token));
 
-    // 1. k_t into the window's ring, the group's q_t after it.
-    gpu::BarrierOp::create(b, loc); // the previous token's readers are done
-    int64_t vectors = (1 + g) * s.d;
-    for (int64_t from = 0; from < vectors; from += P) {
-      Value j = E.add(thread, t.index(from));
-      Value valid = E.ult(j, t.index(vectors));
-      Value vec = E.div(j, t.index(s.d));
-      Value d = E.rem(j, t.index(s.d));
-      Value isKey = t.eq(vec, t.index(0));
-      Value isQuery = arith::XOrIOp::create(
-          b, loc, isKey, t.splat(arith::ConstantIntOp::create(b, loc, 1, 1)));
-      Value keyMask = t.logicalAnd(valid, isKey);
-      Value queryMask = t.logicalAnd(valid, isQuery);
-      Value kBase = t.splat(tokenOffset(E, batch, T, token, s.h, h, s.d));
-      // Query head h g + vec - 1 (vec 0 reads nothing from q).
-      Value qHead = E.sub(E.add(t.splat(E.mul(h, E.idx(g))), vec), t.index(1));
-      Value qBase = E.mul(
-          E.add(t.splat(E.mul(E.add(E.mul(batch, T), token), E.idx(s.hq))),
-                qHead),
-          t.index(s.d));
-      Value partner = partnerDim(t, s, d);
-      auto read = [&](Value at) {
-        Value fromK = t.convert(t.load(k, E.add(kBase, at), keyMask), f32);
-        Value fromQ =
-            E.mul(t.convert(t.load(q, E.add(qBase, at), queryMask), f32),
-                  t.constant(f32, s.effectiveScale()));
-        return E.select(isKey, fromK, fromQ);
-      };
-      Value value = rotate(t, s, d, read(d), read(partner), count);
-      Value slot = E.rem(token, E.idx(kWindow));
-      t.store(value, keys, E.add(t.splat(E.mul(slot, E.idx(s.d))), d), keyMask);
-      t.store(value, queries, E.sub(j, t.index(s.d)), queryMask);
-    }
-    // v_t into the window's ring: the row tiles read it from there.
-    Value vSlot = E.mul(E.rem(token, E.idx(kWindow)), E.idx(s.e));
-    Value vBase = tokenOffset(E, batch, T, token, s.h, h, s.e);
-    for (int64_t from = 0; from < s.e; from += P) {
-      Value j = E.add(thread, t.index(from));
-      Value valid = E.ult(j, t.index(s.e));
-      Value vt = t.convert(t.load(v, E.add(t.splat(vBase), j), valid), f32);
-      t.store(vt, values, E.add(t.splat(vSlot), j), valid);
-    }
-    // gamma_t into its ring, by the first thread, which alone loads the
-    // gate: a load every thread made was one more on each one's chain.
-    {
-      Value first = t.eq(thread, t.index(0));
-      Value gate = t.constant(b.getF64Type(), 0.0);
-      if (s.hasLogG())
-        gate = t.convert(
-            t.load(logG, t.splat(tokenOffset(E, batch, T, token, s.h, h, 1)),
-                   first),
-            b.getF64Type());
-      if (s.hasLogGamma())
-        gate = E.add(gate, t.convert(t.load(logGamma, t.splat(h), first),
-                                     b.getF64Type()));
-      gate = E.max(gate, t.constant(b.getF64Type(), gpu_detail::kLogGateFloor));
-      t.store(t.convert(E.exp(gate), acc), decays,
-              t.splat(E.rem(token, E.idx(kWindow))), first);
-    }
-    gpu::BarrierOp::create(b, loc);
+        // 1. k_t into the window's ring, the group's q_t after it.
+        gpu::BarrierOp::create(b, loc); // the previous token's readers are done
+        int64_t vectors = (1 + g) * s.d;
+        for (int64_t from = 0; from < vectors; from += P) {
+          Value j = E.add(thread, t.index(from));
+          Value valid = E.ult(j, t.index(vectors));
+          Value vec = E.div(j, t.index(s.d));
+          Value d = E.rem(j, t.index(s.d));
+          Value isKey = t.eq(vec, t.index(0));
+          Value isQuery = arith::XOrIOp::create(
+              b, loc, isKey,
+              t.splat(arith::ConstantIntOp::create(b, loc, 1, 1)));
+          Value keyMask = t.logicalAnd(valid, isKey);
+          Value queryMask = t.logicalAnd(valid, isQuery);
+          Value kBase = t.splat(tokenOffset(E, batch, T, token, s.h, h, s.d));
+          // Query head h g + vec - 1 (vec 0 reads nothing from q).
+          Value qHead =
+              E.sub(E.add(t.splat(E.mul(h, E.idx(g))), vec), t.index(1));
+          Value qBase = E.mul(
+              E.add(t.splat(E.mul(E.add(E.mul(batch, T), token), E.idx(s.hq))),
+                    qHead),
+              t.index(s.d));
+          Value partner = partnerDim(t, s, d);
+          auto read = [&](Value at) {
+            Value fromK = t.convert(t.load(k, E.add(kBase, at), keyMask), f32);
+            Value fromQ =
+                E.mul(t.convert(t.load(q, E.add(qBase, at), queryMask), f32),
+                      t.constant(f32, s.effectiveScale()));
+            return E.select(isKey, fromK, fromQ);
+          };
+          Value value = rotate(t, s, d, read(d), read(partner), count);
+          Value slot = E.rem(token, E.idx(kWindow));
+          t.store(value, keys, E.add(t.splat(E.mul(slot, E.idx(s.d))), d),
+                  keyMask);
+          t.store(value, queries, E.sub(j, t.index(s.d)), queryMask);
+        }
+        // v_t into the window's ring: the row tiles read it from there.
+        Value vSlot = E.mul(E.rem(token, E.idx(kWindow)), E.idx(s.e));
+        Value vBase = tokenOffset(E, batch, T, token, s.h, h, s.e);
+        for (int64_t from = 0; from < s.e; from += P) {
+          Value j = E.add(thread, t.index(from));
+          Value valid = E.ult(j, t.index(s.e));
+          Value vt = t.convert(t.load(v, E.add(t.splat(vBase), j), valid), f32);
+          t.store(vt, values, E.add(t.splat(vSlot), j), valid);
+        }
+        // gamma_t into its ring, by the first thread, which alone loads the
+        // gate: a load every thread made was one more on each one's chain.
+        {
+          Value first = t.eq(thread, t.index(0));
+          Value gate = t.constant(b.getF64Type(), 0.0);
+          if (s.hasLogG())
+            gate = t.convert(
+                t.load(logG,
+                       t.splat(tokenOffset(E, batch, T, token, s.h, h, 1)),
+                       first),
+                b.getF64Type());
+          if (s.hasLogGamma())
+            gate = E.add(gate, t.convert(t.load(logGamma, t.splat(h), first),
+                                         b.getF64Type()));
+          gate = E.max(gate,
+                       t.constant(b.getF64Type(), gpu_detail::kLogGateFloor));
+          t.store(t.convert(E.exp(gate), acc), decays,
+                  t.splat(E.rem(token, E.idx(kWindow))), first);
+        }
+        gpu::BarrierOp::create(b, loc);
 
-    // The window's oldest token leaves it; at the last step all of it.
-    Value next = E.add(token, E.idx(1));
-    Value full = E.cmpi(arith::CmpIPredicate::uge, next, E.idx(kWindow));
-    Value foldBegin = E.select(full, E.sub(next, E.idx(kWindow)), E.idx(0));
-    Value isLast = E.cmpi(arith::CmpIPredicate::eq, next, T);
-    Value foldEnd = E.select(
-        isLast, next, E.select(full, E.add(foldBegin, E.idx(1)), E.idx(0)));
+        // The window's oldest token leaves it; at the last step all of it.
+        Value next = E.add(token, E.idx(1));
+        Value full = E.cmpi(arith::CmpIPredicate::uge, next, E.idx(kWindow));
+        Value foldBegin = E.select(full, E.sub(next, E.idx(kWindow)), E.idx(0));
+        Value isLast = E.cmpi(arith::CmpIPredicate::eq, next, T);
+        Value foldEnd = E.select(
+            isLast, next, E.select(full, E.add(foldBegin, E.idx(1)), E.idx(0)));
 
-    // 2. The row tiles: per query head the sums phi(q) S (R per thread)
-    // and phi(q) Z (one per thread), each thread stepping its multiset.
-    SmallVector<Value> inits(firstRows.begin(), firstRows.end());
-    for (int64_t j = 0; j < g; ++j)
-      inits.push_back(t.constant(acc, 0.0, R));
-    for (int64_t j = 0; j < g; ++j)
-      inits.push_back(t.constant(acc, 0.0));
-    auto sums = E.forLoop(
-        E.idx(0), E.idx(split.steps), E.idx(1), inits,
-        [&](Value step, ValueRange st) {
-          SmallVector<Value> row(st.begin(), st.begin() + s.p);
-          Value rows = E.add(threadRow, t.splat(step));
-          Value inside = E.ult(rows, t.index(dim));
-          Value scale = rowScales(t, acc, row);
+        // 2. The row tiles: per query head the sums phi(q) S (R per thread)
+        // and phi(q) Z (one per thread), each thread stepping its multiset.
+        SmallVector<Value> inits(firstRows.begin(), firstRows.end());
+        for (int64_t j = 0; j < g; ++j)
+          inits.push_back(t.constant(acc, 0.0, R));
+        for (int64_t j = 0; j < g; ++j)
+          inits.push_back(t.constant(acc, 0.0));
+        auto sums = E.forLoop(
+            E.idx(0), E.idx(split.steps), E.idx(1), inits,
+            [&](Value step, ValueRange st) {
+              SmallVector<Value> row(st.begin(), st.begin() + s.p);
+              Value rows = E.add(threadRow, t.splat(step));
+              Value inside = E.ult(rows, t.index(dim));
+              Value scale = rowScales(t, acc, row);
 
-          Value insideR = t.expand(inside, R);
-          Value zAt = E.add(stateRows, rows);
-          Value sAt = E.add(E.mul(t.expand(zAt, R), t.index(s.e, R)), column);
-          Value sOld = t.convert(t.load(S, sAt, insideR, true), acc);
-          // Z has one entry per row: the row's first thread holds it (the
-          // others' 0 adds nothing to the row's denominator).
-          Value zMask = t.logicalAnd(inside, ownsZ);
-          Value zOld = t.convert(t.load(Z, zAt, zMask), acc);
+              Value insideR = t.expand(inside, R);
+              Value zAt = E.add(stateRows, rows);
+              Value sAt =
+                  E.add(E.mul(t.expand(zAt, R), t.index(s.e, R)), column);
+              Value sOld = t.convert(t.load(S, sAt, insideR, true), acc);
+              // Z has one entry per row: the row's first thread holds it (the
+              // others' 0 adds nothing to the row's denominator).
+              Value zMask = t.logicalAnd(inside, ownsZ);
+              Value zOld = t.convert(t.load(Z, zAt, zMask), acc);
 
-          SmallVector<Value> out;
-          SmallVector<Value> nums(st.begin() + s.p, st.begin() + s.p + g),
-              dens(st.begin() + s.p + g, st.end());
-          for (int64_t j = 0; j < g; ++j) {
-            Value phiQ = E.mul(
-                scale, rowProducts(t, acc, queries, j * s.d, row, inside));
-            nums[j] = E.fma(t.expand(phiQ, R), sOld, nums[j]);
-            dens[j] = E.fma(phiQ, zOld, dens[j]);
-          }
+              SmallVector<Value> out;
+              SmallVector<Value> nums(st.begin() + s.p, st.begin() + s.p + g),
+                  dens(st.begin() + s.p + g, st.end());
+              for (int64_t j = 0; j < g; ++j) {
+                Value phiQ = E.mul(
+                    scale, rowProducts(t, acc, queries, j * s.d, row, inside));
+                nums[j] = E.fma(t.expand(phiQ, R), sOld, nums[j]);
+                dens[j] = E.fma(phiQ, zOld, dens[j]);
+              }
 
-          auto folded = E.forLoop(
-              foldBegin, foldEnd, E.idx(1), {sOld, zOld},
-              [&](Value j, ValueRange state) {
-                Value slot = E.rem(j, E.idx(kWindow));
-                Value gamma = E.load(decays, {slot});
-                // The ring's row of token j: its offset is uniform.
-                Value ringRow = E.mul(slot, E.idx(s.d));
-                SmallVector<Value> ringIndex;
-                for (Value index : row)
-                  ringIndex.push_back(E.add(index, t.splat(ringRow)));
-                Value phiK = E.mul(
-                    scale, rowProducts(t, acc, keys, 0, ringIndex, inside));
-                Value vAt = E.add(t.splat(E.mul(slot, E.idx(s.e)), R), column);
-                Value vj = t.convert(t.load(values, vAt, nullptr, true), acc);
-                Value gammaR = t.splat(gamma, R);
-                return SmallVector<Value>{
-                    E.fma(t.expand(phiK, R), vj, E.mul(gammaR, state[0])),
-                    E.fma(t.splat(gamma), state[1], phiK)};
-              });
-          t.store(t.convert(folded[0], f32), S, sAt, insideR, true);
-          t.store(t.convert(folded[1], f32), Z, zAt, zMask);
+              auto folded = E.forLoop(
+                  foldBegin, foldEnd, E.idx(1), {sOld, zOld},
+                  [&](Value j, ValueRange state) {
+                    Value slot = E.rem(j, E.idx(kWindow));
+                    Value gamma = E.load(decays, {slot});
+                    // The ring's row of token j: its offset is uniform.
+                    Value ringRow = E.mul(slot, E.idx(s.d));
+                    SmallVector<Value> ringIndex;
+                    for (Value index : row)
+                      ringIndex.push_back(E.add(index, t.splat(ringRow)));
+                    Value phiK = E.mul(
+                        scale, rowProducts(t, acc, keys, 0, ringIndex, inside));
+                    Value vAt =
+                        E.add(t.splat(E.mul(slot, E.idx(s.e)), R), column);
+                    Value vj =
+                        t.convert(t.load(values, vAt, nullptr, true), acc);
+                    Value gammaR = t.splat(gamma, R);
+                    return SmallVector<Value>{
+                        E.fma(t.expand(phiK, R), vj, E.mul(gammaR, state[0])),
+                        E.fma(t.splat(gamma), state[1], phiK)};
+                  });
+              t.store(t.convert(folded[0], f32), S, sAt, insideR, true);
+              t.store(t.convert(folded[1], f32), Z, zAt, zMask);
 
-          out.append(nextRows(t, s.d, row));
-          out.append(nums);
-          out.append(dens);
-          return out;
-        });
+              out.append(nextRows(t, s.d, row));
+              out.append(nums);
+              out.append(dens);
+              return out;
+            });
 
-    // 3. The columns' sums, written for recurrent_output.
-    for (int64_t j = 0; j < g; ++j) {
-      Value numSum = t.columnSum(sums[s.p + j], s.e);
-      Value denSum = t.columnSum(sums[s.p + g + j], Q);
-      Value hq = E.add(E.mul(h, E.idx(g)), E.idx(j));
-      Value slot = E.add(
-          E.mul(E.add(E.mul(E.add(E.mul(batch, T), token), E.idx(s.hq)), hq),
-                E.idx(split.programs)),
-          x);
-      t.store(numSum, num, E.add(t.splat(E.mul(slot, E.idx(s.e)), R), element),
-              E.ult(element, t.index(s.e, R)), true);
-      t.store(denSum, den, t.splat(slot), t.eq(thread, t.index(0)));
-    }
-    return SmallVector<Value>{count};
-  });
+        // 3. The columns' sums, written for recurrent_output.
+        for (int64_t j = 0; j < g; ++j) {
+          Value numSum = t.columnSum(sums[s.p + j], s.e);
+          Value denSum = t.columnSum(sums[s.p + g + j], Q);
+          Value hq = E.add(E.mul(h, E.idx(g)), E.idx(j));
+          Value slot = E.add(
+              E.mul(
+                  E.add(E.mul(E.add(E.mul(batch, T), token), E.idx(s.hq)), hq),
+                  E.idx(split.programs)),
+              x);
+          t.store(numSum, num,
+                  E.add(t.splat(E.mul(slot, E.idx(s.e)), R), element),
+                  E.ult(element, t.index(s.e, R)), true);
+          t.store(denSum, den, t.splat(slot), t.eq(thread, t.index(0)));
+        }
+        return SmallVector<Value>{count};
+      });
 
   // 4. One token (a decoding step): the last program of the state to
   // arrive reduces every program's partial sums into y, for each query
@@ -274,6 +285,7 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
   io.stagedKeys = keys;
   io.stagedValues = values;
   io.stagedDecays = decays;
+  io.stagedCount = counted[0];
   E.ifThen(
       E.cmpi(arith::CmpIPredicate::eq, T, E.idx(kTokensStateKernelFinishes)),
       [&] {
