@@ -24,15 +24,21 @@ Type accumulatorType(MLIRContext *ctx, const AttentionKernelSpec &spec) {
 }
 
 Value logGate(Emitter &E, const AttentionKernelSpec &spec, Value logG,
-              Value logGamma, Value b, Value T, Value h, Value s) {
+              Value logGamma, Value b, Value T, Value h, Value s, Tiles *t,
+              Value mask) {
   Type f64 = E.b.getF64Type();
-  Value gate = E.f64(0.0);
+  auto part = [&](Value base, Value at) {
+    if (t)
+      return t->convert(t->load(base, t->splat(at), mask), f64);
+    return E.convert(E.load(base, {at}), f64);
+  };
+  auto constant = [&](double v) { return t ? t->constant(f64, v) : E.f64(v); };
+  Value gate = constant(0.0);
   if (spec.hasLogG())
-    gate =
-        E.convert(E.load(logG, {tokenOffset(E, b, T, s, spec.h, h, 1)}), f64);
+    gate = part(logG, tokenOffset(E, b, T, s, spec.h, h, 1));
   if (spec.hasLogGamma())
-    gate = E.add(gate, E.convert(E.load(logGamma, {h}), f64));
-  return E.max(gate, E.f64(gpu_detail::kLogGateFloor));
+    gate = E.add(gate, part(logGamma, h));
+  return E.max(gate, constant(gpu_detail::kLogGateFloor));
 }
 
 Value countStep(Emitter &E, const AttentionKernelSpec &spec, Value beta,

@@ -51,9 +51,12 @@ using gpu_detail::partnerDim;
 using gpu_detail::rotate;
 
 /// Token s's log gate log_g[b, s, h] + log_gamma[h] in f64, saturated at
-/// kLogGateFloor (SPEC); 0 without gates. Uniform.
+/// kLogGateFloor (SPEC); 0 without gates. Uniform; or, given `t` and a
+/// mask, a tile whose threads outside the mask load nothing (and hold the
+/// gate of 0).
 Value logGate(Emitter &E, const AttentionKernelSpec &spec, Value logG,
-              Value logGamma, Value b, Value T, Value h, Value s);
+              Value logGamma, Value b, Value T, Value h, Value s,
+              Tiles *t = nullptr, Value mask = {});
 /// Token s's step of the angle count: beta[b, s, h] (learned) or 1. f64.
 Value countStep(Emitter &E, const AttentionKernelSpec &spec, Value beta,
                 Value b, Value T, Value h, Value s);

@@ -89,8 +89,12 @@ void emitTokenOutput(Tiles &t, const AttentionKernelSpec &s,
     stateWeight = E.convert(E.exp(stateLog), acc);
   }
 
-  // The query, scaled: each dim and its pair partner, f32.
+  // The query, scaled: each dim and its pair partner, f32; staged, the
+  // group's query hq - h g as recurrent_state scaled and rotated it.
   Value qBase = t.splat(tokenOffset(E, batch, T, token, s.hq, hq, s.d));
+  Value stagedQuery =
+      staged ? t.splat(E.mul(E.sub(hq, E.mul(h, E.idx(g))), E.idx(s.d)))
+             : Value();
   auto window = E.forLoop(
       E.idx(0), ages, E.idx(1), {t.constant(acc, 0.0, R), t.constant(acc, 0.0)},
       [&](Value age, ValueRange st) {
@@ -114,9 +118,7 @@ void emitTokenOutput(Tiles &t, const AttentionKernelSpec &s,
           Value inside = E.ult(d, t.index(s.d));
           Value qd, kd;
           if (staged) {
-            Value inGroup = E.sub(hq, E.mul(h, E.idx(g)));
-            qd = t.load(io.stagedQueries,
-                        E.add(t.splat(E.mul(inGroup, E.idx(s.d))), d), inside);
+            qd = t.load(io.stagedQueries, E.add(stagedQuery, d), inside);
             kd = t.load(io.stagedKeys, d, inside);
           } else {
             auto readQ = [&](Value at) {
@@ -135,16 +137,13 @@ void emitTokenOutput(Tiles &t, const AttentionKernelSpec &s,
           power = E.mul(power, dot);
         // exp(G_t - G_j) <= 1: the gates are at most 1.
         Value w = E.mul(t.splat(E.convert(E.exp(between[0]), acc)), power);
-        Value vj =
-            staged
-                ? t.convert(t.load(io.stagedValues, column, nullptr, true), acc)
-                : t.convert(t.load(v,
-                                   E.add(t.splat(tokenOffset(E, batch, T, j,
-                                                             s.h, h, s.e),
-                                                 R),
-                                         column),
-                                   nullptr, true),
-                            acc);
+        Value vAt = column, vFrom = io.stagedValues;
+        if (!staged) {
+          vAt = E.add(t.splat(tokenOffset(E, batch, T, j, s.h, h, s.e), R),
+                      column);
+          vFrom = v;
+        }
+        Value vj = t.convert(t.load(vFrom, vAt, nullptr, true), acc);
         return SmallVector<Value>{E.fma(t.expand(w, R), vj, st[0]),
                                   E.add(st[1], w)};
       });

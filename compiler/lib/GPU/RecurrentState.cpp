@@ -168,18 +168,8 @@ LogicalResult buildRecurrentState(OpBuilder &b, gpu::GPUModuleOp module,
         // gate: a load every thread made was one more on each one's chain.
         {
           Value first = t.eq(thread, t.index(0));
-          Value gate = t.constant(b.getF64Type(), 0.0);
-          if (s.hasLogG())
-            gate = t.convert(
-                t.load(logG,
-                       t.splat(tokenOffset(E, batch, T, token, s.h, h, 1)),
-                       first),
-                b.getF64Type());
-          if (s.hasLogGamma())
-            gate = E.add(gate, t.convert(t.load(logGamma, t.splat(h), first),
-                                         b.getF64Type()));
-          gate = E.max(gate,
-                       t.constant(b.getF64Type(), gpu_detail::kLogGateFloor));
+          Value gate =
+              logGate(E, s, logG, logGamma, batch, T, h, token, &t, first);
           t.store(t.convert(E.exp(gate), acc), decays,
                   t.splat(E.rem(token, E.idx(kWindow))), first);
         }
