@@ -225,6 +225,61 @@ TEST(DefaultChunk, IsTheFastestPredictedCandidate) {
   }
 }
 
+// Issue 12's structure at its reference point (B = 1, 8 heads, T = 16K,
+// p = 2, d = e = 64, bf16, data gate; and a decoding step): every kernel
+// fills the H100 (at least one block per SM) or takes under 3% of the
+// layer's predicted time, and the layer's distinct global bytes are within
+// 1.3x of its formulation's least traffic.
+TEST(IssueTwelve, KernelsFillTheGpuAndMoveTheFormulationsBytes) {
+  const GpuSpec &gpu = GpuSpec::h100();
+  struct Point {
+    runtime::Formulation formulation;
+    int64_t T;
+    bool state;
+  };
+  for (Point point : {Point{runtime::Formulation::Attention, 16384, false},
+                      Point{runtime::Formulation::Chunked, 16384, false},
+                      Point{runtime::Formulation::Recurrent, 1, true}}) {
+    std::string variant =
+        std::string(
+            "p=2,d=64,e=64,hq=8,h=8,dtype=bf16,gate=data,formulation=") +
+        runtime::formulationName(point.formulation);
+    auto parsed = parseLayerVariant(variant);
+    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+    runtime::LayerVariant v = layerVariant(parsed->requests.front());
+    LayerSizes sizes = layerSizes(v, 1, point.T, point.state);
+    std::vector<KernelEstimate> kernels =
+        estimateKernels(sizes, v.formulation, v.chunk);
+    ASSERT_FALSE(kernels.empty()) << variant;
+    double layer = predictedLayerSeconds(sizes, v.formulation, v.chunk, gpu);
+    double bytes = 0;
+    for (const KernelEstimate &k : kernels) {
+      KernelPrediction p = predictKernel(k.counts, k.resources, gpu);
+      EXPECT_TRUE(k.counts.blocks() >= uint64_t(gpu.sms) ||
+                  p.seconds < 0.03 * layer)
+          << variant << ", T = " << point.T << ": " << k.kernel << " launches "
+          << k.counts.blocks() << " blocks and takes "
+          << 100 * p.seconds / layer << "% of the layer";
+      bytes += double(k.counts.globalLoadDistinctBytes) +
+               double(k.counts.globalStoreDistinctBytes);
+    }
+    // The least traffic: q, k, v, the gates and y once, a state read and
+    // written once; the chunked formulation's chunk states written and
+    // read once besides (K and V re-read by attention's blocks come from
+    // L2, not DRAM, so distinct bytes do not count them).
+    double least = point.formulation == runtime::Formulation::Chunked
+                       ? chunkedCost(sizes, v.chunk).bytes
+                       : minimalCost(sizes, v.formulation, v.chunk).bytes;
+    EXPECT_LE(bytes, 1.3 * least)
+        << variant << ", T = " << point.T << ": " << bytes / 1e6
+        << " MB against the formulation's " << least / 1e6 << " MB";
+    // The same traffic does not fall below what the layer must read and
+    // write (a sign of an estimate that lost a buffer).
+    EXPECT_GE(bytes, minimalCost(sizes, v.formulation, v.chunk).bytes)
+        << variant << ", T = " << point.T;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Kernels, Estimates,
     testing::Values(

@@ -13,8 +13,6 @@
 using namespace sympow;
 
 namespace {
-// Bytes of the f32 side inputs per token and head: log_g and beta.
-constexpr double kGateBytes = 8;
 // Query rows a FlashAttention-style block keeps on chip: K and V are read
 // once per block of this many queries.
 constexpr double kQueryBlock = 64;
@@ -23,12 +21,7 @@ constexpr double kScoreOverhead = 8;
 
 /// Reading q, k, v and the gates, writing y.
 double ioBytes(const LayerSizes &s) {
-  double tokens = static_cast<double>(s.batch) * s.seqLen;
-  double perToken = (s.queryHeads * (s.headDim + s.valueDim) +
-                     s.keyHeads * (s.headDim + s.valueDim)) *
-                        static_cast<double>(s.elementBytes) +
-                    s.keyHeads * kGateBytes;
-  return tokens * perToken;
+  return tokenInputBytes(s) + tokenOutputBytes(s);
 }
 
 /// One f32 state (S and Z) per batch and key/value head.
@@ -37,6 +30,20 @@ double stateBytes(const LayerSizes &s) {
          (s.valueDim + 1) * 4.0;
 }
 } // namespace
+
+double sympow::tokenInputBytes(const LayerSizes &s) {
+  double tokens = static_cast<double>(s.batch) * s.seqLen;
+  double perToken =
+      (s.queryHeads * s.headDim + s.keyHeads * (s.headDim + s.valueDim)) *
+          static_cast<double>(s.elementBytes) +
+      4.0 * s.keyHeads * (s.learnedSchedule ? 2 : 1);
+  return tokens * perToken;
+}
+
+double sympow::tokenOutputBytes(const LayerSizes &s) {
+  return static_cast<double>(s.batch) * s.seqLen * s.queryHeads * s.valueDim *
+         static_cast<double>(s.elementBytes);
+}
 
 LayerSizes sympow::layerSizes(const runtime::LayerVariant &v, int64_t B,
                               int64_t T, bool initialState) {

@@ -74,6 +74,7 @@ struct Sizes {
   double B, T, Hq, H, d, e, D, s, p;
   bool tensorCores, learned, rotates, relative;
   int64_t tokens; // T exactly (T as a double may exceed int64_t's range)
+  LayerSizes layer;
 };
 
 Sizes sizesOf(const LayerSizes &l) {
@@ -81,16 +82,12 @@ Sizes sizesOf(const LayerSizes &l) {
           double(l.keyHeads),  double(l.headDim),      double(l.valueDim),
           embeddingDim(l),     double(l.elementBytes), double(l.power),
           l.elementBytes != 4, l.learnedSchedule,      l.rotatingSchedule,
-          l.relativeSchedule,  int64_t(l.seqLen)};
+          l.relativeSchedule,  int64_t(l.seqLen),      l};
 }
 
-/// Inputs, outputs and gates every formulation reads once.
-double inputBytes(const Sizes &z) {
-  return z.B * z.T *
-         ((z.Hq * z.d + z.H * (z.d + z.e)) * z.s + 4 * z.H +
-          (z.learned ? 4 * z.H : 0));
-}
-double outputBytes(const Sizes &z) { return z.B * z.T * z.Hq * z.e * z.s; }
+/// Inputs, outputs and gates every formulation reads once (CostModel.h).
+double inputBytes(const Sizes &z) { return tokenInputBytes(z.layer); }
+double outputBytes(const Sizes &z) { return tokenOutputBytes(z.layer); }
 
 /// Global loads of one chunk state as chunk_output reads it: a load per
 /// run of 4 floats of S (per float where e is not a multiple of 4) and one

@@ -39,6 +39,13 @@ struct LayerSizes {
 /// D = C(d + p - 1, p) of `sizes`, as a double (no overflow for any p).
 double embeddingDim(const LayerSizes &sizes);
 
+/// Bytes of the token inputs every formulation reads once: q, k, v, log_g
+/// (f32, counted for every gate kind) and beta where the schedule is
+/// learned.
+double tokenInputBytes(const LayerSizes &sizes);
+/// Bytes of y, written once.
+double tokenOutputBytes(const LayerSizes &sizes);
+
 /// The sizes of a call of `variant` on B sequences of T tokens.
 LayerSizes layerSizes(const runtime::LayerVariant &variant, int64_t B,
                       int64_t T, bool initialState);
