@@ -240,7 +240,17 @@ INSTANTIATE_TEST_SUITE_P(
         // memory (one program per SM, f16 values on the tile kernel).
         Case{"p2_f16_tile_d128_e128_uniform_dynamic", 2, 128, 128, 2, 1,
              ElementKind::F16, GateKind::Data, ScheduleKind::Uniform,
-             RotaryLayout::Interleaved, 0, 1, 80}),
+             RotaryLayout::Interleaved, 0, 1, 80},
+        // e = 256: [V | 1] exceeds one MMA's N, so four programs per row
+        // block take 64 value columns each (the same scores, their own
+        // columns of y); GQA, two steps of keys, two sequences.
+        Case{"p2_bf16_tile_e256_column_blocks", 2, 32, 256, 4, 2,
+             ElementKind::BF16, GateKind::Data, ScheduleKind::None,
+             RotaryLayout::Interleaved, 0, 2, 70},
+        // ... and rotated (the split scores) with both gates, f16.
+        Case{"p2_f16_tile_e256_learned", 2, 64, 256, 2, 2, ElementKind::F16,
+             GateKind::Both, ScheduleKind::Learned, RotaryLayout::Half, 0, 1,
+             130}),
     [](const ::testing::TestParamInfo<Case> &info) {
       return std::string(info.param.name);
     });

@@ -41,8 +41,6 @@
 
 // RUN: not sympow-opt %s --sympow-build-attention-kernel="dtype=bf16 path=mma block-tokens=32" 2>&1 | FileCheck %s --check-prefix=BT
 // BT: block tokens = 32: the tensor-core path takes blocks of 64 queries
-// RUN: not sympow-opt %s --sympow-build-attention-kernel="d=64 e=256 dtype=bf16 path=mma" 2>&1 | FileCheck %s --check-prefix=WIDE
-// WIDE: the tensor-core path holds [V | 1] in one MMA of at most 256 columns (e = 256 needs 264) within its workgroup memory; use the scalar path
 // RUN: not sympow-opt %s --sympow-build-attention-kernel="d=32 dtype=f32 block-tokens=12" 2>&1 | FileCheck %s --check-prefix=WARPS
 // WARPS: block tokens = 12 gives 24 threads per block; the scalar path needs whole warps (a multiple of 32 threads, for its shuffles), at most 1024
 module {

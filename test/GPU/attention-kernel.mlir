@@ -7,6 +7,7 @@
 // RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=64 dtype=bf16 schedule=warped length=4096 layout=half rotary-dims=32" | FileCheck %s --check-prefix=WARPED
 // RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=64 dtype=bf16 gate=head schedule=uniform path=scalar" | FileCheck %s --check-prefix=UNIFORM
 // RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=32 dtype=bf16 schedule=uniform" | FileCheck %s --check-prefix=SPLIT
+// RUN: sympow-opt %s --sympow-build-attention-kernel="p=2 d=64 e=256 hq=2 dtype=bf16" | FileCheck %s --check-prefix=WIDE
 
 // bf16 without gates or rotation: the tile kernel (AttentionTile.cpp), one
 // warpgroup of 64 query rows. One 16-byte aligned operand array: q (64 rows
@@ -120,3 +121,11 @@
 // SPLIT-NEXT: sympow_tile.warpgroup_mma %[[QHI1]], %[[KHI1]], %[[S4]] :
 module {
 }
+
+// e = 256: [V | 1] would take 264 columns, more than one MMA's N, so each
+// (query head, row block) has four programs along y, each with 64 value
+// columns and the ones column at 64 (the accumulators as at e = 64).
+// WIDE: gpu.module @sympow_p2_d64_e256_hq2_h2_bf16_gnone_none_mma
+// WIDE: nvvm.minctasm = 4 : i32, sympow.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_bytes = 0 : i64, grid_y = 8 : i64, tokens_per_block = 64 : i64}
+// WIDE: sympow_tile.warpgroup_mma %{{.*}} {transposeB} : vector<1x1x4x2xbf16>, bf16, vector<1x9x2x2xf32>
+// WIDE-NOT: vector<1x33x2x2xf32>

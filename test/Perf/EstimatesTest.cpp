@@ -302,6 +302,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"p=2,d=32,e=64,hq=2,h=2,dtype=bf16,rope=learned,"
              "formulation=attention",
              1, 256, false},
+        // e = 256: programs per row block take 64 value columns each.
+        Case{"p=2,d=32,e=256,hq=2,h=1,dtype=bf16,gate=data,"
+             "formulation=attention",
+             1, 256, false},
         Case{"p=2,d=32,e=32,hq=4,h=2,dtype=bf16,gate=data,rope=learned,"
              "formulation=recurrent",
              4, 1, true},

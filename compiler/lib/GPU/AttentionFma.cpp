@@ -4,8 +4,7 @@
 // (AttentionTile.cpp) does not take: f32 layers (full f32 accuracy, no
 // split products), the relative schedules (warped, blend: each (query,
 // key) pair turned by its own angle w(i - j), which no MMA form absorbs),
-// [V | 1] wider than one MMA (e = 256), and specs that ask for it
-// (path=scalar, blocks other than 64).
+// and specs that ask for it (path=scalar, blocks other than 64).
 //
 // Program (x, query head, sequence) takes BT queries and walks the key
 // tiles from its diagonal back to the sequence's start, FlashAttention's

@@ -170,9 +170,10 @@ Error verifyAttentionKernelSpec(const AttentionKernelSpec &s) {
                           s.blockTokens, AttentionTile::kRows));
     if (!attentionTileOf(s))
       return fail(formatv("the tensor-core path holds [V | 1] in one MMA of "
-                          "at most 256 columns (e = {0} needs {1}) within "
-                          "its workgroup memory; use the scalar path",
-                          s.e, AttentionTile::valueColumns(s.e)));
+                          "at most 256 columns or in blocks of {0} value "
+                          "columns (e = {1}), within its workgroup memory "
+                          "(d = {2}); use the scalar path",
+                          AttentionTile::kBlockColumns, s.e, s.d));
     return Error::success();
   }
   int64_t bt = s.resolvedBlockTokens();

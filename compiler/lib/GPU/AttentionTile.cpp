@@ -1,9 +1,11 @@
 //===- AttentionTile.cpp - The attention formulation as a tile kernel -----===//
 //
 // y of the attention formulation for 16-bit inputs
-// (sympow/Support/AttentionTile.h). Program (x, query head, sequence) owns
-// query rows [t0, t0 + R), one warpgroup, in accumulators of [num | den]
-// (the value columns, then the denominator at column e), and walks the keys
+// (sympow/Support/AttentionTile.h). Program (x, query head and column
+// block, sequence) owns query rows [t0, t0 + R), one warpgroup, in
+// accumulators of [num | den] (its block of EV value columns, all e of them
+// unless e = 256 and the like, then the denominator at column EV), and
+// walks the keys
 // from its diagonal back to the sequence's start, K per step:
 //  - the step's keys and values are copied (cp.async, 16-byte runs, zeros
 //    past T) into the warpgroup MMA's canonical layout: row j's columns
@@ -94,8 +96,10 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
                     P = AttentionTile::kThreads, L = 8;
   AttentionTile shape = *attentionTileOf(s);
   bool split = shape.splitScores;
+  // The value columns this program takes (all, or its block of them).
+  int64_t EV = shape.programColumns(s.e);
   int64_t DK = AttentionTile::keyColumns(s.d),
-          NV = AttentionTile::valueColumns(s.e), QS = shape.queryStride(s.d);
+          NV = AttentionTile::valueColumns(EV), QS = shape.queryStride(s.d);
   int64_t QK = shape.sourceColumns(s.d);
   using gpu_detail::workgroupMemRef;
   // The operands: q until its fragments are in registers, then a step's
@@ -109,7 +113,8 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, runtime::KernelId::Attention, P,
-      {tile::KernelAttr::perTokens(R), s.hq, tile::KernelAttr::kBatch},
+      {tile::KernelAttr::perTokens(R), s.hq * shape.columnBlocks,
+       tile::KernelAttr::kBatch},
       workgroup, args, 0, runtime::Formulation::Attention);
   tile::setMinBlocksPerSM(fn, shape.minProgramsPerSM(s.d, s.e));
   // Copies land in 16-byte runs; descriptors start on 16 bytes.
@@ -128,7 +133,10 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
         keyGates = wg[3];
 
   gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
-  Value hq = ids.y, batch = ids.z;
+  Value batch = ids.z;
+  // Along y: the query head, then the block of value columns.
+  Value hq = E.div(ids.y, E.idx(shape.columnBlocks)),
+        firstColumn = E.mul(E.rem(ids.y, E.idx(shape.columnBlocks)), E.idx(EV));
   Value T = args.seqLen(b, fn);
   Value h = E.div(hq, E.idx(s.hq / s.h));
   // The heaviest programs (the last rows) first.
@@ -163,9 +171,10 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
     Value row, column, from, to;
     Value inTile; // null: every thread's run is inside
   };
+  // Columns [firstColumn, + width) of rows `rowWidth` wide.
   struct CopyPlan {
-    Value src, dest, head;
-    int64_t heads, width, runs, destRowStride, rowsPerPass = 0;
+    Value src, dest, head, firstColumn;
+    int64_t heads, width, rowWidth, runs, destRowStride, rowsPerPass = 0;
     SmallVector<CopyPass> passes = {};
   };
   auto planCopies = [&](Value src, int64_t heads, Value head, int64_t tileRows,
@@ -173,9 +182,12 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
                         int64_t destRowStride,
                         llvm::function_ref<Value(Value r)> rowOf,
                         llvm::function_ref<Value(Value r)> runColumn,
-                        llvm::function_ref<Value(Value j, Value c)> at) {
-    CopyPlan plan{
-        src, dest, head, heads, width, tileRows * (width / L), destRowStride};
+                        llvm::function_ref<Value(Value j, Value c)> at,
+                        Value firstColumn = {}, int64_t rowWidth = 0) {
+    rowWidth = rowWidth ? rowWidth : width;
+    CopyPlan plan{src,          dest,  head,     firstColumn,
+                  heads,        width, rowWidth, tileRows * (width / L),
+                  destRowStride};
     int64_t groupRuns = groupRows * (width / L);
     if (P % groupRuns == 0 && plan.runs % P == 0)
       plan.rowsPerPass = P / groupRuns * groupRows;
@@ -186,7 +198,8 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
           from + P > plan.runs ? E.ult(r, t.index(plan.runs)) : Value();
       pass.row = rowOf(r);
       pass.column = runColumn(r);
-      pass.from = E.add(E.mul(pass.row, t.index(heads * width)), pass.column);
+      pass.from =
+          E.add(E.mul(pass.row, t.index(heads * rowWidth)), pass.column);
       pass.to = at(pass.row, pass.column);
       plan.passes.push_back(pass);
       if (plan.rowsPerPass)
@@ -198,14 +211,17 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
   // inside T, or (`count`) rows count .. tileRows - 1 as zeros, read from
   // row 0 (inside T: count >= 1).
   auto copy = [&](const CopyPlan &plan, Value first, Value count) {
-    Value base = t.splat(tokenBase(first, plan.heads, plan.head, plan.width));
+    Value base = tokenBase(first, plan.heads, plan.head, plan.rowWidth);
+    if (plan.firstColumn)
+      base = E.add(base, plan.firstColumn);
+    base = t.splat(base);
     int64_t passes = (plan.runs + P - 1) / P;
     for (int64_t n = 0; n < passes; ++n) {
       CopyPass pass = plan.passes[plan.rowsPerPass ? 0 : n];
       Value from = pass.from, to = pass.to, row = pass.row, live;
       if (plan.rowsPerPass && n > 0) {
         int64_t rows = n * plan.rowsPerPass;
-        from = E.add(from, t.index(rows * plan.heads * plan.width));
+        from = E.add(from, t.index(rows * plan.heads * plan.rowWidth));
         to = E.add(to, t.index(rows * plan.destRowStride));
         row = E.add(row, t.index(rows));
       }
@@ -228,7 +244,8 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
   // A step's keys or values in the canonical layout. Eight adjacent runs
   // are eight rows of one column piece, 128 adjacent bytes: conflict-free
   // stores, and a warp reads 64 bytes of each of 8 rows. Groups of 8 rows.
-  auto planStep = [&](Value src, int64_t width, int64_t destAt) {
+  auto planStep = [&](Value src, int64_t width, int64_t destAt,
+                      Value firstColumn = {}, int64_t rowWidth = 0) {
     int64_t pieces = width / L;
     return planCopies(
         src, s.h, h, K, width, operands, 8, L,
@@ -244,10 +261,11 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
           return E.add(E.mul(E.add(E.mul(E.div(c, t.index(L)), t.index(K)), j),
                              t.index(L)),
                        t.index(destAt));
-        });
+        },
+        firstColumn, rowWidth);
   };
   CopyPlan keyCopies = planStep(k, QK, 0),
-           valueCopies = planStep(v, s.e, valuesAt);
+           valueCopies = planStep(v, EV, valuesAt, firstColumn, s.e);
 
   // Gq_i: the query rows' gates from t0 on.
   int64_t queryHalf =
@@ -265,12 +283,12 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
   for (int64_t k0 = 0; k0 < shape.operandColumns(s.d); k0 += 16)
     qA.push_back(m.load(m.operand(0, R, 16, elem), operands, E.idx(k0), QS));
   gpu::BarrierOp::create(b, loc); // q's readers, before the steps' writers
-  // [V | 1 | 0 ...]: the ones column at e for every key row, once (keys
-  // past T weigh 0, their values are copied as zeros). e is a multiple of 8,
-  // so columns e .. e + 7 are one run: [1, 0, ..., 0].
+  // [V | 1 | 0 ...]: the ones column at EV for every key row, once (keys
+  // past T weigh 0, their values are copied as zeros). EV is a multiple of
+  // 8, so columns EV .. EV + 7 are one run: [1, 0, ..., 0].
   {
     Value j = thread;
-    Value at = E.add(E.mul(E.add(t.index(s.e / L * K), j), t.index(L)),
+    Value at = E.add(E.mul(E.add(t.index(EV / L * K), j), t.index(L)),
                      t.index(valuesAt));
     Value slot = E.rem(t.range(L), t.index(L, L));
     Value one = E.select(t.eq(slot, t.index(0, L)), t.constant(elem, 1.0, L),
@@ -432,9 +450,10 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
                                   E.add(in[2], stepSum)};
       });
 
-  // y = num / den (den: column e; the columns after it are zeros).
-  Value yTile = t.convert(m.normalizeRows(loop[0], s.e, rowType), elem);
-  m.store(yTile, y, tokenBase(t0, s.hq, hq, s.e), s.hq * s.e, rows, E.idx(s.e));
+  // y = num / den (den: column EV; the columns after it are zeros).
+  Value yTile = t.convert(m.normalizeRows(loop[0], EV, rowType), elem);
+  m.store(yTile, y, E.add(tokenBase(t0, s.hq, hq, s.e), firstColumn),
+          s.hq * s.e, rows, E.idx(EV));
   gpu::ReturnOp::create(b, loc);
   return tile::lowerTileKernel(fn);
 }

@@ -116,22 +116,26 @@ double stateHalvesBytes(const Sizes &z) {
 /// against 1024 at d = e = 32 without gates and at d = 32, e = 128, f16,
 /// head gate), with gates assumed (the sizes do not say). Rotating layers
 /// copy q and k as hi + lo halves (AttentionTile::halvesColumns) and split
-/// the scores into three products.
+/// the scores into three products. Where e = 256 each of e / 64 programs
+/// per row block takes 64 value columns and computes the scores again.
 KernelEstimate tileAttention(const Sizes &z, const AttentionTile &tile) {
   const double R = AttentionTile::kRows, K = AttentionTile::kKeys,
                P = AttentionTile::kThreads;
   double n = std::ceil(z.T / R);
+  // A program's value columns (a block of them where e = 256).
+  double blocks = double(tile.columnBlocks),
+         EV = double(tile.programColumns(cols(z.e)));
   double DK = double(AttentionTile::keyColumns(int64_t(z.d))),
-         NV = double(AttentionTile::valueColumns(int64_t(z.e)));
+         NV = double(AttentionTile::valueColumns(int64_t(EV)));
   // Columns of a copied q or k row; score products per 16 of d.
   double QK = double(tile.sourceColumns(int64_t(z.d)));
   double products = tile.splitScores ? 3 : 1;
-  double acc = R * NV / P, runs = K * (QK + z.e) / 8;
+  double acc = R * NV / P, runs = K * (QK + EV) / 8;
   OpCounts step;
   step.globalLoads = u(runs + K / 2);
-  step.globalLoadBytes = u(K * (QK + z.e) * z.s + 4 * K);
-  step.globalLoadSectors = u(K * (QK + z.e) * z.s / 32 + 8);
-  step.sharedStoreBytes = u(K * (QK + z.e) * z.s + 8 * K);
+  step.globalLoadBytes = u(K * (QK + EV) * z.s + 4 * K);
+  step.globalLoadSectors = u(K * (QK + EV) * z.s / 32 + 8);
+  step.sharedStoreBytes = u(K * (QK + EV) * z.s + 8 * K);
   step.sharedStores = u(K);
   step.sharedStoreWavefronts = u(step.sharedStoreBytes / 128);
   // The MMAs' operands, and each score's 2^sigma_j by its column.
@@ -148,8 +152,8 @@ KernelEstimate tileAttention(const Sizes &z, const AttentionTile &tile) {
   OpCounts program;
   program.globalLoads = u(R * QK / 8 + R / 2);
   program.globalLoadBytes = u(R * QK * z.s + 4 * R);
-  program.globalStores = u(R * z.e / 2);
-  program.globalStoreBytes = u(R * z.e * z.s);
+  program.globalStores = u(R * EV / 2);
+  program.globalStoreBytes = u(R * EV * z.s);
   program.fp32Alu = u(P * 2 * acc);
   program.fp32Fma = u(32 * P);
   program.sfu = u(60 * P);
@@ -158,7 +162,8 @@ KernelEstimate tileAttention(const Sizes &z, const AttentionTile &tile) {
   program.sharedLoadBytes = u(96 * P);
   program.ldmatrix = u(QK / 16 * 4);
   program.barriers = 8;
-  double steps = z.B * z.Hq * n * (n + 1) / 2, programs = z.B * z.Hq * n;
+  double steps = z.B * z.Hq * blocks * n * (n + 1) / 2,
+         programs = z.B * z.Hq * blocks * n;
   OpCounts total = times(step, steps), heaviest = times(step, n);
   total += times(program, programs);
   heaviest += program;
@@ -169,7 +174,7 @@ KernelEstimate tileAttention(const Sizes &z, const AttentionTile &tile) {
                         (z.learned ? 4 * z.B * z.T * z.H : 0) + halves
                   : inputBytes(z);
   return {"attention",
-          launch({g(n), g(z.Hq), g(z.B)}, g(P), total, heaviest, in,
+          launch({g(n), g(z.Hq * blocks), g(z.B)}, g(P), total, heaviest, in,
                  outputBytes(z)),
           {int(registerCap(tile.minProgramsPerSM(int64_t(z.d), int64_t(z.e)),
                            int64_t(P))),

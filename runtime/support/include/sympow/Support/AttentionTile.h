@@ -5,10 +5,12 @@
 // AttentionTile.cpp): program (x, query head, sequence) takes query rows
 // [t0, t0 + R), one warpgroup, and walks the keys from its diagonal back to
 // the sequence's start, K per step, FlashAttention-2's online maximum over
-// the log weights. Both products are warpgroup MMAs (wgmma on sm_90a,
-// mma.sync before): scores from q in registers against the step's keys in
-// workgroup memory, and P, in registers, against [V | 1]. The generator,
-// the runtime and the GPU model's estimates all decide here.
+// the log weights. Where [V | 1] exceeds one MMA's N, each program takes a
+// block of the value columns (the scores computed once per block). Both
+// products are warpgroup MMAs (wgmma on sm_90a, mma.sync before): scores from q
+// in registers against the step's keys in workgroup memory, and P, in
+// registers, against [V | 1]. The generator, the runtime and the GPU model's
+// estimates all decide here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +37,15 @@ struct AttentionTile {
   /// halves of the input type, and the scores are split: q_hi k_hi + q_hi
   /// k_lo + q_lo k_hi (a rotated q or k is not exact in 16 bits).
   bool splitScores = false;
+
+  /// Programs along the value columns: 1, or e / kBlockColumns where
+  /// [V | 1] exceeds one MMA's N (e = 256): each program computes the same
+  /// scores and y for its block of columns. Blocks of 64 keep [num | den]
+  /// at 36 floats a thread (four programs per SM).
+  static constexpr int64_t kBlockColumns = 64;
+  int64_t columnBlocks = 1;
+  /// The value columns one program takes.
+  int64_t programColumns(int64_t e) const { return e / columnBlocks; }
 
   /// Head dims as the MMAs see them (ChunkOutputTile's: d in k steps of 16;
   /// [V | 1] with the ones column at e, whole 8-column pieces).
@@ -70,7 +81,7 @@ struct AttentionTile {
   /// scores and [num | den] take at most 32 + 36 floats and q's fragments
   /// one half, else what it takes.
   int32_t minProgramsPerSM(int64_t d, int64_t e) const {
-    if (keyColumns(d) > 64 || valueColumns(e) > 72)
+    if (keyColumns(d) > 64 || valueColumns(programColumns(e)) > 72)
       return 1;
     return splitScores ? 3 : 4;
   }
@@ -78,7 +89,8 @@ struct AttentionTile {
   /// A fragments are in registers, then a step's keys and, after them, its
   /// values.
   int64_t operandElements(int64_t d, int64_t e) const {
-    return std::max(kRows * queryStride(d), keyElements(d) + valueElements(e));
+    return std::max(kRows * queryStride(d),
+                    keyElements(d) + valueElements(programColumns(e)));
   }
   /// Workgroup bytes: the operands (16-bit), the query rows' gate prefix
   /// and its scan's buffer, the key step's gate sums.
@@ -91,18 +103,23 @@ struct AttentionTile {
 /// The tile attention kernel takes 16-bit inputs (q and k exact operands,
 /// or rotated once into hi + lo halves; not the relative schedules, whose
 /// angles are no prefix sums), head dims in whole 8-element runs, [V | 1]
-/// within one MMA's N (256). Arrays past the static 48 KiB (d = 256, or
-/// rotated d = 128 with e > 104) are dynamic shared memory: those kernels
-/// hold one program per SM anyway (minProgramsPerSM). Others run the FMA
-/// kernel (compiler/lib/GPU/AttentionFma.cpp).
+/// within one MMA's N (256) or e in whole blocks of kBlockColumns. Arrays past
+/// the static 48 KiB (d = 256, or rotated d = 128 with e > 104) are dynamic
+/// shared memory: those kernels hold one program per SM anyway
+/// (minProgramsPerSM). Others run the FMA kernel
+/// (compiler/lib/GPU/AttentionFma.cpp).
 inline std::optional<AttentionTile> attentionTile(bool sixteenBit, bool rotates,
                                                   bool relativeSchedule,
                                                   int64_t d, int64_t e) {
-  if (!sixteenBit || relativeSchedule || d % 8 != 0 || e % 8 != 0 || d > 256 ||
-      AttentionTile::valueColumns(e) > 256)
+  if (!sixteenBit || relativeSchedule || d % 8 != 0 || e % 8 != 0 || d > 256)
     return std::nullopt;
   AttentionTile tile;
   tile.splitScores = rotates;
+  if (AttentionTile::valueColumns(e) > 256) {
+    if (e % AttentionTile::kBlockColumns != 0)
+      return std::nullopt;
+    tile.columnBlocks = e / AttentionTile::kBlockColumns;
+  }
   if (tile.sharedBytes(d, e) > kStaticSharedBytes &&
       (tile.minProgramsPerSM(d, e) > 1 ||
        tile.sharedBytes(d, e) > kMaxSharedBytesPerBlock))
