@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sympow/Compiler/GPU/AssembleKernels.h"
 #include "sympow/Compiler/GPU/ChunkedKernels.h"
 #include "sympow/Compiler/GPU/Pipeline.h"
 #include "sympow/Compiler/GPU/Ptxas.h"
@@ -244,6 +245,51 @@ TEST_F(RecurrentKernel, ChunkedKernelsCompileWithoutSpillsForSmallHeads) {
       names.push_back("chunk_counts");
     expectCompilesWithoutSpills(*module, s.variantName(), names);
   }
+}
+
+// A floor ptxas cannot meet without spilling is lowered until the kernel
+// fits (AssembleKernels.h): chunk_output held to 8 programs of 128
+// threads per SM (64 registers, fewer than its warpgroup MMA's
+// accumulators take: ptxas refuses it) is built for fewer, without
+// spills, within the registers that floor allows, and the caller's module
+// keeps the floor it had. chunk_state_pass, at its own floor, is left as is.
+TEST_F(RecurrentKernel, AFloorThatSpillsIsLoweredUntilTheKernelFits) {
+  AttentionKernelSpec s =
+      spec(2, 64, 64, ElementKind::BF16, GateKind::Data, ScheduleKind::None);
+  OwningOpRef<ModuleOp> module = build(s, 512);
+  gpu::GPUFuncOp output, pass;
+  module->walk([&](gpu::GPUFuncOp f) {
+    if (f.getName() == "chunk_output")
+      output = f;
+    if (f.getName() == "chunk_state_pass")
+      pass = f;
+  });
+  ASSERT_TRUE(output && pass);
+  int32_t passFloor = tile::getMinBlocksPerSM(pass);
+  tile::setMinBlocksPerSM(output, 8);
+  GpuTargetOptions target;
+  target.chip = "sm_90a";
+  llvm::SmallString<128> cubin;
+  llvm::sys::fs::createTemporaryFile("kernels", "cubin", cubin);
+  auto assembled = assembleKernels(*module, target, cubin);
+  llvm::sys::fs::remove(cubin);
+  ASSERT_TRUE(bool(assembled)) << llvm::toString(assembled.takeError());
+  ASSERT_EQ(assembled->relaxed.size(), 1u);
+  const RelaxedFloor &r = assembled->relaxed.front();
+  EXPECT_EQ(r.kernel, "chunk_output");
+  EXPECT_EQ(r.requested, 8);
+  EXPECT_LT(r.built, 8);
+  EXPECT_EQ(assembled->relaxedFrom("chunk_output"), 8);
+  EXPECT_EQ(assembled->relaxedFrom("chunk_state_pass"), 0);
+  for (const PtxasUsage &u : assembled->usage) {
+    EXPECT_EQ(u.spillStoreBytes + u.spillLoadBytes, 0) << u.kernel;
+    if (u.kernel == "chunk_output")
+      EXPECT_LE(u.registers * 128 * r.built, 65536) << u.registers;
+  }
+  std::string floor = ".minnctapersm " + std::to_string(r.built);
+  EXPECT_NE(assembled->ptx.find(floor), std::string::npos) << floor;
+  EXPECT_EQ(tile::getMinBlocksPerSM(output), 8);
+  EXPECT_EQ(tile::getMinBlocksPerSM(pass), passFloor);
 }
 
 TEST_F(RecurrentKernel, ChunkedKernelsRefuseWhatTheyCannotBuild) {

@@ -3,6 +3,7 @@
 #include "ModuleBuild.h"
 
 #include "sympow/Compiler/Emulator/JIT.h"
+#include "sympow/Compiler/GPU/AssembleKernels.h"
 #include "sympow/Compiler/GPU/Pipeline.h"
 #include "sympow/Compiler/GPU/Ptxas.h"
 
@@ -139,42 +140,28 @@ bool compileForArch(ModuleOp module, ModuleBuild &build, llvm::StringRef arch,
   GpuTargetOptions target;
   target.chip = arch.str();
   target.libdevice = options.libdevice;
-  OwningOpRef<ModuleOp> work = module.clone();
-  PassManager nvvm(module->getContext());
-  buildGpuToNVVMPipeline(nvvm, target);
-  if (failed(nvvm.run(*work)))
-    return false;
   std::string stem = build.name + "." + arch.str();
-  if (options.dumpStages &&
-      !writeFile(join(options.outDir, stem + ".nvvm.mlir"), print(*work),
-                 build.log))
-    return false;
-
-  PassManager binary(module->getContext());
-  GpuModuleToBinaryPassOptions isa;
-  isa.compilationTarget = "isa";
-  binary.addPass(createGpuModuleToBinaryPass(isa));
-  if (failed(binary.run(*work)))
-    return false;
-  std::string ptx;
-  for (auto bin : work->getOps<gpu::BinaryOp>())
-    for (Attribute a : bin.getObjects())
-      if (auto obj = dyn_cast<gpu::ObjectAttr>(a))
-        ptx = obj.getObject().getValue().str();
-  if (ptx.empty()) {
-    build.log += "no PTX for " + stem + "\n";
+  std::string cubin = stem + ".cubin";
+  auto assembled = assembleKernels(module, target, join(options.outDir, cubin),
+                                   options.ptxas, options.dumpStages);
+  if (!assembled) {
+    build.log += llvm::toString(assembled.takeError()) + "\n";
     return false;
   }
+  const std::string &ptx = assembled->ptx;
+  if (options.dumpStages &&
+      !writeFile(join(options.outDir, stem + ".nvvm.mlir"), assembled->nvvm,
+                 build.log))
+    return false;
   // The PTX is an image too: the runtime JIT-compiles it on newer GPUs.
   if (!writeFile(join(options.outDir, stem + ".ptx"), ptx, build.log))
     return false;
-
-  std::string cubin = stem + ".cubin";
-  auto usage = runPtxas(ptx, arch, join(options.outDir, cubin), options.ptxas);
-  if (!usage) {
-    build.log += llvm::toString(usage.takeError()) + "\n";
-    return false;
-  }
+  for (const RelaxedFloor &r : assembled->relaxed)
+    build.log += "note: " + r.kernel + " for " + arch.str() +
+                 ": ptxas spilled at " + std::to_string(r.requested) +
+                 " programs per SM; built for " + std::to_string(r.built) +
+                 "\n";
+  auto usage = &assembled->usage;
   runtime::LayerVariant variant = layerVariant(build.request);
   if (usage->size() != build.kernels.size()) {
     build.log += "expected " + std::to_string(build.kernels.size()) +
@@ -204,6 +191,10 @@ bool compileForArch(ModuleOp module, ModuleBuild &build, llvm::StringRef arch,
                         ? "mma"
                         : "scalar";
     entry["registers"] = u->registers;
+    // Where ptxas could not meet the kernel's occupancy floor without
+    // spilling: the floor it asked for (AssembleKernels.h).
+    if (int32_t from = assembled->relaxedFrom(info.name))
+      entry["floor_relaxed_from"] = int64_t(from);
     entry["spill_store_bytes"] = u->spillStoreBytes;
     entry["spill_load_bytes"] = u->spillLoadBytes;
     entry["stack_bytes"] = u->stackBytes;

@@ -3,6 +3,7 @@
 #include "sympow/Compiler/Driver/LayerKernels.h"
 
 #include "sympow/Compiler/Emulator/JIT.h"
+#include "sympow/Compiler/GPU/AssembleKernels.h"
 #include "sympow/Compiler/GPU/ChunkedKernels.h"
 #include "sympow/Compiler/GPU/Pipeline.h"
 #include "sympow/Compiler/GPU/Ptxas.h"
@@ -232,19 +233,16 @@ kernelResources(const LayerKernelRequest &request, llvm::StringRef arch) {
   OwningOpRef<ModuleOp> module = buildLayerKernelModule(context, request);
   GpuTargetOptions options;
   options.chip = arch.str();
-  FailureOr<std::map<std::string, std::string>> lowered =
-      compileToPtx(*module, options);
-  if (failed(lowered) || !lowered->count("kernels"))
-    return llvm::createStringError("lowering the kernels to PTX for " + arch +
-                                   " failed");
   llvm::SmallString<128> temp;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("sympow-kernels", "cubin", temp))
     return llvm::createStringError("cannot create a temporary file: " +
                                    ec.message());
-  auto usage = runPtxas(lowered->at("kernels"), arch, temp);
+  auto assembled = assembleKernels(*module, options, temp);
   llvm::sys::fs::remove(temp);
-  return usage;
+  if (!assembled)
+    return assembled.takeError();
+  return std::move(assembled->usage);
 }
 
 llvm::Expected<std::unique_ptr<CompiledLayerKernels>>
@@ -329,20 +327,16 @@ compileLayerKernels(const LayerKernelRequest &request, KernelTarget target,
         compiled->cached = false;
         GpuTargetOptions options;
         options.chip = arch;
-        FailureOr<std::map<std::string, std::string>> lowered =
-            compileToPtx(*module, options);
-        if (failed(lowered) || !lowered->count("kernels"))
-          return fail("lowering the kernels to PTX for " + arch + " failed");
-        ptx = std::make_unique<std::string>(lowered->at("kernels"));
         llvm::SmallString<128> temp;
         if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
                 "sympow-kernels", "cubin", temp))
           return fail("cannot create a temporary file: " + ec.message());
-        auto usage = runPtxas(*ptx, arch, temp);
+        auto assembled = assembleKernels(*module, options, temp);
         cubin = readFile(std::string(temp));
         llvm::sys::fs::remove(temp);
-        if (!usage)
-          return usage.takeError();
+        if (!assembled)
+          return assembled.takeError();
+        ptx = std::make_unique<std::string>(std::move(assembled->ptx));
         if (!cubin)
           return fail("ptxas wrote no cubin for " + arch);
         if (useCache) {
