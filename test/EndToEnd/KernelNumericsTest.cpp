@@ -173,6 +173,20 @@ INSTANTIATE_TEST_SUITE_P(
         ChunkedCase{{"p4_bf16_data_none_c128", 4, 16, 16, 2, 1,
                      ElementKind::BF16, GateKind::Data, ScheduleKind::None,
                      RotaryLayout::Interleaved, 0, 1},
+                    128},
+        // e = 256 and 192: [S | Z] is wider than one program's accumulators,
+        // so programs along y take 64 value columns each (with Z, the
+        // scores computed again): factored (bf16), split scores and values
+        // (f16, rotated), and phi(Q) built (p = 4).
+        ChunkedCase{{"p2_bf16_data_none_e256_c128", 2, 16, 256, 2, 1,
+                     ElementKind::BF16, GateKind::Data, ScheduleKind::None},
+                    128},
+        ChunkedCase{{"p2_f16_both_learned_e192_c128", 2, 32, 192, 2, 1,
+                     ElementKind::F16, GateKind::Both, ScheduleKind::Learned},
+                    128},
+        ChunkedCase{{"p4_bf16_head_none_e256_c128", 4, 16, 256, 1, 1,
+                     ElementKind::BF16, GateKind::Head, ScheduleKind::None,
+                     RotaryLayout::Interleaved, 0, 1},
                     128}),
     [](const ::testing::TestParamInfo<ChunkedCase> &info) {
       return std::string(info.param.layer.name);

@@ -296,6 +296,10 @@ INSTANTIATE_TEST_SUITE_P(
              1, 320, false},
         Case{"p=2,d=16,e=32,hq=2,h=2,dtype=f16,formulation=chunked,chunk=96", 1,
              200, false},
+        // e = 256: chunk_output's programs take 64 value columns each.
+        Case{"p=2,d=32,e=256,hq=2,h=1,dtype=bf16,gate=data,"
+             "formulation=chunked,chunk=128",
+             1, 256, false},
         Case{"p=2,d=32,e=32,hq=4,h=2,dtype=bf16,gate=data,"
              "formulation=attention",
              1, 512, false},

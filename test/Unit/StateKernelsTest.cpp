@@ -283,8 +283,9 @@ TEST_F(RecurrentKernel, AFloorThatSpillsIsLoweredUntilTheKernelFits) {
   EXPECT_EQ(assembled->relaxedFrom("chunk_state_pass"), 0);
   for (const PtxasUsage &u : assembled->usage) {
     EXPECT_EQ(u.spillStoreBytes + u.spillLoadBytes, 0) << u.kernel;
-    if (u.kernel == "chunk_output")
+    if (u.kernel == "chunk_output") {
       EXPECT_LE(u.registers * 128 * r.built, 65536) << u.registers;
+    }
   }
   std::string floor = ".minnctapersm " + std::to_string(r.built);
   EXPECT_NE(assembled->ptx.find(floor), std::string::npos) << floor;
@@ -428,12 +429,30 @@ TEST(ChunkOutputTile, FactoredStateDoubleBuffersWhereItFits) {
   EXPECT_EQ(
       chunkOutputTile(1024, 2, 64, 64, false, false, true)->sharedBudget(64),
       kStaticSharedBytes);
-  // Rows of e + 8 = 264 columns are past one MMA's N (256): mma.sync.
+  // Rows of e + 8 = 264 columns are past one MMA's N (256) and a thread's
+  // accumulators: four programs along y take 64 value columns each, with
+  // the warpgroup MMAs, registers and arrays of e = 64. e = 192: three.
+  // e = 160 is no whole number of blocks: one program, mma.sync.
   std::optional<ChunkOutputTile> wider =
       chunkOutputTile(256, 2, 64, 256, false, false, true);
   ASSERT_TRUE(wider.has_value());
+  EXPECT_EQ(wider->columnBlocks, 4);
+  EXPECT_EQ(wider->programColumns(256), 64);
   EXPECT_EQ(wider->stateBuffers, 2);
-  EXPECT_FALSE(wider->warpgroupState(256));
+  EXPECT_TRUE(wider->warpgroupState(256));
+  EXPECT_EQ(wider->minProgramsPerSM(256), 4);
+  EXPECT_EQ(
+      wider->sharedBytes(64, 256),
+      chunkOutputTile(256, 2, 64, 64, false, false, true)->sharedBytes(64, 64));
+  EXPECT_EQ(chunkOutputTile(256, 2, 64, 192, false, false, true)->columnBlocks,
+            3);
+  std::optional<ChunkOutputTile> odd =
+      chunkOutputTile(256, 2, 64, 160, false, false, true);
+  ASSERT_TRUE(odd.has_value());
+  EXPECT_EQ(odd->columnBlocks, 1);
+  EXPECT_FALSE(odd->warpgroupState(160));
+  EXPECT_EQ(chunkOutputTile(256, 2, 64, 128, false, false, true)->columnBlocks,
+            1);
   // Other powers build phi(Q): one buffer.
   std::optional<ChunkOutputTile> p4 =
       chunkOutputTile(512, 4, 32, 32, false, false, true);

@@ -64,8 +64,12 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           F = split.stateRowsPerStep, P = split.threads();
   int64_t DK = ChunkOutputTile::keyColumns(s.d),
           QS = ChunkOutputTile::keyStride(s.d);
-  int64_t NV = ChunkOutputTile::valueColumns(s.e),
-          VS = ChunkOutputTile::valueStride(s.e), PS = split.phiStride();
+  // The value columns this program takes (all, or its block of them), and
+  // [S | Z]'s as the chunk state holds them.
+  int64_t EV = split.programColumns(s.e);
+  int64_t NV = ChunkOutputTile::valueColumns(EV),
+          VS = ChunkOutputTile::valueStride(EV), PS = split.phiStride(),
+          stateColumns = ChunkOutputTile::valueColumns(s.e);
   bool splitQK = split.splitScores, splitV = split.splitValues;
   using gpu_detail::workgroupMemRef;
   int64_t operands = split.operandElements(s.d),
@@ -89,7 +93,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, runtime::KernelId::ChunkOutput, P,
-      {tile::KernelAttr::perTokens(split.rowSpan), s.hq,
+      {tile::KernelAttr::perTokens(split.rowSpan), s.hq * split.columnBlocks,
        tile::KernelAttr::kBatch},
       workgroup, args, C);
   tile::setMinBlocksPerSM(fn, split.minProgramsPerSM(s.e));
@@ -114,7 +118,10 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value qLo = splitQK ? Value(wg[next++]) : Value();
 
   gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
-  Value x = ids.x, hq = ids.y, batch = ids.z;
+  Value x = ids.x, batch = ids.z;
+  // Along y: the query head, then the block of value columns.
+  Value hq = E.div(ids.y, E.idx(split.columnBlocks)),
+        firstColumn = E.mul(E.rem(ids.y, E.idx(split.columnBlocks)), E.idx(EV));
   Value T = args.seqLen(b, fn);
   Value h = E.div(hq, E.idx(s.hq / s.h));
   // Rows [t0, t0 + rows) of R: a chunk shorter than R leaves the rest
@@ -213,10 +220,18 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     if (padded > width)
       part(width, padded - width, tail);
   };
-  // The slots of a run that fall on column e (the [S | Z] and [V | 1]
+  // The slots of a run that fall on column EV (the [S | Z] and [V | 1]
   // extra column); c is the run's first column.
   auto atColumnE = [&](Value c, int64_t L) {
-    return t.eq(runOffsets(c, L), t.index(s.e, L));
+    return t.eq(runOffsets(c, L), t.index(EV, L));
+  };
+  // Where a staged row's run from column c (a multiple of 8) is in a row of
+  // the chunk state: the block's columns, then Z and its zeros from e.
+  auto stateColumn = [&](Value c) -> Value {
+    if (split.columnBlocks == 1)
+      return c;
+    return E.select(E.ult(c, t.index(EV)), E.add(c, t.splat(firstColumn)),
+                    E.add(c, t.index(s.e - EV)));
   };
   // A run's L zeros.
   auto zeros = [&](Value, Value, Value, int64_t L) {
@@ -302,7 +317,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         Value j = E.div(start, t.index(NV)), c = E.rem(start, t.index(NV));
         Value inTile = E.ult(start, t.index(tileRows * NV));
         Value row = E.min(E.add(t.splat(rowsStart), j), t.index(dim - 1));
-        Value at = E.add(E.add(t.splat(halfStart), E.mul(row, t.index(NV))), c);
+        Value at =
+            E.add(E.add(t.splat(halfStart), E.mul(row, t.index(stateColumns))),
+                  stateColumn(c));
         Value x = t.load(chunkHalves, t.run(at, L), nullptr, true);
         Value live = E.ult(j, t.splat(to));
         if (from)
@@ -366,6 +383,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     struct StepRun {
       int64_t shift;      // j P L
       Value dest, inStep; // inStep null: every thread's run is inside
+      // With column blocks: the run's offset from the step's first state
+      // row (rows of the chunk state are wider than the staged ones).
+      Value source;
     };
     Type i32 = b.getI32Type();
     auto i32Splat = [&](Value x) { return t.splat(E.indexCast(x, i32)); };
@@ -379,13 +399,15 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         run.shift = from * L;
         if (from + P > runs)
           run.inStep = E.ult(at0, t.index(F * NV - run.shift));
-        if (warpgroup) {
-          Value r = E.add(thread, t.index(from));
-          Value k = E.div(r, t.index(NV / L)), c = E.rem(r, t.index(NV / L));
+        Value r = E.add(thread, t.index(from));
+        Value k = E.div(r, t.index(NV / L)), c = E.rem(r, t.index(NV / L));
+        if (warpgroup)
           run.dest = E.mul(E.add(E.mul(c, t.index(F)), k), t.index(L));
-        } else {
+        else
           run.dest = E.add(at0, t.index(run.shift));
-        }
+        if (split.columnBlocks > 1)
+          run.source = E.add(E.mul(k, t.index(stateColumns)),
+                             stateColumn(E.mul(c, t.index(L))));
         stepRuns.push_back(run);
       }
     }
@@ -402,23 +424,27 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
       Value first = firstOfA ? E.mul(E.sub(a, r0), E.idx(NV)) : E.idx(0);
       Value limit = E.mul(E.sub(E.idx(s.d), r0), E.idx(NV));
       std::array<Value, 2> halves = {rowsHi, rowsLo};
+      bool blocks = split.columnBlocks > 1;
       for (const StepRun &run : stepRuns) {
-        // The source from the pass's first run on: at0, or (masked) -shift.
-        Value live, offset = at0;
+        // The source from the pass's first run on: at0, or (masked) -shift;
+        // with column blocks from the step's first row: the run's source,
+        // or (masked) that row's first run.
+        Value live, offset = blocks ? run.source : at0;
         if (firstOfA || pastD) {
           Value shift = E.idx(run.shift);
           live = E.ult(E.sub(at0i32, i32Splat(E.sub(first, shift))),
                        i32Splat(E.sub(limit, first)));
-          offset =
-              E.indexCast(E.select(live, at0i32, t.splat(E.i32(-run.shift))),
-                          t.type(b.getIndexType()));
+          offset = blocks ? E.select(live, run.source, t.index(0))
+                          : E.indexCast(E.select(live, at0i32,
+                                                 t.splat(E.i32(-run.shift))),
+                                        t.type(b.getIndexType()));
         }
         for (int64_t half : {0, 1}) {
           Value from = E.add(
               slotStart,
               E.add(E.idx(half * ChunkOutputTile::stateHalfElements(dim, s.e) +
-                          run.shift),
-                    E.mul(rowsStart, E.idx(NV))));
+                          (blocks ? 0 : run.shift)),
+                    E.mul(rowsStart, E.idx(blocks ? stateColumns : NV))));
           t.asyncCopy(chunkHalves, E.add(t.splat(from), offset), halves[half],
                       E.add(run.dest, t.index(buffer)), L, run.inStep, live);
         }
@@ -616,8 +642,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value negInf = splatTo(rowType, -std::numeric_limits<float>::infinity());
   Value zero8 = splatTo(rowType, 0.0);
   Value gi = m.loadTransposed(rowType, queryGates, E.idx(0), 0);
-  // (Its denominator: column e on, as [S | Z | 0 ...] is staged.)
-  Value denS = m.denominators(acc, s.e, rowType);
+  // (Its denominator: column EV on, as [S | Z | 0 ...] is staged.)
+  Value denS = m.denominators(acc, EV, rowType);
   Value hasState = E.cmpf(arith::CmpFPredicate::ONE, denS, zero8);
   Value absDen = E.select(hasState, E.abs(denS), splatTo(rowType, 1.0));
   Value m0 = E.select(hasState, E.add(gi, E.log2Approx(absDen)), negInf);
@@ -660,10 +686,11 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         gpu::BarrierOp::create(b, loc); // the previous step's readers
         stageKeys(k, s.h, h, kt, count, K, operandHi,
                   splitQK ? operandLo : Value(), false);
-        // [V | 1 | 0 ...]: the ones column at e for the step's keys.
-        Value valueRows = tokenBase(kt, s.h, h, s.e);
+        // [V | 1 | 0 ...]: the ones column at EV for the step's keys (the
+        // program's block of columns).
+        Value valueRows = E.add(tokenBase(kt, s.h, h, s.e), firstColumn);
         stageRowRuns(
-            K, s.e, NV, VS, inputBytes, rowsHi, splitV ? rowsLo : Value(),
+            K, EV, NV, VS, inputBytes, rowsHi, splitV ? rowsLo : Value(),
             [&](Value j, Value c, Value inTile, int64_t L) {
               Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
               Value at = E.add(
@@ -774,8 +801,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
       });
 
   // 3. y = num / den.
-  Value out = t.convert(m.normalizeRows(loop[0], s.e, rowType), elem);
-  m.store(out, y, tokenBase(t0, s.hq, hq, s.e), s.hq * s.e, rows, E.idx(s.e));
+  Value out = t.convert(m.normalizeRows(loop[0], EV, rowType), elem);
+  m.store(out, y, E.add(tokenBase(t0, s.hq, hq, s.e), firstColumn), s.hq * s.e,
+          rows, E.idx(EV));
   gpu::ReturnOp::create(b, loc);
   return tile::lowerTileKernel(fn);
 }

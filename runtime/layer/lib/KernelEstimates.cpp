@@ -492,7 +492,8 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
 /// one): the warpgroup path with rows wider than 72 columns holds 68
 /// accumulator floats of each kind (228 on sm_90a at d = e = 128).
 int64_t chunkOutputRegisters(const ChunkOutputTile &split, int64_t e) {
-  if (split.warpgroupState(e) && ChunkOutputTile::valueColumns(e) > 72)
+  if (split.warpgroupState(e) &&
+      ChunkOutputTile::valueColumns(split.programColumns(e)) > 72)
     return 228;
   return split.factorsState ? 160 : 153;
 }
@@ -515,8 +516,11 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
                                const ChunkOutputTile &split) {
   double R = double(split.rowsPerProgram), K = double(split.keysPerStep),
          F = double(split.stateRowsPerStep), P = double(split.threads());
+  // A program's value columns (a block of them where e = 192, 256).
+  double blocks = double(split.columnBlocks),
+         EV = double(split.programColumns(cols(z.e)));
   double W = R / 16, DK = double(ChunkOutputTile::keyColumns(cols(z.d))),
-         NV = double(ChunkOutputTile::valueColumns(cols(z.e)));
+         NV = double(ChunkOutputTile::valueColumns(int64_t(EV)));
   double qk = split.splitScores ? 3 : 1, halves = split.splitScores ? 2 : 1,
          pv = split.splitValues ? 2 : 1, rot = z.rotates ? 1 : 0;
   // The factored part is counted whole (one step per program).
@@ -632,7 +636,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   key.ldmatrix =
       u(W * (DK / 16 * halves * (1 + K / 16) + K / 16 * NV / 8 * pv));
   key.globalLoads = u(0.09 * keyUnits);
-  key.globalLoadBytes = u(K * (z.d * (rot ? 4 : z.s) + z.e * z.s + 4));
+  key.globalLoadBytes = u(K * (z.d * (rot ? 4 : z.s) + EV * z.s + 4));
   // Per step, whichever way its scores are weighed: the staging, the dots,
   // the gate scan (shuffles, 2^sigma per thread) and each row's rescale.
   key.fp32Alu = u(1.309 * keyUnits);
@@ -677,8 +681,8 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   // q staged (and rotated), y stored element by element.
   base.globalLoads = u(R * z.d * (1 + rot) / 4);
   base.globalLoadBytes = u(R * z.d * z.s * (1 + rot) + 8 * R * rot);
-  base.globalStores = u(R * z.e);
-  base.globalStoreBytes = u(R * z.e * z.s);
+  base.globalStores = u(R * EV);
+  base.globalStoreBytes = u(R * EV * z.s);
   base.fp64 = u(9 * R * z.d * rot);
   base.sfu = u(2 * R * z.d * rot + 24 * R);
   base.shuffles = u(6.75 * W);
@@ -715,15 +719,16 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     }
   };
   double C = double(chunk), full = std::floor(z.T / C), rest = z.T - full * C;
-  double heads = z.Hq * z.B;
+  double heads = z.Hq * z.B * blocks;
   if (full > 0)
     addChunk(C, full * heads);
   if (rest > 0)
     addChunk(rest, heads);
   double N = std::ceil(z.T / C);
   return {"chunk_output",
-          launch({g(std::ceil(z.T / span)), g(z.Hq), g(z.B)}, g(P), total,
-                 heaviest, inputBytes(z) + N * z.H * z.B * stateHalvesBytes(z),
+          launch({g(std::ceil(z.T / span)), g(z.Hq * blocks), g(z.B)}, g(P),
+                 total, heaviest,
+                 inputBytes(z) + N * z.H * z.B * stateHalvesBytes(z),
                  outputBytes(z)),
           {int(std::min<int64_t>(chunkOutputRegisters(split, cols(z.e)),
                                  split.registerCap(cols(z.e)))),

@@ -42,7 +42,7 @@ struct AttentionTile {
   /// [V | 1] exceeds one MMA's N (e = 256): each program computes the same
   /// scores and y for its block of columns. Blocks of 64 keep [num | den]
   /// at 36 floats a thread (four programs per SM).
-  static constexpr int64_t kBlockColumns = 64;
+  static constexpr int64_t kBlockColumns = kValueBlockColumns;
   int64_t columnBlocks = 1;
   /// The value columns one program takes.
   int64_t programColumns(int64_t e) const { return e / columnBlocks; }

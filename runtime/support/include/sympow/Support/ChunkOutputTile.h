@@ -30,6 +30,11 @@ namespace sympow {
 /// chunk_state_pass; the scalar kernels of f32 layers stop at 256).
 constexpr int64_t kLongestChunk = 4096;
 
+/// Value columns a program takes where [V | 1] (or [S | Z]) is too wide for
+/// one program's accumulators: the attention and chunk_output tile kernels
+/// then split y into blocks of this many columns, one program each.
+constexpr int64_t kValueBlockColumns = 64;
+
 struct ChunkOutputTile {
   /// Query rows per program: 16 per warp, one warp column (mma<warps =
   /// [R / 16, 1]>), so that P feeds P [V | 1] in registers.
@@ -57,6 +62,13 @@ struct ChunkOutputTile {
   /// Buffers of F state rows (factored part): with two, each step's rows
   /// are copied (cp.async) while the step before computes.
   int64_t stateBuffers = 1;
+  /// Programs along the value columns: 1, or e / kValueBlockColumns where
+  /// [S | Z] is wider than 136 columns (e = 192, 256): each computes the
+  /// same scores, [S | Z]'s columns of its block plus Z, and its block of
+  /// y. The methods below that take e take the layer's and mean a
+  /// program's columns.
+  int64_t columnBlocks = 1;
+  int64_t programColumns(int64_t e) const { return e / columnBlocks; }
 
   int64_t warps() const { return rowsPerProgram / 16; }
   int64_t threads() const { return 32 * warps(); }
@@ -69,7 +81,7 @@ struct ChunkOutputTile {
   /// thread's accumulators of both kinds (N / 2 floats each) must fit.
   bool warpgroupState(int64_t e) const {
     return factorsState && stateBuffers == 2 && rowsPerProgram == 64 &&
-           valueColumns(e) <= 136;
+           valueColumns(programColumns(e)) <= 136;
   }
   /// Whether the operand arrays have a lo half: phi(Q) is built as hi + lo,
   /// and split scores take the keys' lo halves.
@@ -107,7 +119,7 @@ struct ChunkOutputTile {
   /// load in ldmatrix x4 pairs); three (168) for f16 values, whose hi + lo
   /// halves spilled 8 to 12 bytes at 128.
   int32_t minProgramsPerSM(int64_t e) const {
-    if (threads() != 128 || valueColumns(e) / 2 > 36)
+    if (threads() != 128 || valueColumns(programColumns(e)) / 2 > 36)
       return 1;
     return splitValues ? 3 : 4;
   }
@@ -133,7 +145,7 @@ struct ChunkOutputTile {
   }
   int64_t rowElements(int64_t e) const {
     return std::max(stateBuffers * stateRowsPerStep, keysPerStep) *
-           valueStride(e);
+           valueStride(programColumns(e));
   }
   /// Floats of a key step's gate sums: each key's sum of the gates after
   /// it, 2 to that power, the step's sum (padded to 16 bytes).
@@ -166,6 +178,8 @@ inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
   ChunkOutputTile s;
   s.splitScores = f16 || rotates;
   s.splitValues = f16;
+  if (ChunkOutputTile::valueColumns(e) > 136 && e % kValueBlockColumns == 0)
+    s.columnBlocks = e / kValueBlockColumns;
   int64_t DK = ChunkOutputTile::keyColumns(d);
   for (int64_t rows : {64, 32, 16}) {
     if (chunk % rows == 0)
