@@ -174,15 +174,19 @@ INSTANTIATE_TEST_SUITE_P(
                      ElementKind::BF16, GateKind::Data, ScheduleKind::None,
                      RotaryLayout::Interleaved, 0, 1},
                     128},
-        // e = 256 and 192: [S | Z] is wider than one program's accumulators,
-        // so programs along y take 64 value columns each (with Z, the
-        // scores computed again): factored (bf16), split scores and values
-        // (f16, rotated), and phi(Q) built (p = 4).
+        // e > 128: [S | Z] is wider than one program's accumulators, so
+        // programs along y take a block of the value columns each (with Z,
+        // the scores computed again; valueColumnBlocks): 4 of 64 at e =
+        // 256 (bf16, factored), 4 of 40 at e = 160 (f16 and rotated: split
+        // scores and values), 2 of 88 at e = 176, and phi(Q) built (p = 4).
         ChunkedCase{{"p2_bf16_data_none_e256_c128", 2, 16, 256, 2, 1,
                      ElementKind::BF16, GateKind::Data, ScheduleKind::None},
                     128},
-        ChunkedCase{{"p2_f16_both_learned_e192_c128", 2, 32, 192, 2, 1,
+        ChunkedCase{{"p2_f16_both_learned_e160_c128", 2, 32, 160, 2, 1,
                      ElementKind::F16, GateKind::Both, ScheduleKind::Learned},
+                    128},
+        ChunkedCase{{"p2_bf16_head_none_e176_c128", 2, 16, 176, 1, 1,
+                     ElementKind::BF16, GateKind::Head, ScheduleKind::None},
                     128},
         ChunkedCase{{"p4_bf16_head_none_e256_c128", 4, 16, 256, 1, 1,
                      ElementKind::BF16, GateKind::Head, ScheduleKind::None,

@@ -431,8 +431,9 @@ TEST(ChunkOutputTile, FactoredStateDoubleBuffersWhereItFits) {
       kStaticSharedBytes);
   // Rows of e + 8 = 264 columns are past one MMA's N (256) and a thread's
   // accumulators: four programs along y take 64 value columns each, with
-  // the warpgroup MMAs, registers and arrays of e = 64. e = 192: three.
-  // e = 160 is no whole number of blocks: one program, mma.sync.
+  // the warpgroup MMAs, registers and arrays of e = 64. e = 192: three of
+  // 64; e = 160: four of 40; e = 176, which no block of 32 to 64 divides
+  // in 8-column pieces, two of 88; e = 128 (136 columns) one program.
   std::optional<ChunkOutputTile> wider =
       chunkOutputTile(256, 2, 64, 256, false, false, true);
   ASSERT_TRUE(wider.has_value());
@@ -446,11 +447,17 @@ TEST(ChunkOutputTile, FactoredStateDoubleBuffersWhereItFits) {
       chunkOutputTile(256, 2, 64, 64, false, false, true)->sharedBytes(64, 64));
   EXPECT_EQ(chunkOutputTile(256, 2, 64, 192, false, false, true)->columnBlocks,
             3);
-  std::optional<ChunkOutputTile> odd =
+  std::optional<ChunkOutputTile> narrow =
       chunkOutputTile(256, 2, 64, 160, false, false, true);
-  ASSERT_TRUE(odd.has_value());
-  EXPECT_EQ(odd->columnBlocks, 1);
-  EXPECT_FALSE(odd->warpgroupState(160));
+  ASSERT_TRUE(narrow.has_value());
+  EXPECT_EQ(narrow->columnBlocks, 4);
+  EXPECT_EQ(narrow->programColumns(160), 40);
+  EXPECT_TRUE(narrow->warpgroupState(160));
+  std::optional<ChunkOutputTile> two =
+      chunkOutputTile(256, 2, 64, 176, false, false, true);
+  ASSERT_TRUE(two.has_value());
+  EXPECT_EQ(two->columnBlocks, 2);
+  EXPECT_EQ(two->programColumns(176), 88);
   EXPECT_EQ(chunkOutputTile(256, 2, 64, 128, false, false, true)->columnBlocks,
             1);
   // Other powers build phi(Q): one buffer.

@@ -173,7 +173,7 @@ Error verifyAttentionKernelSpec(const AttentionKernelSpec &s) {
                           "at most 256 columns or in blocks of {0} value "
                           "columns (e = {1}), within its workgroup memory "
                           "(d = {2}); use the scalar path",
-                          AttentionTile::kBlockColumns, s.e, s.d));
+                          kValueBlockColumns, s.e, s.d));
     return Error::success();
   }
   int64_t bt = s.resolvedBlockTokens();

@@ -38,11 +38,10 @@ struct AttentionTile {
   /// k_lo + q_lo k_hi (a rotated q or k is not exact in 16 bits).
   bool splitScores = false;
 
-  /// Programs along the value columns: 1, or e / kBlockColumns where
-  /// [V | 1] exceeds one MMA's N (e = 256): each program computes the same
-  /// scores and y for its block of columns. Blocks of 64 keep [num | den]
-  /// at 36 floats a thread (four programs per SM).
-  static constexpr int64_t kBlockColumns = kValueBlockColumns;
+  /// Programs along the value columns: 1, or valueColumnBlocks(e) where
+  /// [V | 1] exceeds one MMA's N (e = 256: four): each program computes
+  /// the same scores and y for its block of columns. Blocks of 64 keep
+  /// [num | den] at 36 floats a thread (four programs per SM).
   int64_t columnBlocks = 1;
   /// The value columns one program takes.
   int64_t programColumns(int64_t e) const { return e / columnBlocks; }
@@ -103,7 +102,7 @@ struct AttentionTile {
 /// The tile attention kernel takes 16-bit inputs (q and k exact operands,
 /// or rotated once into hi + lo halves; not the relative schedules, whose
 /// angles are no prefix sums), head dims in whole 8-element runs, [V | 1]
-/// within one MMA's N (256) or e in whole blocks of kBlockColumns. Arrays past
+/// within one MMA's N (256), or in blocks (valueColumnBlocks). Arrays past
 /// the static 48 KiB (d = 256, or rotated d = 128 with e > 104) are dynamic
 /// shared memory: those kernels hold one program per SM anyway
 /// (minProgramsPerSM). Others run the FMA kernel
@@ -115,11 +114,11 @@ inline std::optional<AttentionTile> attentionTile(bool sixteenBit, bool rotates,
     return std::nullopt;
   AttentionTile tile;
   tile.splitScores = rotates;
-  if (AttentionTile::valueColumns(e) > 256) {
-    if (e % AttentionTile::kBlockColumns != 0)
-      return std::nullopt;
-    tile.columnBlocks = e / AttentionTile::kBlockColumns;
-  }
+  // Past one MMA's N only: one program of up to 256 columns (one per SM) is
+  // faster than blocks that each compute the scores again (predicted at e
+  // = 192: 1.75 ms against about 2.1 at 16K).
+  if (AttentionTile::valueColumns(e) > 256)
+    tile.columnBlocks = valueColumnBlocks(e);
   if (tile.sharedBytes(d, e) > kStaticSharedBytes &&
       (tile.minProgramsPerSM(d, e) > 1 ||
        tile.sharedBytes(d, e) > kMaxSharedBytesPerBlock))

@@ -32,8 +32,22 @@ constexpr int64_t kLongestChunk = 4096;
 
 /// Value columns a program takes where [V | 1] (or [S | Z]) is too wide for
 /// one program's accumulators: the attention and chunk_output tile kernels
-/// then split y into blocks of this many columns, one program each.
+/// then split y into blocks of at most this many columns, one program each.
 constexpr int64_t kValueBlockColumns = 64;
+
+/// Blocks of e value columns, each a whole number of 8-column pieces: the
+/// fewest of at most kValueBlockColumns, or (where those would be narrower
+/// than 32 columns: e = 176, 208) of at most 128.
+inline int64_t valueColumnBlocks(int64_t e) {
+  for (int64_t widest : {kValueBlockColumns, 2 * kValueBlockColumns})
+    for (int64_t blocks = (e + widest - 1) / widest; blocks <= e / 8; ++blocks)
+      if (e % blocks == 0 && e / blocks % 8 == 0) {
+        if (e / blocks >= 32 || widest > kValueBlockColumns)
+          return blocks;
+        break;
+      }
+  return 1;
+}
 
 struct ChunkOutputTile {
   /// Query rows per program: 16 per warp, one warp column (mma<warps =
@@ -62,11 +76,11 @@ struct ChunkOutputTile {
   /// Buffers of F state rows (factored part): with two, each step's rows
   /// are copied (cp.async) while the step before computes.
   int64_t stateBuffers = 1;
-  /// Programs along the value columns: 1, or e / kValueBlockColumns where
-  /// [S | Z] is wider than 136 columns (e = 192, 256): each computes the
-  /// same scores, [S | Z]'s columns of its block plus Z, and its block of
-  /// y. The methods below that take e take the layer's and mean a
-  /// program's columns.
+  /// Programs along the value columns: 1, or valueColumnBlocks(e) where
+  /// [S | Z] is wider than 136 columns (e > 128: 4 blocks of 64 at e =
+  /// 256): each computes the same scores, [S | Z]'s columns of its block
+  /// plus Z, and its block of y. The methods below that take e take the
+  /// layer's and mean a program's columns.
   int64_t columnBlocks = 1;
   int64_t programColumns(int64_t e) const { return e / columnBlocks; }
 
@@ -178,8 +192,8 @@ inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
   ChunkOutputTile s;
   s.splitScores = f16 || rotates;
   s.splitValues = f16;
-  if (ChunkOutputTile::valueColumns(e) > 136 && e % kValueBlockColumns == 0)
-    s.columnBlocks = e / kValueBlockColumns;
+  if (ChunkOutputTile::valueColumns(e) > 136)
+    s.columnBlocks = valueColumnBlocks(e);
   int64_t DK = ChunkOutputTile::keyColumns(d);
   for (int64_t rows : {64, 32, 16}) {
     if (chunk % rows == 0)
