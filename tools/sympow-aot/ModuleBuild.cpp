@@ -8,11 +8,9 @@
 #include "sympow/Compiler/GPU/Ptxas.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -161,12 +159,12 @@ bool compileForArch(ModuleOp module, ModuleBuild &build, llvm::StringRef arch,
                  ": ptxas spilled at " + std::to_string(r.requested) +
                  " programs per SM; built for " + std::to_string(r.built) +
                  "\n";
-  auto usage = &assembled->usage;
+  const std::vector<PtxasUsage> &usage = assembled->usage;
   runtime::LayerVariant variant = layerVariant(build.request);
-  if (usage->size() != build.kernels.size()) {
+  if (usage.size() != build.kernels.size()) {
     build.log += "expected " + std::to_string(build.kernels.size()) +
                  " entry functions in " + stem + ", ptxas reported " +
-                 std::to_string(usage->size()) + "\n";
+                 std::to_string(usage.size()) + "\n";
     return false;
   }
   double ms = std::chrono::duration<double, std::milli>(
@@ -175,7 +173,7 @@ bool compileForArch(ModuleOp module, ModuleBuild &build, llvm::StringRef arch,
   bool attention = build.request.formulation == runtime::Formulation::Attention;
   for (const runtime::KernelInfo &info : build.kernels) {
     const PtxasUsage *u = nullptr;
-    for (const PtxasUsage &candidate : *usage)
+    for (const PtxasUsage &candidate : usage)
       if (candidate.kernel == info.name)
         u = &candidate;
     if (!u) {

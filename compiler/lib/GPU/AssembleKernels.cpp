@@ -5,11 +5,8 @@
 #include "sympow/Compiler/Tile/KernelLaunch.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
-#include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/Regex.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 
@@ -30,31 +27,12 @@ namespace {
 llvm::Error assembleOnce(ModuleOp module, const GpuTargetOptions &options,
                          llvm::StringRef cubinPath, llvm::StringRef ptxas,
                          bool keepNvvm, AssembledKernels &out) {
-  OwningOpRef<ModuleOp> work = module.clone();
-  PassManager nvvm(module->getContext());
-  buildGpuToNVVMPipeline(nvvm, options);
-  if (failed(nvvm.run(*work)))
-    return llvm::createStringError("lowering the kernels to NVVM for " +
-                                   options.chip + " failed");
-  if (keepNvvm) {
-    out.nvvm.clear();
-    llvm::raw_string_ostream os(out.nvvm);
-    work->print(os);
-  }
-  PassManager binary(module->getContext());
-  GpuModuleToBinaryPassOptions isa;
-  isa.compilationTarget = "isa";
-  binary.addPass(createGpuModuleToBinaryPass(isa));
-  if (failed(binary.run(*work)))
+  FailureOr<std::map<std::string, std::string>> lowered =
+      compileToPtx(module, options, keepNvvm ? &out.nvvm : nullptr);
+  if (failed(lowered) || lowered->size() != 1)
     return llvm::createStringError("lowering the kernels to PTX for " +
                                    options.chip + " failed");
-  out.ptx.clear();
-  for (auto bin : work->getOps<gpu::BinaryOp>())
-    for (Attribute a : bin.getObjects())
-      if (auto obj = dyn_cast<gpu::ObjectAttr>(a))
-        out.ptx = obj.getObject().getValue().str();
-  if (out.ptx.empty())
-    return llvm::createStringError("no PTX for " + options.chip);
+  out.ptx = std::move(lowered->begin()->second);
   auto usage = runPtxas(out.ptx, options.chip, cubinPath, ptxas);
   if (!usage)
     return usage.takeError();

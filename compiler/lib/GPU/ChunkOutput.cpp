@@ -399,12 +399,15 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         run.shift = from * L;
         if (from + P > runs)
           run.inStep = E.ult(at0, t.index(F * NV - run.shift));
-        Value r = E.add(thread, t.index(from));
-        Value k = E.div(r, t.index(NV / L)), c = E.rem(r, t.index(NV / L));
-        if (warpgroup)
-          run.dest = E.mul(E.add(E.mul(c, t.index(F)), k), t.index(L));
-        else
-          run.dest = E.add(at0, t.index(run.shift));
+        // The run's row k of the step and 8-column piece c.
+        Value k, c;
+        if (warpgroup || split.columnBlocks > 1) {
+          Value r = E.add(thread, t.index(from));
+          k = E.div(r, t.index(NV / L));
+          c = E.rem(r, t.index(NV / L));
+        }
+        run.dest = warpgroup ? E.mul(E.add(E.mul(c, t.index(F)), k), t.index(L))
+                             : E.add(at0, t.index(run.shift));
         if (split.columnBlocks > 1)
           run.source = E.add(E.mul(k, t.index(stateColumns)),
                              stateColumn(E.mul(c, t.index(L))));

@@ -78,6 +78,11 @@ void buildGpuToBinaryPipeline(OpPassManager &pm,
                               const GpuTargetOptions &options, StringRef format,
                               StringRef toolkit) {
   buildGpuToNVVMPipeline(pm, options);
+  buildNVVMToBinaryPipeline(pm, format, toolkit);
+}
+
+void buildNVVMToBinaryPipeline(OpPassManager &pm, StringRef format,
+                               StringRef toolkit) {
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = format.str();
   binary.toolkitPath = toolkit.str();
@@ -156,11 +161,20 @@ void registerGPUDialects(DialectRegistry &registry) {
 }
 
 FailureOr<std::map<std::string, std::string>>
-compileToPtx(ModuleOp module, const GpuTargetOptions &options) {
+compileToPtx(ModuleOp module, const GpuTargetOptions &options,
+             std::string *nvvm) {
   OwningOpRef<ModuleOp> clone = module.clone();
-  PassManager pm(module->getContext());
-  buildGpuToBinaryPipeline(pm, options, "isa", "");
-  if (failed(pm.run(*clone)))
+  PassManager toNvvm(module->getContext()), toPtx(module->getContext());
+  buildGpuToNVVMPipeline(toNvvm, options);
+  buildNVVMToBinaryPipeline(toPtx, "isa", "");
+  if (failed(toNvvm.run(*clone)))
+    return failure();
+  if (nvvm) {
+    nvvm->clear();
+    llvm::raw_string_ostream os(*nvvm);
+    clone->print(os);
+  }
+  if (failed(toPtx.run(*clone)))
     return failure();
   std::map<std::string, std::string> ptx;
   for (auto bin : clone->getOps<gpu::BinaryOp>())

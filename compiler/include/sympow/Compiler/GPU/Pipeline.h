@@ -38,6 +38,10 @@ void buildGpuToBinaryPipeline(mlir::OpPassManager &pm,
                               const GpuTargetOptions &options,
                               llvm::StringRef format, llvm::StringRef toolkit);
 
+/// The second half of that: gpu-module-to-binary and the check.
+void buildNVVMToBinaryPipeline(mlir::OpPassManager &pm, llvm::StringRef format,
+                               llvm::StringRef toolkit);
+
 /// Registers `sympow-gpu-to-nvvm` and `sympow-gpu-to-binary` (pipelines).
 void registerGPUPipelines();
 
@@ -46,9 +50,11 @@ void registerGPUPipelines();
 void registerGPUDialects(mlir::DialectRegistry &registry);
 
 /// Lowers a clone of `module` for options.chip and returns the PTX of each
-/// gpu.module by name. Errors are reported as diagnostics.
+/// gpu.module by name; `nvvm`, when given, receives the module after the
+/// NVVM pipeline. Errors are reported as diagnostics.
 mlir::FailureOr<std::map<std::string, std::string>>
-compileToPtx(mlir::ModuleOp module, const GpuTargetOptions &options);
+compileToPtx(mlir::ModuleOp module, const GpuTargetOptions &options,
+             std::string *nvvm = nullptr);
 
 } // namespace sympow
 
