@@ -290,6 +290,46 @@ TEST(Counters, AsyncCopy) {
   EXPECT_EQ(r.counts.globalStoreDistinctBytes, 512u);
 }
 
+TEST(Counters, BulkCopies) {
+  // bulk-copy.mlir, 128 threads, two rounds: thread 0 issues 4 bulk copies
+  // of 256 bytes a round (each one warp instruction, bulk_copies, that
+  // loads 256 global bytes: 8 sectors of
+  // the 256-byte aligned buffer, and 256 workgroup bytes stored in 2
+  // wavefronts, no workgroup store instruction). Every thread loads 2
+  // floats of the tile a round (one wavefront per warp load) and stores 2
+  // (4 sectors per warp store), with 1 mulf each. Integer ops: cmpi, per
+  // round muli and remui, per load muli and 2 addi, 2 per copy (muli,
+  // addi); an mbarrier op counts 1: thread 0's init and 2 arrivals,
+  // everyone's 2 waits. 3 barriers.
+  mlir::MLIRContext context;
+  auto jit = compileFile(context, "bulk-copy.mlir");
+  ASSERT_TRUE(jit);
+  test::DeviceVector<float> in(512, 1), out(512);
+  KernelArgs args;
+  args.buffer(in);
+  args.buffer(out);
+  auto r = run(*jit->kernel("rounds"), {1, 1, 1}, {128, 1, 1}, args, 1);
+  ASSERT_TRUE(r.ok()) << r.message();
+  OpCounts expected;
+  expected.bulkCopies = 8;
+  expected.globalLoadBytes = 2048;
+  expected.globalLoadSectors = 8 * 8;
+  expected.sharedStoreBytes = 2048;
+  expected.sharedStoreWavefronts = 8 * 2;
+  expected.sharedLoads = 2 * 2 * 128;
+  expected.sharedLoadBytes = 2048;
+  expected.sharedLoadWavefronts = 2 * 2 * 4;
+  expected.globalStores = 2 * 2 * 128;
+  expected.globalStoreBytes = 2048;
+  expected.globalStoreSectors = 2 * 2 * 4 * 4;
+  expected.fp32Alu = 2 * 2 * 128;
+  expected.intAlu = 128 * (1 + 2 * (2 + 2 * 3) + 2) + 1 + 2 * (4 * 2 + 1);
+  expected.barriers = 3;
+  EXPECT_EQ(r.counts.total, expected);
+  EXPECT_EQ(r.counts.globalLoadDistinctBytes, 2048u);
+  EXPECT_EQ(r.counts.globalStoreDistinctBytes, 2048u);
+}
+
 TEST(Counters, ShufflesOncePerWarp) {
   // shuffle.mlir, one warp: 5 shuffles (one of width 16); index_cast,
   // sitofp, mulf once, (muli, addi, extui) x 5 per lane.

@@ -240,6 +240,87 @@ TEST(Emulator, AsyncCopyGroupsAndWait) {
     EXPECT_EQ(out[i], 2 * in[(i + 4) % 128]) << i;
 }
 
+TEST(Emulator, BulkCopiesCompleteOnMbarrierPhases) {
+  mlir::MLIRContext context;
+  auto jit = compileFile(context, "bulk-copy.mlir");
+  ASSERT_TRUE(jit);
+  std::vector<float> in(512);
+  for (int i = 0; i < 512; ++i)
+    in[i] = static_cast<float>(i * 3);
+  // Three blocks on one worker start with fresh mbarriers; without race
+  // detection the phases still order the rounds.
+  for (bool races : {true, false}) {
+    std::vector<float> out(512, -1);
+    KernelArgs args;
+    args.buffer(in);
+    args.buffer(out);
+    emu::LaunchOptions options;
+    options.workers = 1;
+    options.detectRaces = races;
+    auto result = emu::launch(*jit->kernel("rounds"), {3, 1, 1}, {128, 1, 1}, 0,
+                              args.data(), options);
+    ASSERT_TRUE(result.ok()) << result.message();
+    for (int i = 0; i < 512; ++i)
+      EXPECT_EQ(out[i], 2 * in[i]) << i;
+  }
+}
+
+TEST(Emulator, BulkCopyMistakesAreReported) {
+  mlir::MLIRContext context;
+  auto jit = compileFile(context, "bulk-copy-mistakes.mlir");
+  ASSERT_TRUE(jit);
+  struct Expected {
+    const char *kernel;
+    ReportKind kind;
+    uint32_t thread;
+    const char *site; // the op the report is about
+    const char *text;
+  };
+  const Expected cases[] = {
+      {"wrong_parity", ReportKind::DivergentBarrier, 0,
+       "sympow_tile.mbarrier_wait", "with parity 0 for phase 2 of"},
+      {"no_expect_tx", ReportKind::DivergentBarrier, 0,
+       "sympow_tile.mbarrier_wait",
+       "copies brought 1024 bytes more than expect_tx announced"},
+      {"too_much_tx", ReportKind::DivergentBarrier, 0,
+       "sympow_tile.mbarrier_wait",
+       "1024 transaction bytes announced and not copied"},
+      {"early_read", ReportKind::Race, 0, "memref.load",
+       "before this thread waited for phase 0"},
+      {"no_init_barrier", ReportKind::Race, 1, "sympow_tile.mbarrier_wait",
+       "no barrier between them"},
+      {"late_init", ReportKind::AsyncOrder, 0, "sympow_tile.bulk_copy",
+       "used before mbarrier_init"},
+      {"misaligned", ReportKind::Misaligned, 0, "sympow_tile.bulk_copy",
+       "bulk copy destination"},
+      {"extra_arrival", ReportKind::AsyncOrder, 0,
+       "sympow_tile.mbarrier_arrive", "more arrivals on phase 0"},
+      {"refill_early", ReportKind::DivergentBarrier, 1,
+       "sympow_tile.mbarrier_wait", "having seen only 0 complete"},
+  };
+  for (const Expected &e : cases) {
+    std::vector<float> in(512, 1), out(512);
+    KernelArgs args;
+    args.buffer(in);
+    args.buffer(out);
+    auto result = emu::launch(*jit->kernel(e.kernel), {1, 1, 1}, {128, 1, 1}, 0,
+                              args.data());
+    ASSERT_EQ(result.reports.size(), 1u) << e.kernel << result.message();
+    const emu::Report &r = result.reports[0];
+    EXPECT_EQ(r.kind, e.kind) << e.kernel;
+    EXPECT_EQ(r.kernel, e.kernel);
+    EXPECT_EQ(r.thread, (Dim3{e.thread, 0, 0})) << e.kernel;
+    EXPECT_NE(r.site.find(e.site), std::string::npos) << e.kernel << r.site;
+    EXPECT_NE(r.message.find(e.text), std::string::npos) << r.message;
+    if (e.kind == ReportKind::Race) {
+      // The tile starts the workgroup memory, the mbarrier is at 1024.
+      EXPECT_EQ(r.offset, e.thread ? 1024 : 0) << e.kernel;
+      EXPECT_EQ(r.space, 1);
+      EXPECT_EQ(r.otherThread, (Dim3{0, 0, 0}));
+    }
+  }
+}
+
 TEST(Emulator, InvalidLaunchIsAReport) {
   mlir::MLIRContext context;
   auto jit = compileFile(context, "reduce.mlir");

@@ -72,3 +72,21 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// An mbarrier op of a tile kernel (a mask tile): the tile lowering makes it
+// one per thread first.
+#b1 = #sympow_tile.blocked<threads = 32, per_thread = 1>
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @k(%mask: tensor<32xi1, #b1>)
+        workgroup(%bars: memref<1xi64, #gpu.address_space<workgroup>>) kernel {
+      %c0 = arith.constant 0 : index
+      // expected-error @+1 {{'sympow_tile.mbarrier_init' op runs on a thread's scalars (lower the tile kernel first)}}
+      sympow_tile.mbarrier_init %bars[%c0] count 1 mask %mask
+          : memref<1xi64, #gpu.address_space<workgroup>>, tensor<32xi1, #b1>
+      gpu.return
+    }
+  }
+}

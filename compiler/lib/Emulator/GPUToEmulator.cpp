@@ -331,6 +331,7 @@ struct GPUToEmulator
         if (checkAccesses && failed(instrumentAccesses(fn, calls)))
           return signalPassFailure();
         if (failed(lowerWarpgroupOps(fn, calls)) ||
+            failed(lowerBulkCopyOps(fn, calls)) ||
             failed(lowerGpuOps(fn, calls)))
           return signalPassFailure();
       }

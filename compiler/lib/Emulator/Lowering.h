@@ -92,6 +92,10 @@ mlir::Value loadFlat(mlir::OpBuilder &b, mlir::Location loc,
 /// by runtime calls (the emulator's warpgroup collective).
 mlir::LogicalResult lowerWarpgroupOps(mlir::Operation *fn, RuntimeCalls &calls);
 
+/// Replaces sympow_tile.mbarrier_init/arrive/wait and bulk_copy in `fn` by
+/// runtime calls (the emulator's mbarriers).
+mlir::LogicalResult lowerBulkCopyOps(mlir::Operation *fn, RuntimeCalls &calls);
+
 /// Replaces thread/block ids, barriers, shuffles and nvgpu ops in `fn` by
 /// runtime calls.
 mlir::LogicalResult lowerGpuOps(mlir::Operation *fn, RuntimeCalls &calls);

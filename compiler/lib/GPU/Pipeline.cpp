@@ -52,6 +52,9 @@ void buildGpuToNVVMPipeline(OpPassManager &pm,
   SympowLowerWarpgroupMmaOptions warpgroup;
   warpgroup.chip = options.chip;
   kernels.addPass(createSympowLowerWarpgroupMma(warpgroup));
+  SympowLowerBulkCopiesOptions bulk;
+  bulk.chip = options.chip;
+  kernels.addPass(createSympowLowerBulkCopies(bulk));
   kernels.addPass(createSympowLowerBF16MmaSync());
   kernels.addPass(createSympowLowerFlushMath());
   kernels.addPass(createConvertNVGPUToNVVMPass());

@@ -80,6 +80,10 @@ void TileDialect::initialize() {
 #define GET_OP_LIST
 #include "sympow/Compiler/Tile/TileWarpgroupOps.cpp.inc"
       >();
+  addOperations<
+#define GET_OP_LIST
+#include "sympow/Compiler/Tile/TileBulkCopyOps.cpp.inc"
+      >();
 }
 
 namespace sympow::tile {
@@ -109,7 +113,8 @@ bool isFlushMath(Operation *op) { return isa<Exp2FtzOp, Log2FtzOp>(op); }
 bool isThreadLevel(Operation *op) {
   if (!isFlushMath(op) &&
       !isa<WarpgroupDescriptorOp, WarpgroupFenceOp, AsyncProxyFenceOp,
-           WarpgroupMmaOp, WarpgroupCommitOp, WarpgroupWaitOp>(op))
+           WarpgroupMmaOp, WarpgroupCommitOp, WarpgroupWaitOp, MbarrierInitOp,
+           MbarrierArriveOp, MbarrierWaitOp, BulkCopyOp>(op))
     return false;
   return llvm::none_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>);
 }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BulkCopies.h"
 #include "MatrixTiles.h"
 
 #include "sympow/Compiler/Passes.h"
@@ -1010,6 +1011,7 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   patterns.add<ColumnSumLowering, LastArrivalLowering>(converter, ctx,
                                                        sumBuffers);
   populateMatrixTileLowering(converter, patterns, target, sumBuffers);
+  populateBulkCopyLowering(converter, patterns, target);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   if (failed(applyPartialConversion(fn, target, std::move(patterns))))

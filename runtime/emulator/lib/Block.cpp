@@ -157,8 +157,12 @@ void BlockRunner::runBlock() {
   blockFailed = false;
   blockEpoch = ++epoch;
   if (launch.options.detectRaces)
-    for (Shadow &s : shadow)
+    for (Shadow &s : shadow) {
       s.asyncPending = 0; // an aborted block may leave copies behind
+      s.bulkSerial = 0;   // mbarrier serials start again
+    }
+  mbarriers.clear();
+  mbarrierAt.clear();
   if (sharedBytes)
     std::memset(sharedBase, launch.options.fillByte, sharedBytes);
   for (ThreadState &t : threads) {
@@ -173,6 +177,8 @@ void BlockRunner::runBlock() {
     t.wgmmaCommitted = t.wgmmaCompleted = 0;
     t.wgmmaFenced = false;
     t.proxyFences = 0;
+    t.observedPhases.clear();
+    t.waitSerial = 0;
     t.accesses.clear();
     t.fiber.reset(fiberMain, &scheduler);
   }
@@ -244,6 +250,17 @@ void BlockRunner::runBlock() {
         return;
       released = true;
     }
+    // mbarrier waits whose phase has completed since.
+    for (ThreadState &t : threads) {
+      if (t.status != ThreadStatus::AtMbarrier)
+        continue;
+      const Mbarrier &m = mbarriers[t.waitSerial - 1];
+      if ((m.phase & 1) == static_cast<uint64_t>(t.waitParity))
+        continue;
+      observePhase(t, t.waitSerial, m.phase);
+      t.status = ThreadStatus::Ready;
+      released = true;
+    }
     if (released || ranAny)
       continue;
     // Nobody can run: the end, a barrier every thread waits at, or a
@@ -265,8 +282,17 @@ void BlockRunner::runBlock() {
     ++epoch; // a new barrier interval
     if (counting)
       ++counts.barriers;
+    // What one thread saw of the mbarriers' phases is ordered before the
+    // others' accesses after the barrier, as its other accesses are.
+    std::vector<uint64_t> seen(mbarriers.size(), 0);
     for (ThreadState &t : threads)
+      for (size_t i = 0; i < t.observedPhases.size(); ++i)
+        seen[i] = std::max(seen[i], t.observedPhases[i]);
+    for (ThreadState &t : threads) {
       t.status = ThreadStatus::Ready;
+      if (!seen.empty())
+        t.observedPhases = seen;
+    }
   }
 }
 
@@ -279,12 +305,20 @@ void BlockRunner::reportDivergence() {
   };
   std::vector<Group> groups;
   bool warpOp = false;
+  // Threads waiting on an mbarrier make it a hang, whatever the others do.
+  auto firstWaiting =
+      std::find_if(threads.begin(), threads.end(), [](const ThreadState &t) {
+        return t.status == ThreadStatus::AtMbarrier;
+      });
+  bool hang = firstWaiting != threads.end();
   for (ThreadState &t : threads) {
     std::string what;
     if (t.status == ThreadStatus::Done)
-      what = "exited without reaching it";
+      what = hang ? "exited" : "exited without reaching it";
     else if (t.status == ThreadStatus::AtBarrier)
       what = "wait at " + siteText(t.barrierSite);
+    else if (t.status == ThreadStatus::AtMbarrier)
+      what = mbarrierWaitText(t);
     else {
       what = "wait at warp collective " + siteText(t.op.site);
       warpOp = true;
@@ -298,22 +332,30 @@ void BlockRunner::reportDivergence() {
     ++it->count;
   }
   std::ostringstream os;
-  os << (warpOp ? "divergent warp collective" : "divergent barrier") << " in "
-     << where(nullptr) << ": ";
+  os << (hang     ? "mbarrier hang"
+         : warpOp ? "divergent warp collective"
+                  : "divergent barrier")
+     << " in " << where(nullptr) << ": ";
   for (size_t i = 0; i < groups.size(); ++i) {
     if (i)
       os << "; ";
     os << groups[i].count << (groups[i].count == 1 ? " thread" : " threads")
        << " (first " << groups[i].first->tid.str() << ") " << groups[i].what;
   }
+  if (hang)
+    os << "; nothing else can run";
   Report r;
-  r.kind = warpOp ? ReportKind::DivergentWarpOp : ReportKind::DivergentBarrier;
+  r.kind = warpOp && !hang ? ReportKind::DivergentWarpOp
+                           : ReportKind::DivergentBarrier;
   r.kernel = launch.kernel.name;
   r.block = blockId;
-  r.thread = groups[0].first->tid;
-  r.site = groups[0].first->status == ThreadStatus::AtBarrier
-               ? siteText(groups[0].first->barrierSite)
-               : "";
+  r.thread = hang ? firstWaiting->tid : groups[0].first->tid;
+  if (hang)
+    r.site = siteText(firstWaiting->barrierSite);
+  else
+    r.site = groups[0].first->status == ThreadStatus::AtBarrier
+                 ? siteText(groups[0].first->barrierSite)
+                 : "";
   r.message = os.str();
   launch.addReport(std::move(r));
 }
@@ -358,11 +400,9 @@ int64_t BlockRunner::query(ThreadState &t, int32_t what) const {
   }
 }
 
-bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
-                         int64_t rootBase, int64_t rootBytes, int32_t flags,
-                         const char *site, int64_t value) {
-  if (launch.stop.load(std::memory_order_relaxed))
-    return false; // another block failed or the watchdog fired
+bool BlockRunner::inBounds(ThreadState &t, int64_t addr, int64_t bytes,
+                           int64_t rootBase, int64_t rootBytes, int32_t flags,
+                           const char *site) {
   int space = (flags >> abi::SpaceShift) & 15;
   bool writes = flags & abi::Write;
   if (rootBytes >= 0) {
@@ -389,6 +429,17 @@ bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
       return false;
     }
   }
+  return true;
+}
+
+bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
+                         int64_t rootBase, int64_t rootBytes, int32_t flags,
+                         const char *site, int64_t value) {
+  if (launch.stop.load(std::memory_order_relaxed))
+    return false; // another block failed or the watchdog fired
+  if (!inBounds(t, addr, bytes, rootBase, rootBytes, flags, site))
+    return false;
+  bool writes = flags & abi::Write;
   int64_t offset = shadowOffset(addr, bytes);
   if (offset < 0 || (flags & (abi::Atomic | abi::Deferred)))
     return true;
@@ -397,6 +448,22 @@ bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
     if (s.asyncPending) {
       reportInFlight(t, s, writes, offset + i, site);
       break;
+    }
+    if (s.bulkSerial) {
+      // A bulk copy's bytes: ordered by the mbarrier phase it completes
+      // on, not by barriers; readers in this interval still order a write.
+      if (!observedBulk(t, s)) {
+        reportEarlyBulkAccess(t, s, writes, offset + i, site);
+        break;
+      }
+      if (writes && s.readEpoch == epoch &&
+          (s.reader != t.linear || s.twoReaders)) {
+        uint32_t other = s.reader != t.linear ? s.reader : s.reader2;
+        reportRace(t, other, s.readSite, /*otherWrote=*/false, writes,
+                   offset + i, site);
+        break;
+      }
+      continue;
     }
     if ((flags & abi::Read) && s.writeEpoch < blockEpoch &&
         launch.options.detectUninitialized) {
@@ -431,6 +498,7 @@ bool BlockRunner::access(ThreadState &t, int64_t addr, int64_t bytes,
       s.writer = t.linear;
       s.writeSite = site;
       s.writerProxyFences = t.proxyFences;
+      s.bulkSerial = 0; // an ordinary write: the mbarrier no longer orders it
     }
     if (flags & abi::Read) {
       if (s.readEpoch != epoch) {
@@ -743,8 +811,9 @@ bool BlockRunner::readWgmmaOperand(ThreadState &t, uint32_t address,
   if (int64_t offset = shadowOffset(addr, 2); offset >= 0) {
     // wgmma reads through the async proxy: the writer must have run
     // fence.proxy.async since its write.
+    // (A bulk copy is the async proxy's own write: no fence needed.)
     const Shadow &s = shadow[offset];
-    if (s.writeEpoch >= blockEpoch &&
+    if (s.writeEpoch >= blockEpoch && !s.bulkSerial &&
         threads[s.writer].proxyFences == s.writerProxyFences) {
       if (firstRaceOf(s.writeSite, site)) {
         std::ostringstream os;
@@ -994,6 +1063,243 @@ void BlockRunner::completeCopies(ThreadState &t, int32_t keep) {
   t.groupEnds.erase(t.groupEnds.begin(), t.groupEnds.end() - keep);
   for (size_t &e : t.groupEnds)
     e -= upTo;
+}
+
+// --- mbarriers and bulk copies ---------------------------------------------
+
+namespace {
+
+/// "phase 3 of the mbarrier at workgroup offset 1024".
+std::string phaseText(uint64_t phase, const Mbarrier &m) {
+  return "phase " + std::to_string(phase) +
+         " of the mbarrier at workgroup offset " + std::to_string(m.offset);
+}
+
+std::string txText(int64_t tx) {
+  if (tx > 0)
+    return std::to_string(tx) + " transaction bytes announced and not copied";
+  if (tx < 0)
+    return "copies brought " + std::to_string(-tx) +
+           " bytes more than expect_tx announced";
+  return "no transaction bytes pending";
+}
+
+} // namespace
+
+void BlockRunner::completePhase(Mbarrier &m) {
+  if (m.pending != 0 || m.tx != 0)
+    return;
+  ++m.phase;
+  m.pending = m.count;
+}
+
+void BlockRunner::observePhase(ThreadState &t, uint32_t serial,
+                               uint64_t phase) {
+  if (t.observedPhases.size() < serial)
+    t.observedPhases.resize(serial, 0);
+  t.observedPhases[serial - 1] = std::max(t.observedPhases[serial - 1], phase);
+}
+
+bool BlockRunner::observedBulk(const ThreadState &t, const Shadow &s) const {
+  return s.bulkSerial <= t.observedPhases.size() &&
+         t.observedPhases[s.bulkSerial - 1] > s.bulkPhase;
+}
+
+void BlockRunner::reportEarlyBulkAccess(ThreadState &t, const Shadow &s,
+                                        bool thisWrites, int64_t offset,
+                                        const char *site) {
+  if (!firstRaceOf(s.bulkSite, site))
+    return;
+  const Mbarrier &m = mbarriers[s.bulkSerial - 1];
+  Dim3 issuer = threadIndex(s.bulkIssuer);
+  std::ostringstream os;
+  os << "race on workgroup memory at byte offset " << offset << " in "
+     << where(nullptr) << ": " << (thisWrites ? "write" : "read")
+     << " by thread " << t.tid.str() << " (" << siteText(site)
+     << ") of bytes the bulk copy of thread " << issuer.str() << " ("
+     << siteText(s.bulkSite) << ") writes, before this thread waited for "
+     << phaseText(s.bulkPhase, m) << " (an mbarrier_wait with parity "
+     << s.bulkPhase % 2 << " once the phase completed)";
+  addRace(t, issuer, s.bulkSite, offset, site, os.str());
+}
+
+std::string BlockRunner::mbarrierWaitText(const ThreadState &t) const {
+  const Mbarrier &m = mbarriers[t.waitSerial - 1];
+  std::ostringstream os;
+  os << "wait at " << siteText(t.barrierSite) << " with parity " << t.waitParity
+     << " for " << phaseText(m.phase, m) << " (" << m.phase
+     << (m.phase == 1 ? " phase" : " phases") << " completed; " << m.pending
+     << " of " << m.count << " arrivals pending, " << txText(m.tx) << ")";
+  // Parity names one of two phases: a waiter two behind waits for the next.
+  uint64_t seen = t.waitSerial <= t.observedPhases.size()
+                      ? t.observedPhases[t.waitSerial - 1]
+                      : 0;
+  if (seen + 1 < m.phase)
+    os << ", having seen only " << seen
+       << " complete (a waiter more than one phase behind waits for a later "
+          "phase than it means)";
+  return os.str();
+}
+
+int64_t BlockRunner::mbarrierOffset(ThreadState &t, int64_t addr, int64_t root,
+                                    int64_t rootBytes, int32_t flags,
+                                    const char *site) {
+  if (!inBounds(t, addr, 8, root, rootBytes, flags, site))
+    abortThread(t);
+  auto *p = reinterpret_cast<uint8_t *>(addr);
+  if (p < sharedBase || p + 8 > sharedBase + sharedBytes) {
+    report(ReportKind::OutOfBounds, &t,
+           "mbarrier outside the block's workgroup memory in " + where(&t) +
+               ": " + siteText(site),
+           site);
+    launch.stop = true;
+    abortThread(t);
+  }
+  return p - sharedBase;
+}
+
+uint32_t BlockRunner::usedMbarrier(ThreadState &t, int64_t addr, int64_t root,
+                                   int64_t rootBytes, int32_t flags,
+                                   const char *site) {
+  int64_t offset =
+      mbarrierOffset(t, addr, root, rootBytes, flags | abi::Read, site);
+  auto it = mbarrierAt.find(offset);
+  if (it == mbarrierAt.end()) {
+    reportAsyncOrder(t,
+                     "the mbarrier at workgroup offset " +
+                         std::to_string(offset) +
+                         " is used before mbarrier_init: " + siteText(site) +
+                         " (no thread of the block initialized it)",
+                     site);
+    abortThread(t);
+  }
+  // A read of the word: uses race with the init of another thread when no
+  // barrier is between them, not with each other.
+  if (!access(t, addr, 8, root, rootBytes, flags | abi::Read, site))
+    abortThread(t);
+  return it->second;
+}
+
+void BlockRunner::mbarrier(ThreadState &t, int32_t what, int64_t addr,
+                           int64_t root, int64_t rootBytes, int32_t flags,
+                           int64_t value, const char *site) {
+  // One instruction of the thread (the loop of a wait that blocks too).
+  if (counting)
+    ++counts.intAlu;
+  if (what == abi::MbarrierInit) {
+    int64_t offset =
+        mbarrierOffset(t, addr, root, rootBytes, flags | abi::Write, site);
+    if (!aligned(t, addr, 8, "mbarrier", site) ||
+        !access(t, addr, 8, root, rootBytes, flags | abi::Write, site))
+      abortThread(t);
+    Mbarrier m;
+    m.offset = offset;
+    m.count = m.pending = value;
+    m.initSite = site;
+    mbarriers.push_back(m);
+    mbarrierAt[m.offset] = static_cast<uint32_t>(mbarriers.size());
+    return;
+  }
+  uint32_t serial = usedMbarrier(t, addr, root, rootBytes, flags, site);
+  Mbarrier &m = mbarriers[serial - 1];
+  if (what == abi::MbarrierArrive) {
+    if (m.pending == 0) {
+      reportAsyncOrder(t,
+                       "more arrivals on " + phaseText(m.phase, m) +
+                           " than the " + std::to_string(m.count) +
+                           " it expects (" + siteText(m.initSite) + "; " +
+                           txText(m.tx) + "): " + siteText(site),
+                       site);
+      abortThread(t);
+    }
+    m.tx += value;
+    --m.pending;
+    completePhase(m);
+    return;
+  }
+  if (what != abi::MbarrierWait) {
+    report(ReportKind::Unsupported, &t,
+           "unknown mbarrier operation " + std::to_string(what), site);
+    launch.stop = true;
+    abortThread(t);
+  }
+  uint64_t parity = static_cast<uint64_t>(value) & 1;
+  if ((m.phase & 1) != parity) {
+    observePhase(t, serial, m.phase);
+    return;
+  }
+  // Blocked until the scheduler sees the phase complete (runBlock).
+  t.status = ThreadStatus::AtMbarrier;
+  t.waitSerial = serial;
+  t.waitParity = static_cast<int64_t>(parity);
+  t.barrierSite = site;
+  yield(t);
+}
+
+void BlockRunner::bulkCopy(ThreadState &t, int64_t dst, int64_t dstRoot,
+                           int64_t dstRootBytes, int32_t dstFlags, int64_t src,
+                           int64_t srcRoot, int64_t srcRootBytes,
+                           int32_t srcFlags, int64_t bytes, int64_t bar,
+                           int64_t barRoot, int64_t barRootBytes,
+                           int32_t barFlags, const char *site) {
+  if (bytes <= 0 || bytes % 16) {
+    report(ReportKind::Misaligned, &t,
+           "bulk copy of " + std::to_string(bytes) + " bytes in " + where(&t) +
+               ": the size must be a positive multiple of 16 bytes: " +
+               siteText(site),
+           site);
+    launch.stop = true;
+    abortThread(t);
+  }
+  if (!aligned(t, dst, 16, "bulk copy destination", site) ||
+      !aligned(t, src, 16, "bulk copy source", site) ||
+      !access(t, src, bytes, srcRoot, srcRootBytes, srcFlags | abi::Read,
+              site) ||
+      !inBounds(t, dst, bytes, dstRoot, dstRootBytes, dstFlags | abi::Write,
+                site))
+    abortThread(t);
+  auto *d = reinterpret_cast<uint8_t *>(dst);
+  if (d < sharedBase || d + bytes > sharedBase + sharedBytes) {
+    report(ReportKind::OutOfBounds, &t,
+           "bulk copy destination outside the block's workgroup memory in " +
+               where(&t) + ": " + siteText(site),
+           site);
+    launch.stop = true;
+    abortThread(t);
+  }
+  uint32_t serial = usedMbarrier(t, bar, barRoot, barRootBytes, barFlags, site);
+  // The issuing thread writes the destination: whoever still reads the old
+  // contents in this barrier interval races with it. Earlier copies' tags
+  // are replaced, not checked.
+  int64_t offset = shadowOffset(dst, bytes);
+  for (int64_t i = 0; offset >= 0 && i < bytes; ++i)
+    shadow[offset + i].bulkSerial = 0;
+  if (!access(t, dst, bytes, dstRoot, dstRootBytes, dstFlags | abi::Write,
+              site))
+    abortThread(t);
+  // The bytes land at once; who may touch them is the phase's business.
+  std::memcpy(d, reinterpret_cast<const void *>(src), bytes);
+  Mbarrier &m = mbarriers[serial - 1];
+  for (int64_t i = 0; offset >= 0 && i < bytes; ++i) {
+    Shadow &s = shadow[offset + i];
+    s.bulkSerial = serial;
+    s.bulkPhase = m.phase;
+    s.bulkSite = site;
+    s.bulkIssuer = t.linear;
+  }
+  m.tx -= bytes;
+  completePhase(m);
+  if (counting) {
+    // One warp instruction (KernelCounts.h); the copy engine moves whole
+    // sectors and 128-byte rows of workgroup memory, whatever the banks.
+    auto n = static_cast<uint64_t>(bytes);
+    ++counts.bulkCopies;
+    counts.globalLoadBytes += n;
+    counts.sharedStoreBytes += n;
+    counts.globalLoadSectors += (src + bytes - 1) / 32 - src / 32 + 1;
+    counts.sharedStoreWavefronts += (n + 127) / 128;
+    markDistinct(static_cast<uint64_t>(src), n, 0);
+  }
 }
 
 // --- Counters -------------------------------------------------------------

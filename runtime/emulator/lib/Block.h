@@ -2,10 +2,11 @@
 //
 // The state of a launch shared by its workers, the state of one emulated
 // thread, and the scheduler that runs the threads of a block: each runs
-// until it reaches a barrier, a warp collective or its end; a barrier opens
-// when every thread of the block waits at it, a collective runs when every
-// lane of the warp waits at it. When no thread can go on, the block is
-// divergent and is reported instead of hanging.
+// until it reaches a barrier, a warp collective, an mbarrier wait or its
+// end; a barrier opens when every thread of the block waits at it, a
+// collective runs when every lane of the warp waits at it, a wait returns
+// when its mbarrier phase completed. When no thread can go on, the block is
+// divergent (or hangs on an mbarrier) and is reported instead of hanging.
 //
 //===----------------------------------------------------------------------===//
 
@@ -124,7 +125,28 @@ struct PendingCopy {
   const char *site;
 };
 
-enum class ThreadStatus { Ready, AtBarrier, AtWarpOp, Done, Aborted };
+/// The state of one mbarrier_init's barrier in the current block (PTX
+/// mbarrier: a phase completes when its expected arrivals have come and
+/// its transaction count is back to 0).
+struct Mbarrier {
+  int64_t offset = 0; // of the 8-byte word in the block's workgroup memory
+  int64_t count = 0;  // arrivals each phase expects
+  int64_t pending = 0;
+  // Bytes announced by expect_tx minus bytes bulk copies brought: below 0
+  // while copies land before their announcing arrival.
+  int64_t tx = 0;
+  uint64_t phase = 0; // phases completed
+  const char *initSite = nullptr;
+};
+
+enum class ThreadStatus {
+  Ready,
+  AtBarrier,
+  AtWarpOp,
+  AtMbarrier, // waits for a phase of an mbarrier (BlockRunner::mbarrier)
+  Done,
+  Aborted
+};
 
 /// One counted access of a thread (at most 16 bytes), kept until its warp's
 /// lanes are grouped into warp-wide accesses (BlockRunner::countWarpAccesses).
@@ -156,6 +178,12 @@ struct ThreadState {
   int32_t wgmmaCommitted = 0, wgmmaCompleted = 0;
   bool wgmmaFenced = false;
   uint32_t proxyFences = 0;
+  // mbarriers: how many phases of each (by serial - 1) this thread has seen
+  // complete (a wait returned); while AtMbarrier, what it waits for (and
+  // barrierSite the wait).
+  std::vector<uint64_t> observedPhases;
+  uint32_t waitSerial = 0;
+  int64_t waitParity = 0;
   // Counted accesses since the scheduler's last pass over the block.
   std::vector<AccessRecord> accesses;
   BlockRunner *runner = nullptr;
@@ -194,6 +222,10 @@ public:
   bool access(ThreadState &t, int64_t addr, int64_t bytes, int64_t rootBase,
               int64_t rootBytes, int32_t flags, const char *site,
               int64_t value = 0);
+  /// Checks [addr, addr + bytes) against its allocation; false if it is out
+  /// of bounds (reported, launch stopping).
+  bool inBounds(ThreadState &t, int64_t addr, int64_t bytes, int64_t rootBase,
+                int64_t rootBytes, int32_t flags, const char *site);
   void barrier(ThreadState &t, const char *site);
   /// Waits for the lanes of the warp; `t.op` holds this lane's part.
   void warpOp(ThreadState &t);
@@ -209,6 +241,19 @@ public:
   void completeCopies(ThreadState &t, int32_t keep);
   /// Marks the workgroup bytes a cp.async will write as in flight.
   void copyIssued(ThreadState &t, const PendingCopy &copy);
+  /// mbarrier_init, arrive and wait (abi::MbarrierOp) on the barrier word
+  /// at `addr`; `value` the count, expect_tx bytes or parity.
+  void mbarrier(ThreadState &t, int32_t what, int64_t addr, int64_t root,
+                int64_t rootBytes, int32_t flags, int64_t value,
+                const char *site);
+  /// A bulk copy from global `src` to workgroup `dst` completing on the
+  /// mbarrier at `bar`: checked, copied at once, its bytes tagged with the
+  /// barrier's phase.
+  void bulkCopy(ThreadState &t, int64_t dst, int64_t dstRoot,
+                int64_t dstRootBytes, int32_t dstFlags, int64_t src,
+                int64_t srcRoot, int64_t srcRootBytes, int32_t srcFlags,
+                int64_t bytes, int64_t bar, int64_t barRoot,
+                int64_t barRootBytes, int32_t barFlags, const char *site);
   /// False (reported, launch stopping) if `addr` is not a multiple of
   /// `alignment`, which `what` (ldmatrix, cp.async) needs.
   bool aligned(ThreadState &t, int64_t addr, int64_t alignment,
@@ -229,6 +274,12 @@ private:
     // cp.async copies issued into this byte and not yet completed.
     uint32_t asyncPending = 0, asyncIssuer = 0;
     const char *asyncSite = nullptr;
+    // The bulk copy that wrote the byte (until an ordinary write): its
+    // mbarrier (serial, 0: none) and the phase it completes on; a thread
+    // touches the byte only after it saw that phase complete.
+    uint32_t bulkSerial = 0, bulkIssuer = 0;
+    uint64_t bulkPhase = 0;
+    const char *bulkSite = nullptr;
   };
 
   void yield(ThreadState &t);
@@ -256,6 +307,28 @@ private:
   void reportAsyncOrder(ThreadState &t, const std::string &message,
                         const char *site);
   void reportDivergence();
+  /// The offset in the block's workgroup memory of the mbarrier word at
+  /// `addr`; aborts the thread (reported) outside its allocation or the
+  /// block's workgroup memory.
+  int64_t mbarrierOffset(ThreadState &t, int64_t addr, int64_t root,
+                         int64_t rootBytes, int32_t flags, const char *site);
+  /// The mbarrier `addr` names for `t`'s op at `site` (its serial), after
+  /// checking it was initialized and that `t` may use it (a read of the
+  /// word); aborts the thread otherwise.
+  uint32_t usedMbarrier(ThreadState &t, int64_t addr, int64_t root,
+                        int64_t rootBytes, int32_t flags, const char *site);
+  /// Completes the current phase of `m` if it has no arrival and no
+  /// transaction byte pending.
+  void completePhase(Mbarrier &m);
+  /// Records that `t` saw `phase` phases of mbarrier `serial` complete.
+  void observePhase(ThreadState &t, uint32_t serial, uint64_t phase);
+  /// What a thread waiting on an mbarrier waits for (a hang report).
+  std::string mbarrierWaitText(const ThreadState &t) const;
+  /// Whether `t` saw the phase complete that the bulk copy into `s` is
+  /// part of.
+  bool observedBulk(const ThreadState &t, const Shadow &s) const;
+  void reportEarlyBulkAccess(ThreadState &t, const Shadow &s, bool thisWrites,
+                             int64_t offset, const char *site);
   void reportRace(ThreadState &t, uint32_t other, const char *otherSite,
                   bool otherWrote, bool thisWrites, int64_t offset,
                   const char *site);
@@ -290,6 +363,10 @@ private:
   std::vector<Shadow> shadow;
   uint64_t epoch = 0;      // grows across blocks, so shadow is never cleared
   uint64_t blockEpoch = 0; // the epoch the current block started in
+  // The current block's mbarriers: one per mbarrier_init (serial - 1), and
+  // the serial of the latest init of each barrier word (by offset).
+  std::vector<Mbarrier> mbarriers;
+  std::unordered_map<int64_t, uint32_t> mbarrierAt;
 
   // Packed arguments plus the two workgroup descriptors.
   std::vector<void *> args;

@@ -178,6 +178,25 @@ void __sympow_emu_count(int64_t fp32Fma, int64_t fp32Alu, int64_t fp64,
   c.intAlu += static_cast<uint64_t>(intAlu);
 }
 
+void __sympow_emu_mbarrier(int32_t what, int64_t addr, int64_t root,
+                           int64_t rootBytes, int32_t flags, int64_t value,
+                           const char *site) {
+  ThreadState &t = *currentThread;
+  t.runner->mbarrier(t, what, addr, root, rootBytes, flags, value, site);
+}
+
+void __sympow_emu_bulk_copy(int64_t dst, int64_t dstRoot, int64_t dstRootBytes,
+                            int32_t dstFlags, int64_t src, int64_t srcRoot,
+                            int64_t srcRootBytes, int32_t srcFlags,
+                            int64_t bytes, int64_t bar, int64_t barRoot,
+                            int64_t barRootBytes, int32_t barFlags,
+                            const char *site) {
+  ThreadState &t = *currentThread;
+  t.runner->bulkCopy(t, dst, dstRoot, dstRootBytes, dstFlags, src, srcRoot,
+                     srcRootBytes, srcFlags, bytes, bar, barRoot, barRootBytes,
+                     barFlags, site);
+}
+
 } // extern "C"
 
 std::vector<std::pair<const char *, void *>> sympow::emu::runtimeSymbols() {
@@ -199,6 +218,8 @@ std::vector<std::pair<const char *, void *>> sympow::emu::runtimeSymbols() {
       {abi::kWgmmaSync, reinterpret_cast<void *>(&__sympow_emu_wgmma_sync)},
       {abi::kWgmmaResult, reinterpret_cast<void *>(&__sympow_emu_wgmma_result)},
       {abi::kCount, reinterpret_cast<void *>(&__sympow_emu_count)},
+      {abi::kMbarrier, reinterpret_cast<void *>(&__sympow_emu_mbarrier)},
+      {abi::kBulkCopy, reinterpret_cast<void *>(&__sympow_emu_bulk_copy)},
       // Compiler helpers for bf16 that older libgcc lacks.
       {"__truncsfbf2", reinterpret_cast<void *>(&truncSFtoBF)},
       {"__truncdfbf2", reinterpret_cast<void *>(&truncDFtoBF)},

@@ -176,7 +176,7 @@ double warpInstructions(const OpCounts &c, const GpuSpec &g) {
   double thread =
       double(c.globalLoads + c.globalStores + c.sharedLoads + c.sharedStores +
              c.fp32Fma + c.fp32Alu + c.fp64 + c.sfu + c.intAlu);
-  double warp = double(c.ldmatrix + c.shuffles);
+  double warp = double(c.ldmatrix + c.shuffles + c.bulkCopies);
   for (int i = 0; i < kNumMmaShapes; ++i)
     warp += double(c.mma[i]);
   return thread / 32.0 + warp + warpgroupMmaInstructions(c, g);

@@ -124,6 +124,33 @@ def SympowLowerWarpgroupMma : Pass<"sympow-lower-warpgroup-mma"> {
   ];
 }
 
+def SympowLowerBulkCopies : Pass<"sympow-lower-bulk-copies"> {
+  let summary = "Lower sympow_tile.mbarrier_* and bulk_copy: cp.async.bulk "
+                "on sm_90a, cp.async before";
+  let description = [{
+    The thread-level mbarrier and bulk-copy ops (TileBulkCopyOps.td) become
+    NVVM: `mbarrier.init`, `mbarrier.arrive[.expect_tx]` and a
+    `try_wait.parity` loop on the barrier's workgroup address, and on sm_90a
+    `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`.
+    Before sm_90 (no bulk copies, no transaction counts) the issuing thread
+    copies its run in 16-byte `cp.async`s followed by
+    `cp.async.mbarrier.arrive` (the barrier's pending count rises by one
+    and falls when they land: no net change), arrivals drop their
+    `expect_tx`, and the wait loops on `test_wait.parity`: one kernel IR
+    serves both targets. The NVVM pipeline runs it with its chip, before
+    the nvgpu lowering; the emulator runs the ops itself.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sm_90a\"",
+           "The target: sm_90 and later use bulk copies, others cp.async">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 def SympowCheckGpuBinaries : Pass<"sympow-check-gpu-binaries",
                                   "::mlir::ModuleOp"> {
   let summary = "Fail if a gpu.module was not turned into a gpu.binary";

@@ -42,6 +42,8 @@ int64_t getTileThreads(mlir::Type type);
 #include "sympow/Compiler/Tile/TileDotOps.h.inc"
 #define GET_OP_CLASSES
 #include "sympow/Compiler/Tile/TileWarpgroupOps.h.inc"
+#define GET_OP_CLASSES
+#include "sympow/Compiler/Tile/TileBulkCopyOps.h.inc"
 
 namespace sympow::tile {
 

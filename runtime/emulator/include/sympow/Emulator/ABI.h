@@ -34,6 +34,8 @@ inline constexpr const char *kWgmma = "__sympow_emu_wgmma";
 inline constexpr const char *kWgmmaSync = "__sympow_emu_wgmma_sync";
 inline constexpr const char *kWgmmaResult = "__sympow_emu_wgmma_result";
 inline constexpr const char *kCount = "__sympow_emu_count";
+inline constexpr const char *kMbarrier = "__sympow_emu_mbarrier";
+inline constexpr const char *kBulkCopy = "__sympow_emu_bulk_copy";
 
 /// Lowered code calls the runtime through this table of function pointers,
 /// a global of the compiled module that the runtime fills when it loads the
@@ -41,9 +43,10 @@ inline constexpr const char *kCount = "__sympow_emu_count";
 /// Entry i is the function named kRuntimeFunctions[i].
 inline constexpr const char *kRuntimeTable = "__sympow_emu_runtime";
 inline constexpr const char *kRuntimeFunctions[] = {
-    kQuery,      kAccess, kBarrier,   kShuffle,     kShuffleValid,
-    kLdMatrix,   kMma,    kAsyncCopy, kAsyncCommit, kAsyncWait,
-    kWgmmaStart, kWgmma,  kWgmmaSync, kWgmmaResult, kCount,
+    kQuery,      kAccess,   kBarrier,   kShuffle,     kShuffleValid,
+    kLdMatrix,   kMma,      kAsyncCopy, kAsyncCommit, kAsyncWait,
+    kWgmmaStart, kWgmma,    kWgmmaSync, kWgmmaResult, kCount,
+    kMbarrier,   kBulkCopy,
 };
 inline constexpr int kNumRuntimeFunctions =
     sizeof(kRuntimeFunctions) / sizeof(kRuntimeFunctions[0]);
@@ -107,6 +110,12 @@ enum WgmmaFlag : int32_t {
 /// wgmma.wait_group `pending`, fence.proxy.async.shared::cta.
 enum WgmmaSync : int32_t { Fence = 0, Commit = 1, Wait = 2, ProxyFence = 3 };
 
+/// What `__sympow_emu_mbarrier` does, and what its `value` is:
+/// mbarrier.init (the expected arrival count), mbarrier.arrive[.expect_tx]
+/// (the transaction bytes it announces, 0 without expect_tx),
+/// mbarrier.try_wait.parity in a loop (the parity).
+enum MbarrierOp : int32_t { MbarrierInit = 0, MbarrierArrive, MbarrierWait };
+
 /// Number of workgroup-memory descriptors appended to a kernel's packed
 /// arguments: static then dynamic, each a memref<?xi8> descriptor (allocated
 /// pointer, aligned pointer, offset, size, stride).
@@ -162,6 +171,24 @@ void __sympow_emu_wgmma_result(int64_t values, int32_t count, const char *site);
 /// sqrt, ...), integer/index ops and selects.
 void __sympow_emu_count(int64_t fp32Fma, int64_t fp32Alu, int64_t fp64,
                         int64_t sfu, int64_t intAlu);
+/// An mbarrier op (MbarrierOp `what`) on the 8-byte mbarrier at host
+/// address `addr` of workgroup memory, in the allocation [root, root +
+/// rootBytes) (rootBytes -1: unknown); `flags` as __sympow_emu_access's
+/// (the space); `value` as MbarrierOp says. A wait returns once the phase
+/// with parity `value` has completed.
+void __sympow_emu_mbarrier(int32_t what, int64_t addr, int64_t root,
+                           int64_t rootBytes, int32_t flags, int64_t value,
+                           const char *site);
+/// cp.async.bulk.shared.global.mbarrier::complete_tx::bytes: `bytes` from
+/// global `src` to workgroup `dst` (each in its allocation, as for
+/// __sympow_emu_access), completing as transaction bytes of the current
+/// phase of the mbarrier at `bar`.
+void __sympow_emu_bulk_copy(int64_t dst, int64_t dstRoot, int64_t dstRootBytes,
+                            int32_t dstFlags, int64_t src, int64_t srcRoot,
+                            int64_t srcRootBytes, int32_t srcFlags,
+                            int64_t bytes, int64_t bar, int64_t barRoot,
+                            int64_t barRootBytes, int32_t barFlags,
+                            const char *site);
 }
 
 #endif // SYMPOW_EMULATOR_ABI_H

@@ -40,14 +40,16 @@ struct Dim3 {
 enum class ReportKind {
   OutOfBounds,       // an access outside its allocation
   Race,              // two threads, one address, one barrier interval, a write
-  DivergentBarrier,  // a barrier not reached by all threads of a block
+  DivergentBarrier,  // a barrier not reached by all threads of a block, or
+                     // an mbarrier wait that cannot return (a hang)
   DivergentWarpOp,   // a warp collective not reached by all lanes of a warp
   UninitializedRead, // a workgroup byte read before any thread wrote it
-  Misaligned,        // an ldmatrix row or cp.async operand off its alignment
+  Misaligned,        // an ldmatrix row, cp.async or bulk copy off alignment
   InvalidLaunch,     // bad grid, block or arguments
   Unsupported,       // an operation the emulator cannot run (e.g. mma shape)
   Timeout,           // the launch ran past LaunchOptions::timeoutSeconds
-  AsyncOrder,        // a wgmma without wgmma.fence, its result read early
+  AsyncOrder,        // a wgmma without wgmma.fence, its result read early;
+                     // an mbarrier used before its init
 };
 const char *toString(ReportKind kind);
 

@@ -93,6 +93,10 @@ struct OpCounts {
   std::array<uint64_t, kNumMmaShapes> mma{}; // by MmaShape
   uint64_t ldmatrix = 0;
   uint64_t shuffles = 0;
+  // Bulk copies (cp.async.bulk), one warp instruction each: its operands
+  // are uniform registers, so a warp issues one per distinct copy whether
+  // one lane or several ask.
+  uint64_t bulkCopies = 0;
   // Warpgroup MMAs (wgmma, sm_90a), once per warpgroup, and their
   // multiply-adds (64 x N x 16 each).
   uint64_t wgmma = 0;
@@ -113,7 +117,8 @@ struct OpCounts {
   /// Thread-level operations of every kind: what "heaviest block" compares.
   uint64_t operations() const {
     return globalLoads + globalStores + sharedLoads + sharedStores + fp32Fma +
-           fp32Alu + fp64 + sfu + intAlu + 32 * (ldmatrix + shuffles) +
+           fp32Alu + fp64 + sfu + intAlu +
+           32 * (ldmatrix + shuffles + bulkCopies) +
            32 * (mma[0] + mma[1] + mma[2] + mma[3]) + 128 * wgmma;
   }
 
@@ -148,13 +153,14 @@ template <typename Counts, typename F> void forEachCount(Counts &c, F &&f) {
   f("mma.m16n8k4.tf32", c.mma[3]);
   f("ldmatrix", c.ldmatrix);
   f("shuffles", c.shuffles);
+  f("bulk_copies", c.bulkCopies);
   f("wgmma", c.wgmma);
   f("wgmma_multiply_adds", c.wgmmaMultiplyAdds);
   f("barriers", c.barriers);
 }
 
 /// The number of fields forEachCount visits: all of them.
-inline constexpr int kNumCounts = 26;
+inline constexpr int kNumCounts = 27;
 static_assert(sizeof(OpCounts) == kNumCounts * sizeof(uint64_t),
               "a field of OpCounts is missing from forEachCount");
 

@@ -1,0 +1,117 @@
+// sympow_tile.mbarrier_* and bulk_copy in a tile kernel of 64 threads:
+// thread 0 initializes a barrier (one arrival a phase); threads 0 and 1
+// each copy 64 floats of `in` (256 bytes) into workgroup memory, thread 0
+// in one copy, thread 1 as `repeat 2` copies of 32 floats, and arrive with
+// their bytes; everyone waits for phase 0 and writes the tile doubled.
+// RUN: sympow-opt %s | sympow-opt | FileCheck %s --check-prefix=ROUND
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | FileCheck %s
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel rounds --grid 1 --block 64 --arg f32:128=iota --arg f32:128 --print --counts | FileCheck %s --check-prefix=EMU
+// sm_90a: bulk copies with transaction counts; ptxas takes it.
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu --sympow-gpu-to-binary="chip=sm_90a format=isa" | FileCheck %s --check-prefix=SM90
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu --sympow-gpu-to-binary="chip=sm_90a format=bin" | FileCheck %s --check-prefix=BIN
+// sm_80: the copies as 16-byte cp.async that arrive on the barrier; the
+// same results on the emulator from that lowering's cp.asyncs.
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu --sympow-gpu-to-binary="chip=sm_80 format=isa" | FileCheck %s --check-prefix=SM80
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu --sympow-gpu-to-binary="chip=sm_80 format=bin" | FileCheck %s --check-prefix=BIN
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu --sympow-lower-bulk-copies=chip=sm_80 | FileCheck %s --check-prefix=LOWER80
+// A tile-level op left for a target's lowering is an error.
+// RUN: not sympow-opt %s --sympow-lower-bulk-copies 2>&1 | FileCheck %s --check-prefix=TILE
+
+// ROUND: sympow_tile.mbarrier_init %{{.*}}[%{{.*}}] count 2 mask %{{.*}} : memref<1xi64, #gpu.address_space<workgroup>>, tensor<64xi1, #{{.*}}>
+// ROUND: sympow_tile.bulk_copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}], bytes %{{.*}}, %{{.*}}[%{{.*}}] mask %{{.*}} repeat 2 source_stride 32 dest_stride 32 : memref<?xf32>, memref<128xf32, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>, tensor<64xindex, #{{.*}}>, tensor<64xi1, #{{.*}}>
+// ROUND: sympow_tile.mbarrier_arrive %{{.*}}[%{{.*}}] expect_tx %{{.*}} mask %{{.*}} : memref<1xi64, #gpu.address_space<workgroup>>, tensor<64xi1, #{{.*}}>
+// ROUND: sympow_tile.mbarrier_wait %{{.*}}[%{{.*}}] parity %{{.*}} : memref<1xi64, #gpu.address_space<workgroup>>
+
+// Each thread runs the ops on its scalars where its mask holds.
+// CHECK-LABEL: gpu.func @rounds
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: sympow_tile.mbarrier_init %{{.*}}[%{{.*}}] count 2 : memref<1xi64, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: sympow_tile.bulk_copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}], bytes %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xf32>, memref<128xf32, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>, index
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: sympow_tile.bulk_copy {{.*}} repeat 2 source_stride 32 dest_stride 32 : {{.*}}, index
+// CHECK: sympow_tile.mbarrier_arrive %{{.*}}[%{{.*}}] expect_tx %{{.*}} : memref<1xi64, #gpu.address_space<workgroup>>
+// CHECK-NOT: scf.if
+// CHECK: sympow_tile.mbarrier_wait %{{.*}}[%{{.*}}] parity %{{.*}} : memref<1xi64, #gpu.address_space<workgroup>>
+
+// EMU: emulator: ok
+// Three copies: thread 0's and thread 1's two.
+// EMU: bulk_copies 3 3
+// EMU: arg1 = [0, 2, 4, 6,
+// EMU-SAME: 250, 252, 254]
+
+// SM90: .target sm_90a
+// SM90-SAME: mbarrier.init.shared{{(::cta)?}}.b64 {{[^;]*}}, %r{{[0-9]+}};
+// SM90-SAME: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], %r{{[0-9]+}}, [{{[^]]*}}];
+// SM90-SAME: mbarrier.arrive.expect_tx.shared{{(::cta)?}}.b64
+// SM90-SAME: mbarrier.try_wait.parity.shared{{(::cta)?}}.b64
+// SM90-NOT: cp.async.cg
+
+// BIN: gpu.binary
+
+// Before sm_90: no bulk copies, no transaction counts.
+// SM80: .target sm_80
+// SM80-SAME: mbarrier.init.shared{{(::cta)?}}.b64
+// SM80-SAME: cp.async.cg.shared.global [{{[^]]*}}], [%rd{{[0-9]+}}{{[^]]*}}], 16;
+// SM80-SAME: cp.async.mbarrier.arrive.shared{{(::cta)?}}.b64
+// SM80-SAME: mbarrier.arrive.shared{{(::cta)?}}.b64
+// SM80-SAME: mbarrier.test_wait.parity.shared{{(::cta)?}}.b64
+// SM80-NOT: cp.async.bulk
+// SM80-NOT: expect_tx
+
+// LOWER80: scf.for
+// LOWER80: nvgpu.device_async_copy {{.*}}, 4 {bypassL1}
+// LOWER80: nvvm.cp.async.mbarrier.arrive
+// LOWER80: nvvm.mbarrier.arrive
+// LOWER80: scf.while
+
+// TILE: error: 'sympow_tile.mbarrier_init' op is lowered on a thread's scalars (lower the tile kernel first)
+
+#b1 = #sympow_tile.blocked<threads = 64, per_thread = 1>
+#b2 = #sympow_tile.blocked<threads = 64, per_thread = 2>
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @rounds(%in: memref<?xf32>, %out: memref<?xf32>)
+        workgroup(%tile: memref<128xf32, #gpu.address_space<workgroup>>,
+                  %bars: memref<1xi64, #gpu.address_space<workgroup>>) kernel
+        attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 64, grid = [1, 1, B]>} {
+      %c0 = arith.constant 0 : index
+      %t = sympow_tile.range : tensor<64xindex, #b1>
+      %zero = arith.constant dense<0> : tensor<64xindex, #b1>
+      %one = arith.constant dense<1> : tensor<64xindex, #b1>
+      %first = arith.cmpi eq, %t, %zero : tensor<64xindex, #b1>
+      %second = arith.cmpi eq, %t, %one : tensor<64xindex, #b1>
+      %two1 = arith.constant dense<2> : tensor<64xindex, #b1>
+      %issues = arith.cmpi ult, %t, %two1 : tensor<64xindex, #b1>
+      sympow_tile.mbarrier_init %bars[%c0] count 2 mask %first
+          : memref<1xi64, #gpu.address_space<workgroup>>, tensor<64xi1, #b1>
+      gpu.barrier
+      // Thread t (0, 1) copies floats [64 t, 64 t + 64).
+      %c64 = arith.constant dense<64> : tensor<64xindex, #b1>
+      %start = arith.muli %t, %c64 : tensor<64xindex, #b1>
+      %whole = arith.constant dense<256> : tensor<64xindex, #b1>
+      %half = arith.constant dense<128> : tensor<64xindex, #b1>
+      sympow_tile.bulk_copy %in[%start], %tile[%start], bytes %whole, %bars[%c0] mask %first
+          : memref<?xf32>, memref<128xf32, #gpu.address_space<workgroup>>,
+            memref<1xi64, #gpu.address_space<workgroup>>, tensor<64xindex, #b1>, tensor<64xi1, #b1>
+      sympow_tile.bulk_copy %in[%start], %tile[%start], bytes %half, %bars[%c0] mask %second
+          repeat 2 source_stride 32 dest_stride 32
+          : memref<?xf32>, memref<128xf32, #gpu.address_space<workgroup>>,
+            memref<1xi64, #gpu.address_space<workgroup>>, tensor<64xindex, #b1>, tensor<64xi1, #b1>
+      %bytes = arith.constant 256 : index
+      sympow_tile.mbarrier_arrive %bars[%c0] expect_tx %bytes mask %issues
+          : memref<1xi64, #gpu.address_space<workgroup>>, tensor<64xi1, #b1>
+      sympow_tile.mbarrier_wait %bars[%c0] parity %c0
+          : memref<1xi64, #gpu.address_space<workgroup>>
+      %two = arith.constant dense<2> : tensor<64xindex, #b1>
+      %at1 = arith.muli %t, %two : tensor<64xindex, #b1>
+      %at = sympow_tile.run %at1 : tensor<64xindex, #b1> -> tensor<128xindex, #b2>
+      %x = sympow_tile.load %tile[%at] contiguous : memref<128xf32, #gpu.address_space<workgroup>> -> tensor<128xf32, #b2>
+      %y = arith.addf %x, %x : tensor<128xf32, #b2>
+      sympow_tile.store %y, %out[%at] contiguous : tensor<128xf32, #b2>, memref<?xf32>
+      gpu.return
+    }
+  }
+}
