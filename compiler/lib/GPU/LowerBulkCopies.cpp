@@ -75,9 +75,16 @@ struct InitLowering : OpRewritePattern<tile::MbarrierInitOp> {
   }
 };
 
-struct ArriveLowering : OpRewritePattern<tile::MbarrierArriveOp> {
-  ArriveLowering(MLIRContext *ctx, bool bulk)
-      : OpRewritePattern(ctx), bulk(bulk) {}
+/// A lowering that depends on whether the target has bulk copies and
+/// transaction counts (sm_90 on).
+template <typename Op> struct TargetLowering : OpRewritePattern<Op> {
+  TargetLowering(MLIRContext *ctx, bool bulk)
+      : OpRewritePattern<Op>(ctx), bulk(bulk) {}
+  bool bulk;
+};
+
+struct ArriveLowering : TargetLowering<tile::MbarrierArriveOp> {
+  using TargetLowering::TargetLowering;
   LogicalResult matchAndRewrite(tile::MbarrierArriveOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -93,12 +100,10 @@ struct ArriveLowering : OpRewritePattern<tile::MbarrierArriveOp> {
     rewriter.eraseOp(op);
     return success();
   }
-  bool bulk;
 };
 
-struct WaitLowering : OpRewritePattern<tile::MbarrierWaitOp> {
-  WaitLowering(MLIRContext *ctx, bool bulk)
-      : OpRewritePattern(ctx), bulk(bulk) {}
+struct WaitLowering : TargetLowering<tile::MbarrierWaitOp> {
+  using TargetLowering::TargetLowering;
   LogicalResult matchAndRewrite(tile::MbarrierWaitOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -113,7 +118,7 @@ struct WaitLowering : OpRewritePattern<tile::MbarrierWaitOp> {
       auto loop =
           scf::WhileOp::create(rewriter, loc, TypeRange{}, ValueRange{});
       OpBuilder::InsertionGuard guard(rewriter);
-      Block *before = rewriter.createBlock(&loop.getBefore());
+      rewriter.createBlock(&loop.getBefore());
       Value done = NVVM::MBarrierTestWaitOp::create(
           rewriter, loc, rewriter.getI1Type(), bar, parity);
       Value again = arith::XOrIOp::create(
@@ -122,17 +127,14 @@ struct WaitLowering : OpRewritePattern<tile::MbarrierWaitOp> {
       scf::ConditionOp::create(rewriter, loc, again, ValueRange{});
       rewriter.setInsertionPointToStart(rewriter.createBlock(&loop.getAfter()));
       scf::YieldOp::create(rewriter, loc);
-      (void)before;
     }
     rewriter.eraseOp(op);
     return success();
   }
-  bool bulk;
 };
 
-struct BulkCopyLowering : OpRewritePattern<tile::BulkCopyOp> {
-  BulkCopyLowering(MLIRContext *ctx, bool bulk)
-      : OpRewritePattern(ctx), bulk(bulk) {}
+struct BulkCopyLowering : TargetLowering<tile::BulkCopyOp> {
+  using TargetLowering::TargetLowering;
   LogicalResult matchAndRewrite(tile::BulkCopyOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -179,7 +181,6 @@ struct BulkCopyLowering : OpRewritePattern<tile::BulkCopyOp> {
     rewriter.eraseOp(op);
     return success();
   }
-  bool bulk;
 };
 
 struct LowerBulkCopies : impl::SympowLowerBulkCopiesBase<LowerBulkCopies> {

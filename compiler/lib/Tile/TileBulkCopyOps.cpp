@@ -87,17 +87,9 @@ LogicalResult MbarrierWaitOp::verify() {
 }
 
 LogicalResult BulkCopyOp::verify() {
-  auto source = cast<MemRefType>(getSource().getType());
-  auto dest = cast<MemRefType>(getDest().getType());
-  if (source.getElementType() != dest.getElementType())
-    return emitOpError("copies ")
-           << source.getElementType() << " into a buffer of "
-           << dest.getElementType();
-  if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(dest))
-    return emitOpError("copies into workgroup memory, not ") << dest;
-  if (gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(source))
-    return emitOpError("copies from global memory, not ") << source;
-  Type element = source.getElementType();
+  if (failed(verifyCopyBuffers(*this, getSource(), getDest())))
+    return failure();
+  Type element = cast<MemRefType>(getSource().getType()).getElementType();
   if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8)
     return emitOpError("copies bytes, integers or floats, not ") << element;
   APInt bytes;

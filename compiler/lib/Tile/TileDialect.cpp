@@ -261,17 +261,26 @@ LogicalResult InterleaveOp::verify() {
   return success();
 }
 
+namespace sympow::tile {
+LogicalResult verifyCopyBuffers(Operation *op, Value source, Value dest) {
+  auto from = cast<MemRefType>(source.getType());
+  auto to = cast<MemRefType>(dest.getType());
+  if (from.getElementType() != to.getElementType())
+    return op->emitOpError("copies ")
+           << from.getElementType() << " into a buffer of "
+           << to.getElementType();
+  if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(to))
+    return op->emitOpError("copies into workgroup memory, not ") << to;
+  if (gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(from))
+    return op->emitOpError("copies from global memory, not ") << from;
+  return success();
+}
+} // namespace sympow::tile
+
 LogicalResult AsyncCopyOp::verify() {
+  if (failed(verifyCopyBuffers(*this, getSource(), getDest())))
+    return failure();
   auto source = cast<MemRefType>(getSource().getType());
-  auto dest = cast<MemRefType>(getDest().getType());
-  if (source.getElementType() != dest.getElementType())
-    return emitOpError("copies ")
-           << source.getElementType() << " into a buffer of "
-           << dest.getElementType();
-  if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(dest))
-    return emitOpError("copies into workgroup memory, not ") << dest;
-  if (gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(source))
-    return emitOpError("copies from global memory, not ") << source;
   if (int64_t perThread = getLayout(getSourceStarts().getType()).getPerThread();
       perThread != 1)
     return emitOpError("takes one start per thread, not ") << perThread;

@@ -65,6 +65,12 @@ splitBf16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// target to lower (--sympow-lower-flush-math, the emulator's own).
 bool isFlushMath(mlir::Operation *op);
 
+/// The buffers of a copy from global into workgroup memory (async_copy,
+/// bulk_copy): the same element type, `dest` in workgroup memory, `source`
+/// not.
+mlir::LogicalResult verifyCopyBuffers(mlir::Operation *op, mlir::Value source,
+                                      mlir::Value dest);
+
 /// Whether `op` is a sympow_tile op that takes a thread's scalars and
 /// vectors, not tiles: the flushing exp2/log2 and the warpgroup MMA ops
 /// (each target lowers them after the distribution).
