@@ -100,3 +100,14 @@ func.func @scalar_mask(%src: memref<?xf32>, %dst: memref<64xf32, #gpu.address_sp
       : memref<?xf32>, memref<64xf32, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>, index, tensor<64xi1, #b1>
   return
 }
+
+// -----
+
+#b1 = #sympow_tile.blocked<threads = 64, per_thread = 1>
+func.func @elected_tile(%m: tensor<64xi1, #b1>) {
+  // expected-error @+1 {{runs on one thread's scalars: its body takes no tiles, but has arith.xori}}
+  sympow_tile.elected {
+    %n = arith.xori %m, %m : tensor<64xi1, #b1>
+  }
+  return
+}

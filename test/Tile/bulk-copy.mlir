@@ -14,6 +14,11 @@
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu --sympow-gpu-to-binary="chip=sm_80 format=isa" | FileCheck %s --check-prefix=SM80
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu --sympow-gpu-to-binary="chip=sm_80 format=bin" | FileCheck %s --check-prefix=BIN
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu --sympow-lower-bulk-copies=chip=sm_80 | FileCheck %s --check-prefix=LOWER80
+// @elected: one thread's region issues the copies (two of 256 bytes at
+// %in[64 i], i = 0, 1: its index math one muli) and the arrival.
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel elected --grid 1 --block 64 --arg f32:128=iota --arg f32:128 --print --counts | FileCheck %s --check-prefix=ELECT
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu --sympow-gpu-to-binary="chip=sm_90a format=isa" | FileCheck %s --check-prefix=ELECT90
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu --sympow-lower-bulk-copies=chip=sm_80 | FileCheck %s --check-prefix=ELECT80
 // A tile-level op left for a target's lowering is an error.
 // RUN: not sympow-opt %s --sympow-lower-bulk-copies 2>&1 | FileCheck %s --check-prefix=TILE
 
@@ -66,6 +71,28 @@
 // LOWER80: nvvm.mbarrier.arrive
 // LOWER80: scf.while
 
+// The region's arithmetic counts as warp instructions (32 thread
+// operations): int_alu = 32 (its muli) + 2 x 64 (each region's test of
+// the thread) + 66 (the mbarrier ops: init, arrive, 64 waits) + 64 (the
+// kernel's own muli).
+// ELECT: emulator: ok
+// ELECT: int_alu 290 290
+// ELECT: bulk_copies 2 2
+// ELECT: arg1 = [0, 2, 4, 6,
+// ELECT-SAME: 250, 252, 254]
+
+// sm_90a: warp 0, then an elected lane.
+// ELECT90: .entry elected(
+// ELECT90-SAME: elect.sync
+// ELECT90-SAME: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+
+// ELECT80-LABEL: gpu.func @elected
+// ELECT80-NOT: nvvm.elect.sync
+// ELECT80: %[[T:.*]] = gpu.thread_id x
+// ELECT80: %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %c0
+// ELECT80: scf.if %[[FIRST]] {
+// ELECT80: nvvm.cp.async.mbarrier.arrive
+
 // TILE: error: 'sympow_tile.mbarrier_init' op is lowered on a thread's scalars (lower the tile kernel first)
 
 #b1 = #sympow_tile.blocked<threads = 64, per_thread = 1>
@@ -105,6 +132,40 @@ module attributes {gpu.container_module} {
           : memref<1xi64, #gpu.address_space<workgroup>>, tensor<64xi1, #b1>
       sympow_tile.mbarrier_wait %bars[%c0] parity %c0
           : memref<1xi64, #gpu.address_space<workgroup>>
+      %two = arith.constant dense<2> : tensor<64xindex, #b1>
+      %at1 = arith.muli %t, %two : tensor<64xindex, #b1>
+      %at = sympow_tile.run %at1 : tensor<64xindex, #b1> -> tensor<128xindex, #b2>
+      %x = sympow_tile.load %tile[%at] contiguous : memref<128xf32, #gpu.address_space<workgroup>> -> tensor<128xf32, #b2>
+      %y = arith.addf %x, %x : tensor<128xf32, #b2>
+      sympow_tile.store %y, %out[%at] contiguous : tensor<128xf32, #b2>, memref<?xf32>
+      gpu.return
+    }
+    gpu.func @elected(%in: memref<?xf32>, %out: memref<?xf32>)
+        workgroup(%tile: memref<128xf32, #gpu.address_space<workgroup>>,
+                  %bars: memref<1xi64, #gpu.address_space<workgroup>>) kernel
+        attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 64, grid = [1, 1, B]>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c64 = arith.constant 64 : index
+      %c256 = arith.constant 256 : index
+      %c512 = arith.constant 512 : index
+      sympow_tile.elected {
+        sympow_tile.mbarrier_init %bars[%c0] count 1 : memref<1xi64, #gpu.address_space<workgroup>>
+      }
+      gpu.barrier
+      sympow_tile.elected {
+        %second = arith.muli %c1, %c64 : index
+        sympow_tile.bulk_copy %in[%c0], %tile[%c0], bytes %c256, %bars[%c0]
+            : memref<?xf32>, memref<128xf32, #gpu.address_space<workgroup>>,
+              memref<1xi64, #gpu.address_space<workgroup>>, index
+        sympow_tile.bulk_copy %in[%second], %tile[%second], bytes %c256, %bars[%c0]
+            : memref<?xf32>, memref<128xf32, #gpu.address_space<workgroup>>,
+              memref<1xi64, #gpu.address_space<workgroup>>, index
+        sympow_tile.mbarrier_arrive %bars[%c0] expect_tx %c512 : memref<1xi64, #gpu.address_space<workgroup>>
+      }
+      sympow_tile.mbarrier_wait %bars[%c0] parity %c0
+          : memref<1xi64, #gpu.address_space<workgroup>>
+      %t = sympow_tile.range : tensor<64xindex, #b1>
       %two = arith.constant dense<2> : tensor<64xindex, #b1>
       %at1 = arith.muli %t, %two : tensor<64xindex, #b1>
       %at = sympow_tile.run %at1 : tensor<64xindex, #b1> -> tensor<128xindex, #b2>

@@ -14,6 +14,7 @@
 #include "sympow/Emulator/ABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 using namespace mlir;
 using namespace sympow::emulator;
@@ -89,7 +90,7 @@ LogicalResult sympow::emulator::lowerBulkCopyOps(Operation *fn,
       repeated.push_back(op);
   });
   for (tile::BulkCopyOp op : repeated)
-    op.unrollRepeats();
+    op.expandRepeats();
   SmallVector<Operation *> ops;
   fn->walk([&](Operation *op) {
     if (isa<tile::MbarrierInitOp, tile::MbarrierArriveOp, tile::MbarrierWaitOp,
@@ -126,4 +127,19 @@ LogicalResult sympow::emulator::lowerBulkCopyOps(Operation *fn,
       return failure();
   }
   return success();
+}
+
+void sympow::emulator::lowerElected(Operation *fn) {
+  SmallVector<tile::ElectedOp> elected;
+  fn->walk([&](tile::ElectedOp op) { elected.push_back(op); });
+  for (tile::ElectedOp op : elected) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value first = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x),
+        arith::ConstantIndexOp::create(b, loc, 0));
+    Operation *branch = op.inlineUnder(b, first);
+    branch->setAttr(tile::ElectedOp::getLoweredAttrName(), b.getUnitAttr());
+  }
 }

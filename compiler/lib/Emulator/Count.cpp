@@ -205,6 +205,15 @@ void sympow::emulator::insertOperationCounts(Operation *fn,
   for (auto &[block, c] : perBlock) {
     if (llvm::all_of(c, [](int64_t n) { return n == 0; }))
       continue;
+    // One thread's region (sympow_tile.elected): warp 0 runs each of its
+    // ops as one warp instruction, 32 thread operations.
+    for (Operation *op = block->getParentOp(); op && op != fn;
+         op = op->getParentOp())
+      if (op->hasAttr(tile::ElectedOp::getLoweredAttrName())) {
+        for (int64_t &n : c)
+          n *= 32;
+        break;
+      }
     OpBuilder b = OpBuilder::atBlockBegin(block);
     Location loc = block->getParentOp()->getLoc();
     SmallVector<Value, NumUnits> args;

@@ -325,7 +325,9 @@ struct GPUToEmulator
         if (cast<FunctionOpInterface>(fn).isExternal())
           continue;
         // First, so that only the kernel's own ops are counted, not those
-        // the instrumentation and the lowering of gpu ops add.
+        // the instrumentation and the lowering of gpu ops add (one
+        // thread's regions as scf.if on thread 0, which the counts know).
+        lowerElected(fn);
         insertOperationCounts(fn, calls);
         lowerFlushMath(fn);
         if (checkAccesses && failed(instrumentAccesses(fn, calls)))

@@ -92,6 +92,11 @@ mlir::Value loadFlat(mlir::OpBuilder &b, mlir::Location loc,
 /// by runtime calls (the emulator's warpgroup collective).
 mlir::LogicalResult lowerWarpgroupOps(mlir::Operation *fn, RuntimeCalls &calls);
 
+/// sympow_tile.elected as `scf.if` on thread 0, marked
+/// (ElectedOp::getLoweredAttrName) so that insertOperationCounts counts its
+/// arithmetic as warp instructions (warp 0 runs it on the GPU).
+void lowerElected(mlir::Operation *fn);
+
 /// Replaces sympow_tile.mbarrier_init/arrive/wait and bulk_copy in `fn` by
 /// runtime calls (the emulator's mbarriers).
 mlir::LogicalResult lowerBulkCopyOps(mlir::Operation *fn, RuntimeCalls &calls);

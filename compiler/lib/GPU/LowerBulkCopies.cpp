@@ -13,6 +13,7 @@
 #include "sympow/Compiler/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -201,9 +202,34 @@ struct LowerBulkCopies : impl::SympowLowerBulkCopiesBase<LowerBulkCopies> {
     SmallVector<tile::BulkCopyOp> repeated;
     getOperation()->walk([&](tile::BulkCopyOp op) { repeated.push_back(op); });
     for (tile::BulkCopyOp op : repeated)
-      op.unrollRepeats();
+      op.expandRepeats();
     // Bulk copies and transaction counts came with sm_90.
     bool bulk = chip.rfind("sm_9", 0) == 0 || chip.rfind("sm_1", 0) == 0;
+    // One thread's regions: on sm_90 an elected lane of warp 0, from
+    // warp-uniform code (ptxas issues a uniform instruction such as UBLKCP
+    // there without a loop over the active lanes); before, thread 0.
+    SmallVector<tile::ElectedOp> elected;
+    getOperation()->walk([&](tile::ElectedOp op) { elected.push_back(op); });
+    for (tile::ElectedOp op : elected) {
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      if (!bulk) {
+        op.inlineUnder(b, arith::CmpIOp::create(
+                              b, loc, arith::CmpIPredicate::eq, thread, zero));
+        continue;
+      }
+      Value warp = arith::DivUIOp::create(
+          b, loc, thread, arith::ConstantIndexOp::create(b, loc, 32));
+      auto warp0 = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp, zero),
+          /*else=*/false);
+      b.setInsertionPointToStart(warp0.thenBlock());
+      op.inlineUnder(b,
+                     NVVM::ElectSyncOp::create(b, loc, b.getI1Type(), Value()));
+    }
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<InitLowering>(ctx);

@@ -62,6 +62,8 @@ template <typename Op> struct PerThreadLowering : OpConversionPattern<Op> {
 void populateBulkCopyLowering(const TypeConverter &converter,
                               RewritePatternSet &patterns,
                               ConversionTarget &target) {
+  // One thread's region: its scalars are every thread's already.
+  target.addLegalOp<ElectedOp>();
   target.addDynamicallyLegalOp<MbarrierInitOp, MbarrierArriveOp, MbarrierWaitOp,
                                BulkCopyOp>(
       [](Operation *op) { return isThreadLevel(op); });

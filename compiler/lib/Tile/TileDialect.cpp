@@ -114,7 +114,7 @@ bool isThreadLevel(Operation *op) {
   if (!isFlushMath(op) &&
       !isa<WarpgroupDescriptorOp, WarpgroupFenceOp, AsyncProxyFenceOp,
            WarpgroupMmaOp, WarpgroupCommitOp, WarpgroupWaitOp, MbarrierInitOp,
-           MbarrierArriveOp, MbarrierWaitOp, BulkCopyOp>(op))
+           MbarrierArriveOp, MbarrierWaitOp, BulkCopyOp, ElectedOp>(op))
     return false;
   return llvm::none_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>);
 }

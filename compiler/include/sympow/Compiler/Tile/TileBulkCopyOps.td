@@ -157,9 +157,50 @@ def Tile_BulkCopyOp : Tile_Op<"bulk_copy", [
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// A thread-level op with `repeat` > 1 as that many single copies (in
-    /// place, erasing this one): each target lowers those.
-    void unrollRepeats();
+    /// A thread-level op with `repeat` > 1 as an scf.for of single copies
+    /// (in place, erasing this one): each target lowers those.
+    void expandRepeats();
+  }];
+}
+
+def Tile_ElectedOp : Tile_Op<"elected", [SingleBlock, NoTerminator,
+    RecursiveMemoryEffects]> {
+  let summary = "Runs its body on one thread of the program";
+  let description = [{
+    The body runs once per program, on one thread: where bulk copies and
+    their arrivals are issued by one thread. Inside are uniform scalars and
+    thread-level ops (the mbarrier ops and `bulk_copy` without masks), no
+    tiles. On sm_90a the thread is an elected lane of warp 0 (`if (warp ==
+    0) if (elect.sync)`): from warp-uniform code ptxas issues each
+    `cp.async.bulk` as one UBLKCP, where under `if (thread == 0)` it wraps
+    each in a loop over the active lanes (docs/Performance.md, "Bulk copies
+    for the chunk states"); before sm_90 it is thread 0. The emulator runs
+    it on thread 0 and counts its arithmetic as warp instructions (32
+    thread operations each), as warp 0 executes it.
+
+    ```mlir
+    sympow_tile.elected {
+      sympow_tile.bulk_copy %src[%from], %rows[%to], bytes %n, %bars[%b]
+          : memref<?xbf16>, memref<4608xbf16, #ws>, memref<2xi64, #ws>, index
+      sympow_tile.mbarrier_arrive %bars[%b] expect_tx %n : memref<2xi64, #ws>
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$body attr-dict";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins)>];
+  let extraClassDeclaration = [{
+    /// The attribute the emulator's lowering marks the scf.if it becomes
+    /// with (its arithmetic counted 32 times).
+    static constexpr ::llvm::StringLiteral getLoweredAttrName() {
+      return ::llvm::StringLiteral("elected_thread");
+    }
+    /// Replaces this op by `scf.if condition` (at b's insertion point)
+    /// around its body; returns the if.
+    ::mlir::Operation *inlineUnder(::mlir::OpBuilder &b,
+                                   ::mlir::Value condition);
   }];
 }
 
