@@ -137,7 +137,10 @@ def SympowLowerBulkCopies : Pass<"sympow-lower-bulk-copies"> {
     `cp.async.mbarrier.arrive` (the barrier's pending count rises by one
     and falls when they land: no net change), arrivals drop their
     `expect_tx`, and the wait loops on `test_wait.parity`: one kernel IR
-    serves both targets. The NVVM pipeline runs it with its chip, before
+    serves both targets. A `sympow_tile.elected` region becomes `if (warp
+    == 0) if (elect.sync)` on sm_90 (warp-uniform code, where ptxas issues
+    each bulk copy as one UBLKCP) and `if (thread == 0)` before; repeated
+    copies become a loop. The NVVM pipeline runs it with its chip, before
     the nvgpu lowering; the emulator runs the ops itself.
   }];
   let options = [
