@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferAddress.h"
+
 #include "sympow/Compiler/Passes.h"
 #include "sympow/Compiler/Tile/TileDialect.h"
 
@@ -37,14 +39,7 @@ namespace {
 /// generic addresses are global ones.
 Value pointerTo(OpBuilder &b, Location loc, Value buffer, Value offset,
                 unsigned addressSpace) {
-  auto type = cast<MemRefType>(buffer.getType());
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-  Value bytes =
-      arith::MulIOp::create(b, loc, offset,
-                            arith::ConstantIndexOp::create(
-                                b, loc, type.getElementTypeBitWidth() / 8));
-  Value address = arith::IndexCastUIOp::create(
-      b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, bytes));
+  Value address = gpu_detail::byteAddress(b, loc, buffer, offset);
   MLIRContext *ctx = b.getContext();
   if (addressSpace == 3)
     return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3),

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferAddress.h"
 #include "WarpgroupMmaSync.h"
 
 #include "sympow/Compiler/Passes.h"
@@ -91,16 +92,8 @@ struct DescriptorLowering : OpRewritePattern<tile::WarpgroupDescriptorOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     // A workgroup pointer as an integer is its address in the window.
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
-                                                                op.getBuffer());
-    int64_t elementBytes =
-        cast<MemRefType>(op.getBuffer().getType()).getElementTypeBitWidth() / 8;
-    Value offset = arith::MulIOp::create(
-        rewriter, loc, op.getOffset(),
-        arith::ConstantIndexOp::create(rewriter, loc, elementBytes));
-    Value address = arith::IndexCastUIOp::create(
-        rewriter, loc, rewriter.getI64Type(),
-        arith::AddIOp::create(rewriter, loc, base, offset));
+    Value address =
+        gpu_detail::byteAddress(rewriter, loc, op.getBuffer(), op.getOffset());
     rewriter.replaceOp(op, op.encode(rewriter, address));
     return success();
   }

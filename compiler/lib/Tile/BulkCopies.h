@@ -1,5 +1,4 @@
-//===- BulkCopies.h - Lowering of the mbarrier and bulk-copy ops -*- C++
-//-*-===//
+//===- BulkCopies.h - The mbarrier and bulk-copy ops' lowering -*- C++ -*-===//
 //
 // What TileToGPU.cpp takes from BulkCopiesToGPU.cpp.
 //

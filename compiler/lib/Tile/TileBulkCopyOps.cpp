@@ -116,9 +116,9 @@ LogicalResult BulkCopyOp::verify() {
 void BulkCopyOp::expandRepeats() {
   if (getRepeat() == 1)
     return;
-  // A loop, not n copies: unrolled, the copies' addresses were n values
-  // that LLVM computed ahead of the loop around them, each one held in a
-  // register (chunk_output: 161 registers where 122 held the rest).
+  // A loop of single copies, the starts advanced by the strides (n copies
+  // unrolled gave chunk_output's experiment the same registers, and more
+  // code).
   OpBuilder b(*this);
   Location loc = getLoc();
   auto index = [&](int64_t v) {
