@@ -173,14 +173,28 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   auto fn = dyn_cast<gpu::GPUFuncOp>(op);
   if (!fn || !fn.isKernel())
     return op->emitError() << attr.getName() << " marks a gpu.func kernel";
-  // Every tile is spread over the kernel's threads.
+  // Every tile is spread over the kernel's threads, or inside a warpgroups
+  // region over the region's.
   WalkResult walk = fn.walk([&](Operation *inner) {
+    if (auto region = dyn_cast<WarpgroupsOp>(inner)) {
+      if (128 * (region.getFirst() + region.getCount()) > kernel.getThreads()) {
+        region.emitOpError("names warpgroups ")
+            << region.getFirst() << " to "
+            << region.getFirst() + region.getCount() - 1 << ", the kernel has "
+            << kernel.getThreads() << " threads";
+        return WalkResult::interrupt();
+      }
+    }
+    auto region = inner->getParentOfType<WarpgroupsOp>();
+    int64_t expected = region ? region.getThreads() : kernel.getThreads();
     auto check = [&](Type type) {
       int64_t threads = getTileThreads(type);
-      if (threads && threads != kernel.getThreads()) {
+      if (threads && threads != expected) {
         inner->emitError() << "tile " << type << " is spread over " << threads
-                           << " threads, the kernel has "
-                           << kernel.getThreads();
+                           << " threads, "
+                           << (region ? "its warpgroups region has "
+                                      : "the kernel has ")
+                           << expected;
         return false;
       }
       return true;

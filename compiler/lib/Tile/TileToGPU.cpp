@@ -949,6 +949,57 @@ static void simplifyLoweredKernel(gpu::GPUFuncOp fn) {
   fn.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
 }
 
+/// Each warpgroups region as an scf.if on the warpgroup index, inside which
+/// the thread ids its tiles' lowering asked for count from the region's
+/// first thread.
+static void inlineWarpgroups(gpu::GPUFuncOp fn, int64_t kernelThreads) {
+  SmallVector<WarpgroupsOp> regions;
+  fn.walk([&](WarpgroupsOp op) { regions.push_back(op); });
+  for (WarpgroupsOp op : regions) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto index = [&](int64_t v) { return indexConstant(b, loc, v); };
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value warpgroup = arith::DivUIOp::create(b, loc, tid, index(128));
+    int64_t first = op.getFirst(), end = first + op.getCount();
+    Value inside;
+    auto both = [&](Value c) {
+      inside = inside ? arith::AndIOp::create(b, loc, inside, c) : c;
+    };
+    if (first > 0)
+      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, warpgroup,
+                                 index(first)));
+    if (128 * end < kernelThreads)
+      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, warpgroup,
+                                 index(end)));
+    Block *body = &op.getBody().front();
+    Block *then = nullptr;
+    if (inside) {
+      then = scf::IfOp::create(b, loc, inside, /*else=*/false).thenBlock();
+      then->getOperations().splice(then->begin(), body->getOperations());
+    } else {
+      then = op->getBlock();
+      then->getOperations().splice(Block::iterator(op), body->getOperations());
+    }
+    if (first > 0) {
+      SmallVector<gpu::ThreadIdOp> ids;
+      for (Operation &inner : *then)
+        inner.walk([&](gpu::ThreadIdOp id) {
+          if (id.getDimension() == gpu::Dimension::x)
+            ids.push_back(id);
+        });
+      OpBuilder at(then, then->begin());
+      Value from = arith::SubIOp::create(at, loc, tid,
+                                         indexConstant(at, loc, 128 * first));
+      for (gpu::ThreadIdOp id : ids) {
+        id.replaceAllUsesWith(from);
+        id.erase();
+      }
+    }
+    op.erase();
+  }
+}
+
 LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   auto kernel = fn->getAttrOfType<KernelAttr>(TileDialect::getKernelAttrName());
   if (!kernel)
@@ -993,6 +1044,8 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
   target.addLegalDialect<gpu::GPUDialect, memref::MemRefDialect,
                          vector::VectorDialect, nvgpu::NVGPUDialect>();
   target.addLegalOp<LLVM::FenceOp>();
+  // Its body is converted in place; inlineWarpgroups branches to it after.
+  target.addLegalOp<WarpgroupsOp>();
   target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
       [&](Operation *op) { return converter.isLegal(op); });
   // Thread-level ops, each target lowers them.
@@ -1016,6 +1069,7 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
                                                        target);
   if (failed(applyPartialConversion(fn, target, std::move(patterns))))
     return failure();
+  inlineWarpgroups(fn, kernel.getThreads());
   simplifyLoweredKernel(fn);
 
   // The launch: block from the threads, grid x constant / per tokens / 1,

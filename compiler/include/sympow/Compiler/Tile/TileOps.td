@@ -482,6 +482,52 @@ def Tile_LastArrivalOp : Tile_Op<"last_arrival"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Warp specialization
+//===----------------------------------------------------------------------===//
+
+def Tile_WarpgroupsOp : Tile_Op<"warpgroups", [SingleBlock, NoTerminator,
+    RecursiveMemoryEffects]> {
+  let summary = "Runs its body on a range of the program's warpgroups";
+  let description = [{
+    The body is a tile program of its own over warpgroups `[first, first +
+    count)` of the program (128 threads each): its tiles are spread over
+    `128 count` threads, the body's thread `t` being the program's thread
+    `128 first + t`. Where a kernel gives its warpgroups different work (a
+    producer that loads and stages while consumers compute, as
+    FlashAttention 3 does), each part is one such region, and the regions
+    run at once.
+
+    The body takes uniform scalars and buffers from outside, no tiles
+    (those are spread over other threads), and returns nothing: the
+    warpgroups hand data over in workgroup memory, ordered by a
+    `gpu.barrier` outside the regions. Nothing inside may wait for the whole
+    program (`gpu.barrier`, `column_sum`, a row reduction over several warp
+    columns, `last_arrival`), nor run on one thread of it (`elected`): the
+    threads outside never reach it. The tile lowering makes it an `scf.if`
+    on the warpgroup index, uniform over each warp.
+
+    ```mlir
+    sympow_tile.warpgroups first 2 count 1 {
+      %t = sympow_tile.range : tensor<128xindex, #sympow_tile.blocked<128, 1>>
+      sympow_tile.store %t, %staged[%t] : ...
+    }
+    gpu.barrier
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$first,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$count);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "`first` $first `count` $count $body attr-dict";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "int64_t":$first, "int64_t":$count)>];
+  let extraClassDeclaration = [{
+    /// The threads its tiles are spread over.
+    int64_t getThreads() { return 128 * getCount(); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // The hardware's base-2 exp and log, flushing subnormals
 //===----------------------------------------------------------------------===//
 
