@@ -9,7 +9,7 @@
 // CHECK-DAG: llvm.mlir.global internal constant @[[BAR:__sympow_emu_site_[0-9]+]]("gpu.barrier at {{.*}}")
 // CHECK-DAG: func.func private @__sympow_emu_query(i32) -> index
 // CHECK-DAG: func.func private @__sympow_emu_access(index, index, index, index, i32, i64, !llvm.ptr)
-// CHECK-DAG: func.func private @__sympow_emu_barrier(!llvm.ptr)
+// CHECK-DAG: func.func private @__sympow_emu_barrier(!llvm.ptr, i32)
 // CHECK-LABEL: func.func @kernels__scale(
 // CHECK-SAME: %[[IN:.*]]: memref<?xf32>, %[[OUT:.*]]: memref<?xf32>, %[[N:.*]]: i64, %[[STATIC:.*]]: memref<?xi8>, %[[DYN:.*]]: memref<?xi8>)
 // CHECK-DAG: memref.view %[[STATIC]][%{{.*}}][] : memref<?xi8> to memref<64xf32>
@@ -27,7 +27,7 @@
 // CHECK: call @__sympow_emu_access({{.*}}, %c274_i32, %[[WIDE]], %{{.*}})
 // CHECK: memref.store
 // CHECK: %[[SITE:.*]] = llvm.mlir.addressof @[[BAR]] : !llvm.ptr
-// CHECK: call @__sympow_emu_barrier(%[[SITE]])
+// CHECK: call @__sympow_emu_barrier(%[[SITE]], %{{.*}})
 // CHECK: return
 
 // NOCHECK-NOT: __sympow_emu_access(

@@ -4,11 +4,12 @@
 
 #p = #sympow_tile.blocked<threads = 128, per_thread = 1>
 gpu.module @m {
-  gpu.func @barrier() kernel
+  gpu.func @column_sum(%out: memref<?xf32>) kernel
       attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 256, grid = [1, 1, B]>} {
     sympow_tile.warpgroups first 1 count 1 {
-      // expected-error @+1 {{inside a warpgroups region: a gpu.barrier would wait for or run on threads outside it}}
-      gpu.barrier
+      %x = arith.constant dense<1.0> : tensor<128xf32, #p>
+      // expected-error @+1 {{inside a warpgroups region: a column_sum (it passes barriers) would wait for or run on threads outside it}}
+      %s = sympow_tile.column_sum %x {columns = 1} : tensor<128xf32, #p>
     }
     gpu.return
   }

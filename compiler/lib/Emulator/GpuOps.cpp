@@ -2,6 +2,7 @@
 
 #include "Lowering.h"
 
+#include "sympow/Compiler/Tile/TileDialect.h"
 #include "sympow/Emulator/ABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -299,7 +300,9 @@ LogicalResult sympow::emulator::lowerGpuOps(Operation *fn,
     else if (isa<gpu::SubgroupSizeOp>(op))
       replacement = query(b, loc, abi::WarpSize, calls);
     else if (isa<gpu::BarrierOp>(op)) {
-      calls.call(b, loc, abi::kBarrier, {}, {calls.site(b, op)});
+      bool anySite = op->hasAttr(tile::WarpgroupsOp::getBarrierAttrName());
+      calls.call(b, loc, abi::kBarrier, {},
+                 {calls.site(b, op), calls.i32(b, loc, anySite)});
       op->erase();
       continue;
     } else if (auto o = dyn_cast<gpu::ShuffleOp>(op)) {

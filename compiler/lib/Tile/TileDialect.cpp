@@ -164,6 +164,12 @@ LogicalResult KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
+  if (attr.getName() == WarpgroupsOp::getBarrierAttrName()) {
+    if (!isa<gpu::BarrierOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError()
+             << attr.getName() << " marks a gpu.barrier (a unit attribute)";
+    return success();
+  }
   if (attr.getName() != getKernelAttrName())
     return op->emitError() << "unknown attribute " << attr.getName();
   auto kernel = dyn_cast<KernelAttr>(attr.getValue());

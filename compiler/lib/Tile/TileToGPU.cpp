@@ -951,7 +951,7 @@ static void simplifyLoweredKernel(gpu::GPUFuncOp fn) {
 
 /// Each warpgroups region as an scf.if on the warpgroup index, inside which
 /// the thread ids its tiles' lowering asked for count from the region's
-/// first thread.
+/// first thread and the barriers are marked as a region's.
 static void inlineWarpgroups(gpu::GPUFuncOp fn, int64_t kernelThreads) {
   SmallVector<WarpgroupsOp> regions;
   fn.walk([&](WarpgroupsOp op) { regions.push_back(op); });
@@ -959,9 +959,17 @@ static void inlineWarpgroups(gpu::GPUFuncOp fn, int64_t kernelThreads) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     auto index = [&](int64_t v) { return indexConstant(b, loc, v); };
+    int64_t first = op.getFirst(), end = first + op.getCount();
+    SmallVector<gpu::ThreadIdOp> ids;
+    op.getBody().walk([&](Operation *inner) {
+      if (auto id = dyn_cast<gpu::ThreadIdOp>(inner))
+        if (id.getDimension() == gpu::Dimension::x)
+          ids.push_back(id);
+      if (isa<gpu::BarrierOp>(inner))
+        inner->setAttr(WarpgroupsOp::getBarrierAttrName(), b.getUnitAttr());
+    });
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value warpgroup = arith::DivUIOp::create(b, loc, tid, index(128));
-    int64_t first = op.getFirst(), end = first + op.getCount();
     Value inside;
     auto both = [&](Value c) {
       inside = inside ? arith::AndIOp::create(b, loc, inside, c) : c;
@@ -973,24 +981,17 @@ static void inlineWarpgroups(gpu::GPUFuncOp fn, int64_t kernelThreads) {
       both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, warpgroup,
                                  index(end)));
     Block *body = &op.getBody().front();
-    Block *then = nullptr;
     if (inside) {
-      then = scf::IfOp::create(b, loc, inside, /*else=*/false).thenBlock();
+      Block *then =
+          scf::IfOp::create(b, loc, inside, /*else=*/false).thenBlock();
       then->getOperations().splice(then->begin(), body->getOperations());
+      b.setInsertionPointToStart(then);
     } else {
-      then = op->getBlock();
-      then->getOperations().splice(Block::iterator(op), body->getOperations());
+      op->getBlock()->getOperations().splice(Block::iterator(op),
+                                             body->getOperations());
     }
     if (first > 0) {
-      SmallVector<gpu::ThreadIdOp> ids;
-      for (Operation &inner : *then)
-        inner.walk([&](gpu::ThreadIdOp id) {
-          if (id.getDimension() == gpu::Dimension::x)
-            ids.push_back(id);
-        });
-      OpBuilder at(then, then->begin());
-      Value from = arith::SubIOp::create(at, loc, tid,
-                                         indexConstant(at, loc, 128 * first));
+      Value from = arith::SubIOp::create(b, loc, tid, index(128 * first));
       for (gpu::ThreadIdOp id : ids) {
         id.replaceAllUsesWith(from);
         id.erase();

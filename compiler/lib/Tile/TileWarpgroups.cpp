@@ -3,7 +3,8 @@
 // TileOps.td: a region that is a tile program over some of the program's
 // warpgroups. Its tiles' thread counts are checked with the kernel's
 // (TileDialect.cpp); here, that the body neither captures tiles spread over
-// other threads nor waits for threads that never reach it.
+// other threads nor runs an op that waits for threads outside it at
+// barriers of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,10 +24,9 @@ void WarpgroupsOp::build(OpBuilder &b, OperationState &state, int64_t first,
   body->push_back(new Block);
 }
 
-/// What in the body would wait for, or run on, threads outside it.
+/// What in the body would wait for, or run on, threads outside it (a
+/// gpu.barrier is the program's, which the other regions reach at theirs).
 static const char *programWide(Operation *op) {
-  if (isa<gpu::BarrierOp>(op))
-    return "a gpu.barrier";
   if (isa<ColumnSumOp>(op))
     return "a column_sum (it passes barriers)";
   if (isa<LastArrivalOp>(op))

@@ -263,14 +263,17 @@ void BlockRunner::runBlock() {
     }
     if (released || ranAny)
       continue;
-    // Nobody can run: the end, a barrier every thread waits at, or a
-    // divergence.
-    bool allDone = true, allSameBarrier = true;
+    // Nobody can run: the end, a barrier every thread waits at (one site,
+    // or the barriers of warpgroups regions, one per region: the GPU's
+    // barrier 0 counts threads, not sites), or a divergence.
+    bool allDone = true, allSameBarrier = true, allRegionBarriers = true;
     for (ThreadState &t : threads) {
       allDone &= t.status == ThreadStatus::Done;
-      allSameBarrier &= t.status == ThreadStatus::AtBarrier &&
-                        t.barrierSite == threads[0].barrierSite;
+      bool waits = t.status == ThreadStatus::AtBarrier;
+      allSameBarrier &= waits && t.barrierSite == threads[0].barrierSite;
+      allRegionBarriers &= waits && t.barrierAnySite;
     }
+    allSameBarrier |= allRegionBarriers;
     if (allDone)
       return;
     if (!allSameBarrier) {
@@ -627,9 +630,10 @@ bool BlockRunner::aligned(ThreadState &t, int64_t addr, int64_t alignment,
   return false;
 }
 
-void BlockRunner::barrier(ThreadState &t, const char *site) {
+void BlockRunner::barrier(ThreadState &t, const char *site, bool anySite) {
   t.status = ThreadStatus::AtBarrier;
   t.barrierSite = site;
+  t.barrierAnySite = anySite;
   yield(t);
 }
 

@@ -164,6 +164,8 @@ struct ThreadState {
   Fiber fiber;
   ThreadStatus status = ThreadStatus::Ready;
   const char *barrierSite = nullptr;
+  // At a barrier of a warpgroups region: it opens with the other regions'.
+  bool barrierAnySite = false;
   WarpOp op;
   bool lastShuffleValid = false;
   std::vector<PendingCopy> pending;
@@ -226,7 +228,7 @@ public:
   /// of bounds (reported, launch stopping).
   bool inBounds(ThreadState &t, int64_t addr, int64_t bytes, int64_t rootBase,
                 int64_t rootBytes, int32_t flags, const char *site);
-  void barrier(ThreadState &t, const char *site);
+  void barrier(ThreadState &t, const char *site, bool anySite);
   /// Waits for the lanes of the warp; `t.op` holds this lane's part.
   void warpOp(ThreadState &t);
   /// The window address of `addr` for a wgmma descriptor (checked).

@@ -30,9 +30,9 @@ void __sympow_emu_access(int64_t addr, int64_t bytes, int64_t rootBase,
     t.runner->countAccess(t, addr, bytes, flags, site);
 }
 
-void __sympow_emu_barrier(const char *site) {
+void __sympow_emu_barrier(const char *site, int32_t anySite) {
   ThreadState &t = *currentThread;
-  t.runner->barrier(t, site);
+  t.runner->barrier(t, site, anySite != 0);
 }
 
 int64_t __sympow_emu_shuffle(int64_t value, int32_t offset, int32_t width,

@@ -499,19 +499,25 @@ def Tile_WarpgroupsOp : Tile_Op<"warpgroups", [SingleBlock, NoTerminator,
 
     The body takes uniform scalars and buffers from outside, no tiles
     (those are spread over other threads), and returns nothing: the
-    warpgroups hand data over in workgroup memory, ordered by a
-    `gpu.barrier` outside the regions. Nothing inside may wait for the whole
-    program (`gpu.barrier`, `column_sum`, a row reduction over several warp
-    columns, `last_arrival`), nor run on one thread of it (`elected`): the
-    threads outside never reach it. The tile lowering makes it an `scf.if`
-    on the warpgroup index, uniform over each warp.
+    warpgroups hand data over in workgroup memory, ordered by barriers. A
+    `gpu.barrier` inside is the program's barrier: it opens when every
+    thread waits at a barrier, the other regions' threads at theirs (their
+    own loops keep the same count; on the GPU every bar.sync 0 is one
+    barrier, reached by each warp whole). Nothing inside may run ops that
+    wait for the whole program at barriers of their own (`column_sum`, a
+    row reduction over several warp columns, `last_arrival`), nor run on one
+    thread of it (`elected`). The tile lowering makes the region an `scf.if`
+    on the warpgroup index, uniform over each warp, and marks its barriers
+    for the emulator, which opens them together.
 
     ```mlir
-    sympow_tile.warpgroups first 2 count 1 {
-      %t = sympow_tile.range : tensor<128xindex, #sympow_tile.blocked<128, 1>>
-      sympow_tile.store %t, %staged[%t] : ...
+    scf.for %i = %c0 to %n step %c1 {
+      sympow_tile.warpgroups first 2 count 1 {
+        %t = sympow_tile.range : tensor<128xindex, #sympow_tile.blocked<128, 1>>
+        sympow_tile.store %t, %staged[%t] : ...
+      }
+      gpu.barrier
     }
-    gpu.barrier
     ```
   }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$first,
@@ -524,6 +530,11 @@ def Tile_WarpgroupsOp : Tile_Op<"warpgroups", [SingleBlock, NoTerminator,
   let extraClassDeclaration = [{
     /// The threads its tiles are spread over.
     int64_t getThreads() { return 128 * getCount(); }
+    /// The attribute the tile lowering marks the body's gpu.barriers with:
+    /// the emulator opens them together with the other regions' barriers.
+    static constexpr ::llvm::StringLiteral getBarrierAttrName() {
+      return ::llvm::StringLiteral("sympow_tile.region_barrier");
+    }
   }];
 }
 

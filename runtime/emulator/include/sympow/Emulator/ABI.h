@@ -129,7 +129,9 @@ int64_t __sympow_emu_query(int32_t what);
 void __sympow_emu_access(int64_t addr, int64_t bytes, int64_t rootBase,
                          int64_t rootBytes, int32_t flags, int64_t value,
                          const char *site);
-void __sympow_emu_barrier(const char *site);
+/// anySite: a barrier of a warpgroups region (sympow_tile.warpgroups), which
+/// the program's other warps reach at their own barriers.
+void __sympow_emu_barrier(const char *site, int32_t anySite);
 int64_t __sympow_emu_shuffle(int64_t value, int32_t offset, int32_t width,
                              int32_t mode, const char *site);
 int32_t __sympow_emu_shuffle_valid();
