@@ -1,9 +1,9 @@
 // Warpgroups side by side in a tile kernel: the accumulator in
 // mma<warps = [4, 2], column_major = true> (warpgroup j: all 64 rows of
 // columns 16 j .. 16 j + 15), A shared (its dot_operand), B the whole
-// 16 x 32 operand as N-major core matrices. The tile lowering points the
-// second warpgroup's descriptor at its columns: (16 / 8) 256 bytes on, 256
-// halves.
+// 16 x 32 operand as N-major core matrices. The tile lowering advances
+// the second warpgroup's descriptor to its columns: (16 / 8) 256 bytes on,
+// 32 in the start address's 16-byte units.
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu | FileCheck %s
 // out = c + a b with a = 1, b[k][n] = 32 k + n, c = 1: row m is
 // 1 + 3840 + 16 n, as with one warpgroup (warpgroup-dot.mlir).
@@ -13,13 +13,14 @@
 
 // CHECK-LABEL: gpu.func @wcols
 // The warp's column block (warp / 4), read from lane 0 so that ptxas sees
-// it warp-uniform, times 256 halves:
+// it warp-uniform, times 32 sixteen-byte units:
+// CHECK: %[[DB0:.*]] = sympow_tile.warpgroup_descriptor %{{.*}}[%{{.*}}] swizzle 0 leading 128 stride 256
 // CHECK: %[[I32:.*]] = arith.index_cast %{{.*}} : index to i32
 // CHECK: %[[LANE0:.*]], %{{.*}} = gpu.shuffle idx %[[I32]], %c0_i32
 // CHECK: %[[BLOCK:.*]] = arith.index_cast %[[LANE0]] : i32 to index
-// CHECK: %[[OFF:.*]] = arith.muli %[[BLOCK]], %c256
-// CHECK: %[[AT:.*]] = arith.addi %{{.*}}, %[[OFF]]
-// CHECK: %[[DB:.*]] = sympow_tile.warpgroup_descriptor %{{.*}}[%[[AT]]] swizzle 0 leading 128 stride 256
+// CHECK: %[[OFF:.*]] = arith.muli %[[BLOCK]], %c32
+// CHECK: %[[OFF64:.*]] = arith.index_cast %[[OFF]] : index to i64
+// CHECK: %[[DB:.*]] = arith.addi %[[DB0]], %[[OFF64]] : i64
 // CHECK: %[[D:.*]] = sympow_tile.warpgroup_mma %{{.*}}, %[[DB]], %{{.*}} {transposeB} : vector<1x1x4x2xf16>, f16, vector<1x2x2x2xf32>
 
 // EMU: emulator: ok

@@ -3,10 +3,8 @@
 // The state before every chunk, in one pass over the tokens, parallel over
 // tiles of the state's rows (issue 12; flash-linear-attention's chunk_fwd_h
 // splits its state the same way). Program (x, h, b) keeps rows
-// [x R, x R + R) of [S | Z] of head h, sequence b, S in tensor-core
-// accumulators (two warpgroups side by side, mma<warps = [4, 2],
-// column_major>) and Z in f32 partial sums, and walks the tokens in steps
-// of K that never straddle a chunk:
+// [x R, x R + R) of [S | Z] of head h, sequence b, and walks the tokens in
+// steps of K that never straddle a chunk:
 //
 //   at each chunk's first step:  S_n, Z_n (the workspace) <- [S | Z]
 //   per step (tokens t0 .. t0 + K - 1 of one chunk; G the inclusive
@@ -19,20 +17,25 @@
 //   after t's)
 //   finally [S | Z] (the layer's state) <- [S | Z]; c <- counts[T - 1].
 //
-// Phi^T (R x K) is built element-wise in workgroup memory, each thread one
-// row's run of tokens, split once into hi + lo bf16 halves (about 16 bits,
-// the accuracy the 16-bit inputs' states are held to), and multiplied with
-// the step's values (bf16, exact for bf16 inputs; hi + lo for f16) by
-// warpgroup MMAs (sympow_tile.warpgroup_mma: wgmma on sm_90a, mma.sync per
-// warp before) that read both from workgroup memory in the canonical
-// layouts. Z, the rows' sums of Phi^T, each thread sums in f32 as it
-// builds them; a scan adds up a row's threads where Z is written. The MMAs
-// of a step run while the next step stages its keys and sums its gates. Chunk
-// states are written once (the old chunk_states + chunk_scan wrote each chunk's
-// own contribution, then read and rewrote them all). The pass is latency-bound
-// (one step's work is small): each step's global loads are issued during the
-// step before, into registers the loop carries, and a step waits at three
-// barriers. The split (R, K, threads, layouts, staging runs) is
+// The warpgroups specialize (sympow_tile.warpgroups). Warpgroup 2, the
+// producer, loads each step's keys, values and gates a step ahead into
+// registers and stages them: the keys as f32 in pairs of tokens, the
+// weights from the gates, the values as bf16 (hi + lo for f16) in the MMAs'
+// layout. Warpgroups 0 and 1, the consumers, hold S in tensor-core
+// accumulators (side by side, mma<warps = [4, 2], column_major>) and Z in
+// f32 partial sums; they build Phi^T element-wise in workgroup memory, each
+// thread one row's run of tokens, split once into hi + lo bf16 halves
+// (about 16 bits, the accuracy the 16-bit inputs' states are held to), and
+// multiply it with the step's values (bf16, exact for bf16 inputs; hi + lo
+// for f16) by warpgroup MMAs (sympow_tile.warpgroup_mma: wgmma on sm_90a,
+// mma.sync per warp before) that read both from workgroup memory in the
+// canonical layouts. Every array a step writes has two buffers (step i's is
+// i % 2), so that in one barrier interval the producer stages step i + 1's
+// keys and weights and step i's values while the consumers issue the MMAs
+// of step i - 1 and build Phi^T of step i: one barrier a step, which both
+// regions' loops meet. Chunk states are written once (the old chunk_states +
+// chunk_scan wrote each chunk's own contribution, then read and rewrote them
+// all). The split (R, K, threads, layouts, staging runs) is
 // sympow/Support/ChunkStatePass.h.
 //
 //===----------------------------------------------------------------------===//
@@ -48,6 +51,7 @@
 #include "sympow/Support/ChunkStatePass.h"
 
 #include <cmath>
+#include <functional>
 #include <optional>
 
 using namespace mlir;
@@ -61,14 +65,16 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Location loc = module.getLoc();
   Type f32 = b.getF32Type();
   int64_t P = split.threads, R = split.rowsPerProgram, K = split.tokensPerStep;
+  constexpr int64_t PC = ChunkStatePass::consumerThreads;
+  int64_t PP = split.producerThreads();
   // The gates are summed a segment of KD tokens at a time.
   int64_t KD = split.segmentTokens(), segments = split.segments();
   // bf16 values are exact as bf16; f16 ones as bf16 hi + lo.
   bool splitV = s.dtype == ElementKind::F16;
   Type bf16 = b.getBF16Type();
-  // Each thread builds one row's run of RK tokens of Phi^T, four threads a
-  // row.
-  int64_t RK = R * K / P;
+  // Each consumer thread builds one row's run of RK tokens of Phi^T, four
+  // threads a row.
+  int64_t RK = R * K / PC;
   assert(K / RK == 4 && "four threads a row of Phi^T");
   using gpu_detail::workgroupMemRef;
   // The staged keys: rows of pairs of tokens (keyPairStride).
@@ -77,6 +83,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   // Elements between blocks of 8 value columns, and between groups of 8
   // rows of Phi^T (ChunkStatePass.h).
   int64_t VB = split.valueBlockBytes() / 2, PG = split.phiGroupBytes() / 2;
+  // One step's part of each double-buffered array.
+  int64_t keyBuffer = split.keyElements(s.d), phiBuffer = split.phiElements(),
+          weightBuffer = split.weightElements();
   // The workgroup arrays, each by its index; the MMAs' operands start on
   // 16 bytes (TileWarpgroupOps.td: matrix descriptors).
   SmallVector<Type> workgroup;
@@ -87,14 +96,15 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     workgroup.push_back(type);
     return workgroup.size() - 1;
   };
-  size_t keysArray = array(workgroupMemRef({KP * KS2}, f32)),
-         phiHiArray = array(workgroupMemRef({R * K}, bf16), true),
-         phiLoArray = array(workgroupMemRef({R * K}, bf16), true),
-         weightsArray = array(workgroupMemRef({split.weightElements()}, f32)),
-         valuesHiArray = array(workgroupMemRef({VE}, bf16), true);
+  int64_t NB = split.buffers();
+  size_t keysArray = array(workgroupMemRef({NB * keyBuffer}, f32)),
+         phiHiArray = array(workgroupMemRef({NB * phiBuffer}, bf16), true),
+         phiLoArray = array(workgroupMemRef({NB * phiBuffer}, bf16), true),
+         weightsArray = array(workgroupMemRef({NB * weightBuffer}, f32)),
+         valuesHiArray = array(workgroupMemRef({NB * VE}, bf16), true);
   std::optional<size_t> valuesLoArray;
   if (splitV)
-    valuesLoArray = array(workgroupMemRef({VE}, bf16), true);
+    valuesLoArray = array(workgroupMemRef({NB * VE}, bf16), true);
   // Each row's factor of phi (rowFactors below).
   size_t rowFactorsArray = array(workgroupMemRef({R}, f32));
   gpu_detail::KernelArguments args;
@@ -105,7 +115,6 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   for (unsigned i : mmaOperands)
     fn.setWorkgroupAttributionAttr(i, "llvm.align", b.getI64IntegerAttr(16));
   Emitter E(b, loc);
-  gpu_detail::Tiles t{b, loc, E, P};
   gpu_detail::MatrixTiles m{b, loc, ChunkStatePass::warpsM,
                             ChunkStatePass::warpsN, /*columnMajor=*/true};
   using runtime::KernelArg;
@@ -123,6 +132,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         weights = wg[weightsArray];
   Value valuesHi = wg[valuesHiArray],
         valuesLo = valuesLoArray ? Value(wg[*valuesLoArray]) : Value();
+  Value rowFactors = wg[rowFactorsArray];
 
   gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
   Value x = ids.x, h = ids.y, batch = ids.z;
@@ -133,77 +143,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Value firstRow = E.mul(x, E.idx(R));
   Value rows = E.min(E.idx(R), E.sub(E.idx(dim), firstRow));
   Value cols = E.idx(s.e);
-
-  // This thread's row of Phi^T (one multiset, found once) and its tokens.
-  Value thread = t.range();
-  Value localRow = E.div(thread, t.index(4));
-  Value row = E.add(t.splat(firstRow), localRow);
-  SmallVector<Value> multiset =
-      gpu_detail::unrankRows(t, s.p, s.d, E.min(row, t.index(dim - 1)));
-  Value scale = gpu_detail::rowScales(t, f32, multiset);
-  // Its tokens in pairs (one 8-byte load of a dim's keys, one 4-byte
-  // store of a bf16 pair per half): the four threads of a row take
-  // adjacent pairs, 8 tokens a slot, whose rows of staged keys start 8
-  // banks apart (keyPairStride). Per-row values are expanded over a pair's
-  // two slots.
-  Value pairOf = E.mul(E.rem(thread, t.index(4)), t.index(2));
-  Value firstToken =
-      E.add(t.expand(pairOf, 2), E.rem(t.range(2), t.index(2, 2)));
-  // Phi^T's element (row, token) as K-major core matrices: (row % 8) 8 +
-  // (row / 8) PG + (token / 8) 64 + token % 8: a slot's 8 tokens are one
-  // core matrix row, a warp's 8 rows one core matrix (no bank conflict).
-  auto phiTokenOffset = [](int64_t token) {
-    return token / 8 * 64 + token % 8;
-  };
-  Value phiRow =
-      t.expand(E.add(E.mul(E.rem(localRow, t.index(8)), t.index(8)),
-                     E.mul(E.div(localRow, t.index(8)), t.index(PG))),
-               2);
-  // Phi^T holds the keys' products alone; phi's factor c_f of each row
-  // (the multinomial square root) is applied where the state is read or
-  // written: the accumulators hold S_f / c_f and Z_f / c_f, which saves a
-  // multiplication per Phi^T element. Rows past the state (their multiset
-  // clamped to the last row's) are never stored, so they need no mask. (A
-  // barrier of its own: the initial state is read before the loop.)
-  Value rowFactors = wg[rowFactorsArray];
-  t.store(scale, rowFactors, localRow,
-          t.eq(E.rem(thread, t.index(4)), t.index(0)));
-  gpu::BarrierOp::create(b, loc);
-  auto rowFactor = [&](Value x) {
-    auto type = cast<RankedTensorType>(x.getType());
-    return m.loadTransposed(type, rowFactors, E.idx(0), 0);
-  };
-  // The first pair's keys (dim i of both tokens at 2 i, 2 i + 1 of their
-  // row) and Phi^T elements.
-  SmallVector<Value> firstKeys;
-  Value firstKeyRow = E.mul(E.rem(thread, t.index(4)), t.index(KS2));
-  for (Value i : multiset)
-    firstKeys.push_back(E.add(firstKeyRow, E.mul(i, t.index(2))));
-  Value firstPhi = E.add(phiRow, firstToken);
-
-  RankedTensorType accS = m.accumulator(R, s.e);
-  Value sRows = E.mul(E.add(E.mul(bh, E.idx(dim)), firstRow), E.idx(s.e));
-  Value zRows = E.add(E.mul(bh, E.idx(dim)), firstRow);
-  Value s0 = m.load(accS, S, sRows, s.e, rows, cols);
-  s0 = E.div(s0, rowFactor(s0));
-  // S rows of even length start at even offsets in 16-byte aligned buffers
-  // (the workspace, the C API's states): column pairs as 8-byte stores.
-  bool paired = s.e % 2 == 0;
-  // Z in partial sums: each thread's two slots hold its share of its
-  // row's Z / c_f (the f32 products, before the split), the initial Z in
-  // the row's first slot (thread 4 r, slot 0); a reversed scan over the
-  // row's 8 slots puts the row's Z there.
-  Value inRows = t.expand(E.ult(localRow, t.splat(rows)), 2);
-  Value slotOfRow = firstToken; // 0 .. 7: 2 (thread % 4) + slot
-  Value rowStart = t.logicalAnd(inRows, t.eq(slotOfRow, t.index(0, 2)));
-  Value scales = t.expand(scale, 2);
-  Value z0 = E.div(
-      t.load(Z, E.add(t.splat(zRows, 2), t.expand(localRow, 2)), rowStart),
-      scales);
-  auto rowSums = [&](Value zPart) {
-    return tile::ScanOp::create(b, loc, zPart, 8, /*reverse=*/true);
-  };
   Value gamma = logGamma ? E.load(logGamma, {h}) : Value();
+  Value steps = E.mul(N, E.idx(stepsPerChunk));
   // Where step i lies: its chunk n, its offset in the chunk, its first
   // token t0 and how many of its tokens are inside the chunk and before T
   // (none from the last step on); in i32 (a sequence is below 2^31 tokens), as
@@ -227,285 +168,610 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     st.valid = E.min(E.i32(K), left);
     return st;
   };
-  // A per-thread token index (loop-invariant) as i32, for those masks.
-  auto tokens32 = [&](Value x) -> Value {
-    return arith::IndexCastOp::create(b, loc, t.like(x, i32), x);
+  // Step i's buffer of a double-buffered array of `elements` a step.
+  // A buffer's offset for parity i % 2 (a constant 0 with one buffer, so
+  // that addresses stay loop-invariant).
+  auto bufferOf = [&](Value parity, int64_t elements) -> Value {
+    if (split.buffers() == 1)
+      return E.idx(0);
+    return E.mul(parity, E.idx(elements));
   };
-  // Each thread's runs of the step's keys (L adjacent dims of a pair of
-  // tokens, 16 bytes a token at most) and values (LV adjacent columns of
-  // one token): row j (a pair's or a token's) and first column, one each
-  // per thread, so that their index math is done once per run; in the tile
-  // (null where every thread's runs are).
-  struct Run {
-    Value j, col, inTile;
+  auto parityOf = [&](Value i) { return E.rem(i, E.idx(2)); };
+  auto otherParity = [&](Value parity) { return E.sub(E.idx(1), parity); };
+  // The loops of both regions meet at one barrier per step: the producer's
+  // runs steps + 1 times, the consumers' first step is before theirs.
+  Value next = E.idx(1);
+
+  // A role's code, emitted at the builder's insertion point: before the
+  // first barrier, between it and step 0's, step 0, step i (1 .. steps, the
+  // last past the end), and after; each returns the values its loop
+  // carries. With a producer of its own each role runs in its warpgroups
+  // region, else both in turn on the same threads (runRoles below).
+  struct Role {
+    std::function<SmallVector<Value>()> start;
+    std::function<SmallVector<Value>(ValueRange)> beforeFirst, first;
+    // Step i (its buffers those of parity i % 2).
+    std::function<SmallVector<Value>(Value, ValueRange)> step;
+    std::function<void(ValueRange)> finish;
+    // Whether step 0 is `step` at 0 (the loop may run from 0 where every
+    // role's is: the producer alone, whose peeled step 0 made ptxas spill).
+    bool firstIsStep = false;
+    // The pieces of a step for the schedule in turn (runInTurn): the
+    // producer's loads of step i and its staging of them; the consumers'
+    // Phi^T (Z's partial sums and the step's decay after it), MMAs and the
+    // state before a chunk.
+    std::function<SmallVector<Value>(Value)> load;
+    std::function<void(ValueRange, Value)> stageKeys, stageValues;
+    std::function<std::pair<Value, Value>(Value)> build;
+    std::function<Value(Value, Value)> multiply;
+    std::function<void(Value, Value, Value)> halves;
   };
-  int64_t L = split.keyRun(s.d, s.rotates()), LV = split.valueRun(s.e);
-  // The key runs go down the pairs first: a quarter warp's 16-byte stores
-  // then take 8 rows 8 banks apart, two to a bank (four along a row).
-  int64_t keyRuns = KP * s.d / L;
-  auto keyRunAt = [&](int64_t from) {
-    Run r;
-    Value run = E.add(thread, t.index(from));
-    r.j = E.rem(run, t.index(KP));
-    r.col = E.mul(E.div(run, t.index(KP)), t.index(L));
-    if (from + P > keyRuns)
-      r.inTile = E.ult(run, t.index(keyRuns));
-    return r;
-  };
-  auto runAt = [&](int64_t from, int64_t width, int64_t runLength) {
-    Run r;
-    Value start = E.add(E.mul(thread, t.index(runLength)), t.index(from));
-    r.j = E.div(start, t.index(width));
-    r.col = E.rem(start, t.index(width));
-    if (from + P * runLength > K * width)
-      r.inTile = E.ult(start, t.index(K * width));
-    return r;
-  };
-  // A run's one value for each of its L slots.
-  auto spread = [&](Value x, int64_t L) {
-    return x ? t.expand(x, L) : Value();
-  };
-  // The step's keys, values and log gates (0 past valid) as loaded, into
-  // registers: issued a step ahead, so that their latency overlaps the
-  // step before (the pass is latency-bound, docs/Performance.md).
-  auto fetch = [&](const Step &st) {
-    SmallVector<Value> loaded;
-    auto tokenBase = [&](int64_t width) {
+
+  // The producer: step i's keys, values and gates loaded a step ahead into
+  // registers (the pass is latency-bound when every thread waits on its
+  // loads, docs/Performance.md), then staged: keys as f32 in pairs of
+  // tokens, the weights from a scan of the gates, values as bf16 (hi + lo
+  // for f16) in the MMA's layout.
+  auto producerRole = [&](gpu_detail::Tiles &t,
+                          llvm::function_ref<void(Role &)> then) {
+    Value thread = t.range();
+    // A per-thread token index (loop-invariant) as i32, for the masks.
+    auto tokens32 = [&](Value x) -> Value {
+      return arith::IndexCastOp::create(b, loc, t.like(x, i32), x);
+    };
+    // Each thread's runs of the step's keys (L adjacent dims of a pair of
+    // tokens, 16 bytes a token at most) and values (LV adjacent columns of
+    // one token): row j (a pair's or a token's) and first column, one each
+    // per thread, so that their index math is done once per run; in the
+    // tile (null where every thread's runs are).
+    struct Run {
+      Value j, col, inTile;
+    };
+    int64_t L = split.keyRun(s.d, s.rotates()), LV = split.valueRun(s.e);
+    // The key runs go down the pairs first: a quarter warp's 16-byte stores
+    // then take 8 rows 8 banks apart, two to a bank (four along a row).
+    int64_t keyRuns = KP * s.d / L;
+    auto keyRunAt = [&](int64_t from) {
+      Run r;
+      Value run = E.add(thread, t.index(from));
+      r.j = E.rem(run, t.index(KP));
+      r.col = E.mul(E.div(run, t.index(KP)), t.index(L));
+      if (from + PP > keyRuns)
+        r.inTile = E.ult(run, t.index(keyRuns));
+      return r;
+    };
+    auto runAt = [&](int64_t from, int64_t width, int64_t runLength) {
+      Run r;
+      Value start = E.add(E.mul(thread, t.index(runLength)), t.index(from));
+      r.j = E.div(start, t.index(width));
+      r.col = E.rem(start, t.index(width));
+      if (from + PP * runLength > K * width)
+        r.inTile = E.ult(start, t.index(K * width));
+      return r;
+    };
+    // A run's one value for each of its L slots.
+    auto spread = [&](Value x, int64_t L) {
+      return x ? t.expand(x, L) : Value();
+    };
+    auto tokenBase = [&](const Step &st, int64_t width) {
       return t.splat(
           gpu_detail::tokenOffset(E, batch, T, st.t0Index, s.h, h, width));
     };
-    for (int64_t from = 0; from < keyRuns; from += P) {
-      Run r = keyRunAt(from);
-      // [b, t0 + 2 j + second, h, dd] of a [B, T, H, d] tensor.
-      Value token = E.mul(r.j, t.index(2));
-      Value at =
-          E.add(E.add(tokenBase(s.d), E.mul(token, t.index(s.h * s.d))), r.col);
-      for (int64_t second : {0, 1}) {
-        Value live = t.logicalAnd(
-            r.inTile,
-            E.ult(tokens32(E.add(token, t.index(second))), t.splat(st.valid)));
-        Value from = E.add(at, t.index(second * s.h * s.d));
-        loaded.push_back(t.load(k, t.run(from, L), spread(live, L), L > 1));
+    // Step st's keys (two loads a run) and log gates (0 past valid), as
+    // loaded.
+    auto fetchKeys = [&](const Step &st) {
+      SmallVector<Value> loaded;
+      for (int64_t from = 0; from < keyRuns; from += PP) {
+        Run r = keyRunAt(from);
+        // [b, t0 + 2 j + second, h, dd] of a [B, T, H, d] tensor.
+        Value token = E.mul(r.j, t.index(2));
+        Value at = E.add(
+            E.add(tokenBase(st, s.d), E.mul(token, t.index(s.h * s.d))), r.col);
+        for (int64_t second : {0, 1}) {
+          Value live = t.logicalAnd(
+              r.inTile, E.ult(tokens32(E.add(token, t.index(second))),
+                              t.splat(st.valid)));
+          Value from = E.add(at, t.index(second * s.h * s.d));
+          loaded.push_back(t.load(k, t.run(from, L), spread(live, L), L > 1));
+        }
       }
-    }
-    for (int64_t from = 0; from < K * s.e; from += P * LV) {
-      Run r = runAt(from, s.e, LV);
-      Value live =
-          t.logicalAnd(r.inTile, E.ult(tokens32(r.j), t.splat(st.valid)));
-      Value at =
-          E.add(E.add(tokenBase(s.e), E.mul(r.j, t.index(s.h * s.e))), r.col);
-      loaded.push_back(t.load(v, t.run(at, LV), spread(live, LV), LV > 1));
-    }
-    loaded.push_back(
-        tokenGates(t, s, logG, gamma, batch, T, h, st.t0Index, st.valid));
-    return loaded;
-  };
-  // ... and from there into workgroup memory: keys as f32 in pairs of
-  // tokens, values as bf16 (hi + lo for f16) in the MMA's layout, N-major
-  // core matrices: the run of token j, columns col .. col + LV - 1 at
-  // (col / 8) VB + 8 j + col % 8. The fetched keys' loads (two a run),
-  // first in what fetch returns.
-  int64_t keyLoads = 2 * ((keyRuns + P - 1) / P);
-  auto stageKeys = [&](ValueRange loaded) {
-    auto next = loaded.begin();
-    for (int64_t from = 0; from < keyRuns; from += P) {
-      Run r = keyRunAt(from);
-      Value even = t.convert(*next++, f32), odd = t.convert(*next++, f32);
-      t.store(t.interleave(even, odd), keys,
-              t.run(E.add(E.mul(r.j, t.index(KS2)), E.mul(r.col, t.index(2))),
-                    2 * L),
-              spread(r.inTile, 2 * L), /*contiguous=*/true);
-    }
-  };
-  auto stageValues = [&](ValueRange loaded) {
-    auto next = loaded.begin();
-    for (int64_t from = 0; from < K * s.e; from += P * LV) {
-      Run r = runAt(from, s.e, LV);
-      Value at = E.add(E.add(E.mul(E.div(r.col, t.index(8)), t.index(VB)),
-                             E.mul(r.j, t.index(8))),
-                       E.rem(r.col, t.index(8)));
-      t.storeBf16(t.convert(*next++, f32), valuesHi, valuesLo, t.run(at, LV),
-                  spread(r.inTile, LV), LV > 1);
-    }
+      loaded.push_back(
+          tokenGates(t, s, logG, gamma, batch, T, h, st.t0Index, st.valid));
+      return loaded;
+    };
+    auto fetchValues = [&](const Step &st) {
+      SmallVector<Value> loaded;
+      for (int64_t from = 0; from < K * s.e; from += PP * LV) {
+        Run r = runAt(from, s.e, LV);
+        Value live =
+            t.logicalAnd(r.inTile, E.ult(tokens32(r.j), t.splat(st.valid)));
+        Value at = E.add(
+            E.add(tokenBase(st, s.e), E.mul(r.j, t.index(s.h * s.e))), r.col);
+        loaded.push_back(t.load(v, t.run(at, LV), spread(live, LV), LV > 1));
+      }
+      return loaded;
+    };
+    // Step i's keys into its buffer, and its weights: per segment of KD
+    // tokens (one warp's lanes at most, so a scan of shuffles, without
+    // workgroup memory) w_j = exp(G_last - G_j) with G_last the segment's
+    // last prefix, from the sums of the gates from j on, at weights[j], and
+    // those sums' exps at weights[K + j]: the segment's decay exp(G_last)
+    // where j is its first token (every token's, so that no thread keeps a
+    // mask of its own through the loop). Thread j < K holds token j's gate
+    // (0 past valid). The exps are the hardware's (expApprox), where
+    // libdevice's take 8 instructions each.
+    auto stageKeys = [&](ValueRange loaded, Value i, Value parity) {
+      Value keyAt = t.splat(bufferOf(parity, keyBuffer));
+      auto next = loaded.begin();
+      for (int64_t from = 0; from < keyRuns; from += PP) {
+        Run r = keyRunAt(from);
+        Value even = t.convert(*next++, f32), odd = t.convert(*next++, f32);
+        Value at = E.add(
+            keyAt, E.add(E.mul(r.j, t.index(KS2)), E.mul(r.col, t.index(2))));
+        t.store(t.interleave(even, odd), keys, t.run(at, 2 * L),
+                spread(r.inTile, 2 * L), /*contiguous=*/true);
+      }
+      Value g = *next;
+      Value fromJ = tile::ScanOp::create(b, loc, g, KD, /*reverse=*/true);
+      Value valid = stepAt(i).valid;
+      Value w = E.select(E.ult(tokens32(thread), t.splat(valid)),
+                         E.expApprox(E.sub(fromJ, g)), t.constant(f32, 0.0));
+      Value inStep = E.ult(thread, t.index(K));
+      Value weightAt = E.add(t.splat(bufferOf(parity, weightBuffer)), thread);
+      t.store(w, weights, weightAt, inStep);
+      t.store(E.expApprox(fromJ), weights, E.add(weightAt, t.index(K)), inStep);
+    };
+    // Step i's values into its buffer, in the MMA's layout, N-major core
+    // matrices: the run of token j, columns col .. col + LV - 1 at
+    // (col / 8) VB + 8 j + col % 8.
+    auto stageValues = [&](ValueRange loaded, Value parity) {
+      Value valueAt = t.splat(bufferOf(parity, VE));
+      auto next = loaded.begin();
+      for (int64_t from = 0; from < K * s.e; from += PP * LV) {
+        Run r = runAt(from, s.e, LV);
+        Value at = E.add(E.add(E.mul(E.div(r.col, t.index(8)), t.index(VB)),
+                               E.mul(r.j, t.index(8))),
+                         E.rem(r.col, t.index(8)));
+        t.storeBf16(t.convert(*next++, f32), valuesHi, valuesLo,
+                    t.run(E.add(valueAt, at), LV), spread(r.inTile, LV),
+                    LV > 1);
+      }
+    };
+
+    // Step i's values, for the MMAs the consumers issue after the next
+    // barrier; step i + 1's keys and weights, for its Phi^T. The buffers'
+    // last readers are done (the MMAs of step i - 2 and Phi^T of step
+    // i - 1, before the barrier).
+    size_t keyLoads = 2 * ((keyRuns + PP - 1) / PP) + 1;
+    auto step = [&](Value i, ValueRange loaded) {
+      size_t valueLoads = loaded.size() - keyLoads;
+      Value parity = parityOf(i);
+      stageValues(loaded.take_front(valueLoads), parity);
+      Value i1 = E.add(i, next);
+      stageKeys(loaded.drop_front(valueLoads), i1, otherParity(parity));
+      tile::AsyncProxyFenceOp::create(b, loc);
+      SmallVector<Value> ahead = fetchValues(stepAt(i1));
+      llvm::append_range(ahead, fetchKeys(stepAt(E.add(i1, next))));
+      return ahead;
+    };
+    Role role;
+    // Step 0's keys before the first barrier; its values and step 1's keys
+    // loaded after it (where the consumers also produce, after they wrote
+    // the initial state's halves: both at once spilled at d = e = 128).
+    role.start = [&] {
+      Value zero = E.idx(0);
+      stageKeys(fetchKeys(stepAt(zero)), zero, zero);
+      return SmallVector<Value>{};
+    };
+    role.beforeFirst = [&](ValueRange) {
+      SmallVector<Value> loaded = fetchValues(stepAt(E.idx(0)));
+      llvm::append_range(loaded, fetchKeys(stepAt(next)));
+      return loaded;
+    };
+    role.first = [&](ValueRange loaded) { return step(E.idx(0), loaded); };
+    role.step = step;
+    role.finish = [](ValueRange) {};
+    role.firstIsStep = true;
+    role.load = [&](Value i) {
+      SmallVector<Value> loaded = fetchValues(stepAt(i));
+      llvm::append_range(loaded, fetchKeys(stepAt(i)));
+      return loaded;
+    };
+    role.stageKeys = [&](ValueRange loaded, Value i) {
+      stageKeys(loaded.take_back(keyLoads), i, E.idx(0));
+    };
+    role.stageValues = [&](ValueRange loaded, Value) {
+      stageValues(loaded.drop_back(keyLoads), E.idx(0));
+    };
+    then(role);
   };
 
-  // Slot `slot`'s rows of the halves: w_f [S_f | Z_f | 0 ...] as bf16 hi
-  // and lo: S's columns from the accumulator, then Z and the zeros as the
-  // row's 8 slots of partial sums (NO = e + 8).
-  int64_t NO = ChunkOutputTile::valueColumns(s.e);
-  assert(NO == s.e + 8 && "Z and 7 zeros after S in a row of the halves");
-  // Row f's weight in the halves: scale^p and phi's factor of the row,
-  // times the factor the accumulator lacks.
-  double phiScale = std::pow(std::abs(s.effectiveScale()), double(s.p));
-  auto storeHalves = [&](Value sAcc, Value zPart, Value slot) {
-    auto type = cast<RankedTensorType>(sAcc.getType());
-    Value c = rowFactor(sAcc);
-    Value w = E.mul(E.mul(c, c),
-                    tile::SplatOp::create(b, loc, type, E.f32(phiScale)));
-    auto [sHi, sLo] = tile::splitBf16(b, loc, E.mul(sAcc, w));
-    Value z = E.select(t.eq(slotOfRow, t.index(0, 2)), rowSums(zPart),
-                       t.constant(f32, 0.0, 2));
-    auto [zHi, zLo] = tile::splitBf16(
-        b, loc,
-        E.mul(z, E.mul(E.mul(scales, scales), t.constant(f32, phiScale, 2))));
-    Value at =
-        E.add(E.mul(slot, E.idx(ChunkOutputTile::stateSlotElements(dim, s.e))),
-              E.mul(firstRow, E.idx(NO)));
-    Value zAt = E.add(E.add(t.splat(E.add(at, E.idx(s.e)), 2),
-                            E.mul(t.expand(localRow, 2), t.index(NO, 2))),
-                      slotOfRow);
-    Value half = E.idx(ChunkOutputTile::stateHalfElements(dim, s.e));
-    for (auto [sHalf, zHalf] : {std::pair{sHi, zHi}, std::pair{sLo, zLo}}) {
-      m.store(sHalf, chunkHalves, at, NO, rows, cols, paired);
-      t.store(zHalf, chunkHalves, zAt, inRows, /*contiguous=*/true);
-      at = E.add(at, half);
-      zAt = E.add(zAt, t.splat(half, 2));
-    }
-  };
-  // Z = c_f times the row's sum, from its first slot.
-  auto storeZ = [&](Value zPart, Value base, Value firstZ) {
-    t.store(E.mul(rowSums(zPart), scales), base,
-            E.add(t.splat(firstZ, 2), t.expand(localRow, 2)), rowStart);
+  // The consumers (warpgroups 0 and 1): S of the program's rows in the
+  // MMAs' accumulators, Z in f32 partial sums; per step i (tokens t0 ..
+  // t0 + K - 1 of one chunk; G the inclusive prefix of the step's log
+  // gates, saturated as everywhere):
+  //   [S | Z] = exp(G_last) [S | Z] + Phi^T [V | 1],
+  //   Phi[t, f] = w_t phi_f(k_t),  w_t = exp(G_last - G_t),
+  // Phi^T of step i built while the MMAs of step i - 1 run.
+  auto consumerRole = [&](gpu_detail::Tiles &t,
+                          llvm::function_ref<void(Role &)> then) {
+    // This thread's row of Phi^T (one multiset, found once) and its tokens.
+    Value thread = t.range();
+    Value localRow = E.div(thread, t.index(4));
+    Value row = E.add(t.splat(firstRow), localRow);
+    SmallVector<Value> multiset =
+        gpu_detail::unrankRows(t, s.p, s.d, E.min(row, t.index(dim - 1)));
+    Value scale = gpu_detail::rowScales(t, f32, multiset);
+    // Its tokens in pairs (one 8-byte load of a dim's keys, one 4-byte
+    // store of a bf16 pair per half): the four threads of a row take
+    // adjacent pairs, 8 tokens a slot, whose rows of staged keys start 8
+    // banks apart (keyPairStride). Per-row values are expanded over a pair's
+    // two slots.
+    Value pairOf = E.mul(E.rem(thread, t.index(4)), t.index(2));
+    Value firstToken =
+        E.add(t.expand(pairOf, 2), E.rem(t.range(2), t.index(2, 2)));
+    // Phi^T's element (row, token) as K-major core matrices: (row % 8) 8 +
+    // (row / 8) PG + (token / 8) 64 + token % 8: a slot's 8 tokens are one
+    // core matrix row, a warp's 8 rows one core matrix (no bank conflict).
+    auto phiTokenOffset = [](int64_t token) {
+      return token / 8 * 64 + token % 8;
+    };
+    Value phiRow =
+        t.expand(E.add(E.mul(E.rem(localRow, t.index(8)), t.index(8)),
+                       E.mul(E.div(localRow, t.index(8)), t.index(PG))),
+                 2);
+    // Phi^T holds the keys' products alone; phi's factor c_f of each row
+    // (the multinomial square root) is applied where the state is read or
+    // written: the accumulators hold S_f / c_f and Z_f / c_f, which saves a
+    // multiplication per Phi^T element. Rows past the state (their multiset
+    // clamped to the last row's) are never stored, so they need no mask.
+    // (The barrier after: the initial state is read before the loop.)
+    auto storeRowFactors = [&] {
+      t.store(scale, rowFactors, localRow,
+              t.eq(E.rem(thread, t.index(4)), t.index(0)));
+    };
+    auto rowFactor = [&](Value x) {
+      auto type = cast<RankedTensorType>(x.getType());
+      return m.loadTransposed(type, rowFactors, E.idx(0), 0);
+    };
+    // The first pair's keys (dim i of both tokens at 2 i, 2 i + 1 of their
+    // row) and Phi^T elements.
+    SmallVector<Value> firstKeys;
+    Value firstKeyRow = E.mul(E.rem(thread, t.index(4)), t.index(KS2));
+    for (Value i : multiset)
+      firstKeys.push_back(E.add(firstKeyRow, E.mul(i, t.index(2))));
+    Value firstPhi = E.add(phiRow, firstToken);
+
+    RankedTensorType accS = m.accumulator(R, s.e);
+    Value sRows = E.mul(E.add(E.mul(bh, E.idx(dim)), firstRow), E.idx(s.e));
+    Value zRows = E.add(E.mul(bh, E.idx(dim)), firstRow);
+    // S rows of even length start at even offsets in 16-byte aligned buffers
+    // (the workspace, the C API's states): column pairs as 8-byte stores.
+    bool paired = s.e % 2 == 0;
+    // Z in partial sums: each thread's two slots hold its share of its
+    // row's Z / c_f (the f32 products, before the split), the initial Z in
+    // the row's first slot (thread 4 r, slot 0); a reversed scan over the
+    // row's 8 slots puts the row's Z there.
+    Value inRows = t.expand(E.ult(localRow, t.splat(rows)), 2);
+    Value slotOfRow = firstToken; // 0 .. 7: 2 (thread % 4) + slot
+    Value rowStart = t.logicalAnd(inRows, t.eq(slotOfRow, t.index(0, 2)));
+    Value scales = t.expand(scale, 2);
+    auto rowSums = [&](Value zPart) {
+      return tile::ScanOp::create(b, loc, zPart, 8, /*reverse=*/true);
+    };
+
+    // Slot `slot`'s rows of the halves: w_f [S_f | Z_f | 0 ...] as bf16 hi
+    // and lo: S's columns from the accumulator, then Z and the zeros as the
+    // row's 8 slots of partial sums (NO = e + 8).
+    int64_t NO = ChunkOutputTile::valueColumns(s.e);
+    assert(NO == s.e + 8 && "Z and 7 zeros after S in a row of the halves");
+    // Row f's weight in the halves: scale^p and phi's factor of the row,
+    // times the factor the accumulator lacks.
+    double phiScale = std::pow(std::abs(s.effectiveScale()), double(s.p));
+    auto storeHalves = [&](Value sAcc, Value zPart, Value slot) {
+      auto type = cast<RankedTensorType>(sAcc.getType());
+      Value c = rowFactor(sAcc);
+      Value w = E.mul(E.mul(c, c),
+                      tile::SplatOp::create(b, loc, type, E.f32(phiScale)));
+      auto [sHi, sLo] = tile::splitBf16(b, loc, E.mul(sAcc, w));
+      Value z = E.select(t.eq(slotOfRow, t.index(0, 2)), rowSums(zPart),
+                         t.constant(f32, 0.0, 2));
+      auto [zHi, zLo] = tile::splitBf16(
+          b, loc,
+          E.mul(z, E.mul(E.mul(scales, scales), t.constant(f32, phiScale, 2))));
+      Value at = E.add(
+          E.mul(slot, E.idx(ChunkOutputTile::stateSlotElements(dim, s.e))),
+          E.mul(firstRow, E.idx(NO)));
+      Value zAt = E.add(E.add(t.splat(E.add(at, E.idx(s.e)), 2),
+                              E.mul(t.expand(localRow, 2), t.index(NO, 2))),
+                        slotOfRow);
+      Value half = E.idx(ChunkOutputTile::stateHalfElements(dim, s.e));
+      for (auto [sHalf, zHalf] : {std::pair{sHi, zHi}, std::pair{sLo, zLo}}) {
+        m.store(sHalf, chunkHalves, at, NO, rows, cols, paired);
+        t.store(zHalf, chunkHalves, zAt, inRows, /*contiguous=*/true);
+        at = E.add(at, half);
+        zAt = E.add(zAt, t.splat(half, 2));
+      }
+    };
+    auto chunkSlot = [&](const Step &st) {
+      Value n = E.indexCast(st.n, b.getIndexType());
+      return E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
+    };
+
+    // The MMAs of step i: S += Phi^T V over its K tokens, 16 at a time
+    // (Phi^T hi + lo times the values; f16 values as hi + lo, lo Phi times
+    // lo v dropped as split_bf16 does), the small products first, from
+    // step i's buffers. Each warpgroup multiplies its half of the columns
+    // (the tile lowering points its descriptor there).
+    // The descriptors of buffer 0 are loop-invariant; buffer 1's are them
+    // advanced by the buffer's bytes (TileWarpgroupOps.td): an add per
+    // descriptor, where descriptors of a loop-variant offset took about 6
+    // index operations each.
+    auto advanceBy = [&](Value parity, int64_t elements) -> Value {
+      if (split.buffers() == 1)
+        return Value();
+      return E.indexCast(E.mul(parity, E.idx(2 * elements / 16)),
+                         b.getI64Type());
+    };
+    auto multiply = [&](Value sAcc, Value parity) {
+      Value phiAt = advanceBy(parity, phiBuffer),
+            valueAt = advanceBy(parity, VE);
+      auto advanced = [&](Value descriptor, Value by) -> Value {
+        return by ? Value(arith::AddIOp::create(b, loc, descriptor, by))
+                  : descriptor;
+      };
+      tile::WarpgroupFenceOp::create(b, loc);
+      for (int64_t k0 = 0; k0 < K; k0 += 16) {
+        // A: 16 tokens of Phi^T, the next 8 tokens' core matrices 128 bytes
+        // on, the next 8 rows' PG elements on. B: 16 tokens of the values,
+        // the next 8 tokens 128 bytes on, the next 8 columns VB elements on
+        // (N-major: transpose_b).
+        auto phiOf = [&](Value array) -> Value {
+          return advanced(
+              tile::WarpgroupDescriptorOp::create(
+                  b, loc, array, E.idx(phiTokenOffset(k0)), 0, 128, 2 * PG),
+              phiAt);
+        };
+        auto valuesOf = [&](Value array) -> Value {
+          return advanced(tile::WarpgroupDescriptorOp::create(
+                              b, loc, array, E.idx(8 * k0), 0, 128, 2 * VB),
+                          valueAt);
+        };
+        auto mma = [&](Value a, Value bOperand) {
+          sAcc = tile::WarpgroupMmaOp::create(
+              b, loc, sAcc.getType(), a, bOperand, sAcc, TypeAttr::get(bf16),
+              nullptr, b.getUnitAttr(), b.getBoolAttr(true));
+        };
+        Value aHi = phiOf(phiHi);
+        if (splitV)
+          mma(aHi, valuesOf(valuesLo));
+        Value vHi = valuesOf(valuesHi);
+        mma(phiOf(phiLo), vHi);
+        mma(aHi, vHi);
+      }
+      tile::WarpgroupCommitOp::create(b, loc);
+      return sAcc;
+    };
+
+    // Phi^T of step i (from its keys and weights) into its buffer: RK
+    // tokens per thread, a pair at a time, unrolled: each pair's addresses
+    // are the first pair's plus a constant, which the loads and stores take
+    // as immediate offsets. A pair's tokens lie in one segment. Returns Z's
+    // partial sums after the step and the step's decay: the accumulators
+    // take the segments' decays' product once, and each segment's weights
+    // the decays of the segments after it (one multiply per pair of
+    // weights, where decaying the accumulators per segment took one per
+    // accumulator element).
+    assert(KD % 8 == 0 && "a slot straddles two segments");
+    auto buildPhi = [&](Value zPart, Value parity) -> std::pair<Value, Value> {
+      Value weightAt = bufferOf(parity, weightBuffer);
+      SmallVector<Value> later(segments);
+      Value stepDecay;
+      for (int64_t segment = segments - 1; segment >= 0; --segment) {
+        later[segment] = stepDecay;
+        Value decay =
+            E.load(weights, {E.add(weightAt, E.idx(K + segment * KD))});
+        stepDecay = stepDecay ? E.mul(stepDecay, decay) : decay;
+      }
+      Value keyAt = t.splat(bufferOf(parity, keyBuffer));
+      Value phiAt = E.add(firstPhi, t.splat(bufferOf(parity, phiBuffer), 2));
+      Value tokenAt = E.add(firstToken, t.splat(weightAt, 2));
+      zPart = E.mul(zPart, t.splat(stepDecay, 2));
+      for (int64_t slot = 0; slot < RK / 2; ++slot) {
+        int64_t ahead = slot * 8;
+        SmallVector<Value> at;
+        for (Value key : firstKeys)
+          at.push_back(
+              t.run(E.add(E.add(key, keyAt), t.index(ahead / 2 * KS2)), 2));
+        Value product = gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr,
+                                                /*contiguous=*/true);
+        Value wt = t.load(weights, E.add(tokenAt, t.index(ahead, 2)), nullptr,
+                          /*contiguous=*/true);
+        if (Value decay = later[ahead / KD])
+          wt = E.mul(wt, t.splat(decay, 2));
+        // Split once here, so that the MMAs read native operands.
+        Value phi = E.mul(product, wt);
+        zPart = E.add(zPart, phi);
+        t.storeBf16(phi, phiHi, phiLo,
+                    E.add(phiAt, t.index(phiTokenOffset(ahead), 2)), nullptr,
+                    /*contiguous=*/true);
+      }
+      // Phi^T, to the MMAs' async proxy.
+      tile::AsyncProxyFenceOp::create(b, loc);
+      return {zPart, stepDecay};
+    };
+
+    Role role;
+    role.start = [&] {
+      storeRowFactors();
+      return SmallVector<Value>{};
+    };
+    // The initial state, and as the state before chunk 0 in the halves.
+    role.beforeFirst = [&](ValueRange) {
+      Value s0 = m.load(accS, S, sRows, s.e, rows, cols);
+      s0 = E.div(s0, rowFactor(s0));
+      Value z0 = E.div(
+          t.load(Z, E.add(t.splat(zRows, 2), t.expand(localRow, 2)), rowStart),
+          scales);
+      storeHalves(s0, z0, chunkSlot(stepAt(E.idx(0))));
+      return SmallVector<Value>{s0, z0};
+    };
+    // Step 0's Phi^T.
+    role.first = [&](ValueRange initial) {
+      auto [z1, decay0] = buildPhi(initial[1], E.idx(0));
+      return SmallVector<Value>{initial[0], z1, decay0};
+    };
+    // Steps 1 .. steps (the last past the end: its weights are 0 and its
+    // decay 1): the MMAs of step i - 1, after the accumulators took its
+    // decay, run while Phi^T of step i is built; the state before step i's
+    // chunk where it starts one.
+    role.step = [&](Value i, ValueRange acc) {
+      Value parity = parityOf(i);
+      Value sNext =
+          multiply(E.mul(tile::SplatOp::create(b, loc, accS, acc[2]), acc[0]),
+                   otherParity(parity));
+      // The MMAs done (their operands free, the accumulators readable)
+      // before the next barrier: after Phi^T is built where the consumers
+      // are warpgroups of their own, before it where they also produce
+      // (accumulators in flight through Phi^T and the staging took ptxas
+      // past 128 registers at d = e = 128).
+      auto wait = [&] {
+        return tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{sNext})
+            .getResult(0);
+      };
+      Value sIn = split.specialized ? Value() : wait();
+      auto [zPart, stepDecay] = buildPhi(acc[1], parity);
+      if (split.specialized)
+        sIn = wait();
+      Step st = stepAt(i);
+      Value starts = E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.i32(0));
+      Value inside = E.cmpi(arith::CmpIPredicate::ult, i, steps);
+      E.ifThen(arith::AndIOp::create(b, loc, starts, inside),
+               [&] { storeHalves(sIn, acc[1], chunkSlot(st)); });
+      return SmallVector<Value>{sIn, zPart, stepDecay};
+    };
+    role.build = [&](Value z) { return buildPhi(z, E.idx(0)); };
+    role.multiply = [&](Value sAcc, Value decay) {
+      return multiply(E.mul(tile::SplatOp::create(b, loc, accS, decay), sAcc),
+                      E.idx(0));
+    };
+    role.halves = [&](Value i, Value sIn, Value z) {
+      Step st = stepAt(i);
+      E.ifThen(E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.i32(0)),
+               [&] { storeHalves(sIn, z, chunkSlot(st)); });
+    };
+    role.finish = [&](ValueRange state) {
+      m.store(E.mul(state[0], rowFactor(state[0])), S, sRows, s.e, rows, cols,
+              paired);
+      t.store(E.mul(rowSums(state[1]), scales), Z,
+              E.add(t.splat(zRows, 2), t.expand(localRow, 2)), rowStart);
+      if (s.rotates()) {
+        // One thread of the grid writes c.
+        emitFinalCount(t, s, counts, c, batch, T, h,
+                       t.logicalAnd(E.ult(thread, t.index(1)),
+                                    t.splat(E.ult(x, E.idx(1)))));
+      }
+    };
+    then(role);
   };
 
-  // The MMAs of a step: S += Phi^T V over its K tokens, 16 at a time
-  // (Phi^T hi + lo times the values; f16 values as hi + lo, lo Phi times
-  // lo v dropped as split_bf16 does), the small products first. Each
-  // warpgroup multiplies its half of the columns (the tile lowering points
-  // its descriptor there).
-  auto multiply = [&](Value sAcc) {
-    tile::WarpgroupFenceOp::create(b, loc);
-    for (int64_t k0 = 0; k0 < K; k0 += 16) {
-      // A: 16 tokens of Phi^T, the next 8 tokens' core matrices 128 bytes
-      // on, the next 8 rows' PG elements on. B: 16 tokens of the values,
-      // the next 8 tokens 128 bytes on, the next 8 columns VB elements on
-      // (N-major: transpose_b).
-      auto phiOf = [&](Value array) -> Value {
-        return tile::WarpgroupDescriptorOp::create(
-            b, loc, array, E.idx(phiTokenOffset(k0)), 0, 128, 2 * PG);
-      };
-      auto valuesOf = [&](Value array) -> Value {
-        return tile::WarpgroupDescriptorOp::create(b, loc, array, E.idx(8 * k0),
-                                                   0, 128, 2 * VB);
-      };
-      auto mma = [&](Value a, Value bOperand) {
-        sAcc = tile::WarpgroupMmaOp::create(
-            b, loc, sAcc.getType(), a, bOperand, sAcc, TypeAttr::get(bf16),
-            nullptr, b.getUnitAttr(), b.getBoolAttr(true));
-      };
-      Value aHi = phiOf(phiHi);
-      if (splitV)
-        mma(aHi, valuesOf(valuesLo));
-      Value vHi = valuesOf(valuesHi);
-      mma(phiOf(phiLo), vHi);
-      mma(aHi, vHi);
+  // The roles' code in the order their barriers meet: starts, a barrier
+  // (step 0's keys and the row factors staged), the initial state, a
+  // barrier, step 0, then one barrier a step; the roles' loop-carried
+  // values side by side.
+  auto runRoles = [&](ArrayRef<Role *> roles) {
+    SmallVector<SmallVector<Value>> carried;
+    for (Role *role : roles)
+      carried.push_back(role->start());
+    gpu::BarrierOp::create(b, loc);
+    for (auto [role, values] : llvm::zip(roles, carried))
+      values = role->beforeFirst(values);
+    // (From 0, the loop's first barrier is step 0's.)
+    bool fromZero = llvm::all_of(roles, [](Role *r) { return r->firstIsStep; });
+    if (!fromZero)
+      gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> init;
+    SmallVector<size_t> sizes;
+    for (auto [role, values] : llvm::zip(roles, carried)) {
+      if (!fromZero)
+        values = role->first(values);
+      sizes.push_back(values.size());
+      llvm::append_range(init, values);
     }
-    tile::WarpgroupCommitOp::create(b, loc);
-    return sAcc;
-  };
-
-  Value steps = E.mul(N, E.idx(stepsPerChunk));
-  SmallVector<Value> init = {s0, z0};
-  llvm::append_range(init, fetch(stepAt(E.idx(0))));
-  // The accumulators the loop carries are the step before's MMA results,
-  // in flight until the step's wait.
-  auto state =
-      E.forLoop(E.idx(0), steps, E.idx(1), init, [&](Value i, ValueRange acc) {
-        Step st = stepAt(i);
-        Value zPart = acc[1];
-        ValueRange loaded = acc.drop_front(2);
-        gpu::BarrierOp::create(b, loc); // the previous Phi^T's builders
-        stageKeys(loaded.take_front(keyLoads));
-        // Per segment of KD tokens (one warp's lanes at most, so a scan of
-        // shuffles, without workgroup memory): w_j = exp(G_last - G_j)
-        // with G_last the segment's last prefix, from the sums of the gates
-        // from j on, at weights[j], and those sums' exps at weights[K + j]:
-        // the segment's decay exp(G_last) where j is its first token (every
-        // token's, so that no thread keeps a mask of its own through the
-        // loop). Thread j < K holds token j's gate (0 past valid). The exps
-        // are the hardware's (expApprox): every thread of the program
-        // computes them, where libdevice's take 8 instructions each.
-        Value g = loaded.back();
-        Value fromJ = tile::ScanOp::create(b, loc, g, KD, /*reverse=*/true);
-        Value w = E.select(E.ult(tokens32(thread), t.splat(st.valid)),
-                           E.expApprox(E.sub(fromJ, g)), t.constant(f32, 0.0));
-        Value inStep = E.ult(thread, t.index(K));
-        t.store(w, weights, thread, inStep);
-        t.store(E.expApprox(fromJ), weights, E.add(t.index(K), thread), inStep);
-        // The step before's MMAs, done (their operands free, the
-        // accumulators readable) in every thread by the barrier.
-        Value sIn = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{acc[0]})
-                        .getResult(0);
-        gpu::BarrierOp::create(b, loc);
-        stageValues(loaded.drop_front(keyLoads).drop_back());
-        // The state before the chunk, at its first step.
-        E.ifThen(E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.i32(0)), [&] {
-          Value n = E.indexCast(st.n, b.getIndexType());
-          Value slot = E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
-          storeHalves(sIn, zPart, slot);
+    SmallVector<Value> state = E.forLoop(
+        fromZero ? E.idx(0) : next, E.add(steps, next), next, init,
+        [&](Value i, ValueRange all) {
+          gpu::BarrierOp::create(b, loc);
+          SmallVector<Value> out;
+          for (auto [role, size] : llvm::zip(roles, sizes)) {
+            llvm::append_range(out, role->step(i, all.take_front(size)));
+            all = all.drop_front(size);
+          }
+          return out;
         });
-        // The next step's loads, in flight while this one computes (after
-        // the staging, which frees the registers of this step's).
-        SmallVector<Value> ahead = fetch(stepAt(E.add(i, E.idx(1))));
-
-        // The segments' decays: the accumulators take their product once,
-        // and each segment's weights the decays of the segments after it
-        // (one multiply per pair of weights, where decaying the
-        // accumulators per segment took one per accumulator element).
-        SmallVector<Value> later(segments);
-        Value stepDecay;
-        for (int64_t segment = segments - 1; segment >= 0; --segment) {
-          later[segment] = stepDecay;
-          Value decay = E.load(weights, {E.idx(K + segment * KD)});
-          stepDecay = stepDecay ? E.mul(stepDecay, decay) : decay;
-        }
-
-        // Phi^T of this program's rows, every token of the step: RK tokens
-        // per thread, a pair at a time, unrolled: each pair's addresses are
-        // the first pair's plus a constant, which the loads and stores take
-        // as immediate offsets. A pair's tokens lie in one segment.
-        assert(KD % 8 == 0 && "a slot straddles two segments");
-        zPart = E.mul(zPart, t.splat(stepDecay, 2));
-        for (int64_t slot = 0; slot < RK / 2; ++slot) {
-          int64_t ahead = slot * 8;
-          SmallVector<Value> at;
-          for (Value key : firstKeys)
-            at.push_back(t.run(E.add(key, t.index(ahead / 2 * KS2)), 2));
-          Value product = gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr,
-                                                  /*contiguous=*/true);
-          Value wt = t.load(weights, E.add(firstToken, t.index(ahead, 2)),
-                            nullptr, /*contiguous=*/true);
-          if (Value decay = later[ahead / KD])
-            wt = E.mul(wt, t.splat(decay, 2));
-          // Split once here, so that the MMAs read native operands.
-          Value phi = E.mul(product, wt);
-          zPart = E.add(zPart, phi);
-          t.storeBf16(phi, phiHi, phiLo,
-                      E.add(firstPhi, t.index(phiTokenOffset(ahead), 2)),
-                      nullptr, /*contiguous=*/true);
-        }
-        // Phi^T and the values, to the MMAs' async proxy.
-        tile::AsyncProxyFenceOp::create(b, loc);
-        gpu::BarrierOp::create(b, loc);
-
-        // S = decay S + Phi^T V.
-        SmallVector<Value> next = {
-            multiply(
-                E.mul(tile::SplatOp::create(b, loc, accS, stepDecay), sIn)),
-            zPart};
-        llvm::append_range(next, ahead);
-        return next;
-      });
-  Value sLast = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{state[0]})
-                    .getResult(0);
-  m.store(E.mul(sLast, rowFactor(sLast)), S, sRows, s.e, rows, cols, paired);
-  storeZ(state[1], Z, zRows);
-
-  if (s.rotates()) {
-    // One thread of the grid writes c.
-    emitFinalCount(
-        t, s, counts, c, batch, T, h,
-        t.logicalAnd(E.ult(thread, t.index(1)), t.splat(E.ult(x, E.idx(1)))));
+    ValueRange rest = state;
+    for (auto [role, size] : llvm::zip(roles, sizes)) {
+      role->finish(rest.take_front(size));
+      rest = rest.drop_front(size);
+    }
+  };
+  // One set of threads, one buffer each, in turn, between three barriers a
+  // step: step i's keys and weights staged, the MMAs of step i - 1 waited
+  // for, its values staged, the state before a chunk, step i + 1's loads
+  // issued, Phi^T built, the MMAs of step i issued (running through the
+  // next step's staging).
+  auto runInTurn = [&](Role &p, Role &c) {
+    c.start();
+    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> initial = c.beforeFirst({});
+    SmallVector<Value> init = {initial[0], initial[1]};
+    llvm::append_range(init, p.load(E.idx(0)));
+    SmallVector<Value> state =
+        E.forLoop(E.idx(0), steps, next, init, [&](Value i, ValueRange acc) {
+          ValueRange loaded = acc.drop_front(2);
+          gpu::BarrierOp::create(b, loc); // the previous Phi^T's builders
+          p.stageKeys(loaded, i);
+          Value sIn =
+              tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{acc[0]})
+                  .getResult(0);
+          gpu::BarrierOp::create(b, loc);
+          p.stageValues(loaded, i);
+          // (Step 0's was written before the loop.)
+          E.ifThen(E.cmpi(arith::CmpIPredicate::ne, i, E.idx(0)),
+                   [&] { c.halves(i, sIn, acc[1]); });
+          SmallVector<Value> ahead = p.load(E.add(i, next));
+          auto [zPart, stepDecay] = c.build(acc[1]);
+          gpu::BarrierOp::create(b, loc);
+          SmallVector<Value> out = {c.multiply(sIn, stepDecay), zPart};
+          llvm::append_range(out, ahead);
+          return out;
+        });
+    Value sLast = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{state[0]})
+                      .getResult(0);
+    c.finish({sLast, state[1]});
+  };
+  if (split.specialized) {
+    // Warpgroup 2 the producer, 0 and 1 the consumers.
+    auto producer = tile::WarpgroupsOp::create(b, loc, 2, 1);
+    {
+      OpBuilder::InsertionGuard inside(b);
+      b.setInsertionPointToStart(&producer.getBody().front());
+      gpu_detail::Tiles t{b, loc, E, PP};
+      producerRole(t, [&](Role &p) { runRoles({&p}); });
+    }
+    auto consumers = tile::WarpgroupsOp::create(b, loc, 0, 2);
+    {
+      OpBuilder::InsertionGuard inside(b);
+      b.setInsertionPointToStart(&consumers.getBody().front());
+      gpu_detail::Tiles t{b, loc, E, PC};
+      consumerRole(t, [&](Role &c) { runRoles({&c}); });
+    }
+  } else {
+    // Every thread in turn.
+    gpu_detail::Tiles t{b, loc, E, PC};
+    producerRole(t, [&](Role &p) {
+      consumerRole(t, [&](Role &c) { runInTurn(p, c); });
+    });
   }
   gpu::ReturnOp::create(b, loc);
   return tile::lowerTileKernel(fn);

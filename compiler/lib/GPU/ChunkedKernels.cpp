@@ -195,7 +195,7 @@ std::optional<ChunkStatePass> chunkStatePassOf(const AttentionKernelSpec &spec,
                                                int64_t chunk) {
   return chunkStatePass(spec.p, spec.d, spec.e, chunk,
                         spec.dtype == ElementKind::F32 ? 4 : 2,
-                        spec.dtype == ElementKind::F16);
+                        spec.dtype == ElementKind::F16, spec.rotates());
 }
 
 int64_t chunkedThreadsPerBlock(const AttentionKernelSpec &spec) {

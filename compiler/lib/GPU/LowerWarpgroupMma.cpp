@@ -91,10 +91,27 @@ struct DescriptorLowering : OpRewritePattern<tile::WarpgroupDescriptorOp> {
   LogicalResult matchAndRewrite(tile::WarpgroupDescriptorOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    // A workgroup pointer as an integer is its address in the window.
-    Value address =
-        gpu_detail::byteAddress(rewriter, loc, op.getBuffer(), op.getOffset());
-    rewriter.replaceOp(op, op.encode(rewriter, address));
+    // A workgroup pointer as an integer is its address in the window. The
+    // buffer's descriptor, then the offset's 16-byte units added to the
+    // start address (bits 0-13): window addresses stay below 2^18 bytes, so
+    // no carry leaves the field, and a descriptor whose offset changes in a
+    // loop (a buffer per step) is the loop-invariant one plus a shift, not
+    // the whole encoding again (50 uniform instructions per warp and step
+    // in chunk_state_pass).
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value base = op.encode(
+        rewriter, gpu_detail::byteAddress(rewriter, loc, op.getBuffer(), zero));
+    int64_t elementBytes =
+        cast<MemRefType>(op.getBuffer().getType()).getElementTypeBitWidth() / 8;
+    Value sixteens = arith::IndexCastUIOp::create(
+        rewriter, loc, rewriter.getI64Type(),
+        arith::DivUIOp::create(
+            rewriter, loc,
+            arith::MulIOp::create(
+                rewriter, loc, op.getOffset(),
+                arith::ConstantIndexOp::create(rewriter, loc, elementBytes)),
+            arith::ConstantIndexOp::create(rewriter, loc, 16)));
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(op, base, sixteens);
     return success();
   }
 };

@@ -20,6 +20,8 @@
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace sympow {
@@ -47,39 +49,55 @@ struct IndexOps {
 /// The element index in `d`'s buffer of operand element (mn, k): its byte
 /// offset from the buffer's start, swizzled there (a swizzled buffer is
 /// aligned to its pattern: the descriptor's verifier).
-Value elementIndex(IndexOps &o, tile::WarpgroupDescriptorOp d, bool mnMajor,
-                   Value mn, Value k) {
+/// A descriptor's op and the bytes the adds it went through add (16 each).
+struct Described {
+  tile::WarpgroupDescriptorOp op;
+  Value advance; // index bytes, or null
+};
+
+Value elementIndex(IndexOps &o, Described described, bool mnMajor, Value mn,
+                   Value k) {
+  tile::WarpgroupDescriptorOp d = described.op;
   int64_t eb =
       cast<MemRefType>(d.getBuffer().getType()).getElementTypeBitWidth() / 8;
   Value offset = wgmma::unswizzledOffset<Value>(
       o, mn, k, mnMajor, d.getLeading(), d.getStride(), d.getSwizzle());
   Value bytes = o.add(o.mul(d.getOffset(), eb), offset);
+  if (described.advance)
+    bytes = o.add(bytes, described.advance);
   return o.div(wgmma::swizzled<Value>(o, bytes, d.getSwizzle()), eb);
 }
 
 /// One ldmatrix of `tiles` 8 x 8 matrices: lane l gives the row address of
 /// row l % 8 of matrix l / 8 as (mn, k) of `d`'s operand.
-Value loadMatrices(IndexOps &o, tile::WarpgroupDescriptorOp d, bool mnMajor,
-                   int64_t tiles, bool transpose, Value mn, Value k,
-                   Type element) {
+Value loadMatrices(IndexOps &o, Described d, bool mnMajor, int64_t tiles,
+                   bool transpose, Value mn, Value k, Type element) {
   auto type = VectorType::get({tiles, 2}, element);
   return nvgpu::LdMatrixOp::create(
-      o.b, o.loc, type, d.getBuffer(),
+      o.b, o.loc, type, d.op.getBuffer(),
       ValueRange{elementIndex(o, d, mnMajor, mn, k)}, transpose, tiles);
 }
 
 LogicalResult lowerMma(tile::WarpgroupMmaOp op) {
-  auto descriptorOf = [&](Value v) {
-    return v.getDefiningOp<tile::WarpgroupDescriptorOp>();
-  };
-  tile::WarpgroupDescriptorOp db = descriptorOf(op.getB()), da;
-  if (!db || (!op.hasRegisterA() && !(da = descriptorOf(op.getA()))))
-    return op.emitOpError("needs descriptors straight from "
-                          "sympow_tile.warpgroup_descriptor to run as "
-                          "mma.sync before sm_90a");
   OpBuilder b(op);
   Location loc = op.getLoc();
   IndexOps o{b, loc};
+  // The op behind a descriptor and the bytes its adds advance it by.
+  auto descriptorOf = [&](Value v) {
+    SmallVector<Value> sixteens;
+    Described d{tile::WarpgroupDescriptorOp::behind(v, sixteens), Value()};
+    for (Value n : sixteens) {
+      Value bytes =
+          o.mul(arith::IndexCastOp::create(b, loc, b.getIndexType(), n), 16);
+      d.advance = d.advance ? o.add(d.advance, bytes) : bytes;
+    }
+    return d;
+  };
+  Described db = descriptorOf(op.getB()), da;
+  if (!db.op || (!op.hasRegisterA() && !(da = descriptorOf(op.getA())).op))
+    return op.emitOpError("needs descriptors from "
+                          "sympow_tile.warpgroup_descriptor (advanced by adds "
+                          "or not) to run as mma.sync before sm_90a");
   Type element = op.getInputType();
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value lane = o.rem(thread, 32);
@@ -164,9 +182,20 @@ LogicalResult lowerWarpgroupOpsToMmaSync(Operation *root) {
             tile::WarpgroupWaitOp>(op))
       rest.push_back(op);
   });
+  // The adds that advanced a descriptor, now that no MMA reads them.
+  std::function<void(Value)> eraseAdvances = [&](Value descriptor) {
+    for (Operation *user : llvm::make_early_inc_range(descriptor.getUsers()))
+      if (auto add = dyn_cast<arith::AddIOp>(user)) {
+        eraseAdvances(add.getResult());
+        if (add->use_empty())
+          add->erase();
+      }
+  };
   for (Operation *op : rest) {
     if (auto wait = dyn_cast<tile::WarpgroupWaitOp>(op))
       wait.replaceAllUsesWith(wait.getAccs());
+    if (isa<tile::WarpgroupDescriptorOp>(op))
+      eraseAdvances(op->getResult(0));
     if (!op->use_empty())
       return op->emitOpError("is used by an op other than warpgroup_mma");
     op->erase();

@@ -657,17 +657,20 @@ struct SideBySideWarpgroupMmaLowering
     auto mma = tile ? dyn_cast_or_null<MmaAttr>(tile.getEncoding()) : nullptr;
     if (!mma || mma.getWarpsN() == 1)
       return failure();
-    auto d = op.getB().getDefiningOp<WarpgroupDescriptorOp>();
+    // (The element-wise lowering would give every warpgroup the same
+    // columns.)
+    SmallVector<Value> advances;
+    WarpgroupDescriptorOp d =
+        WarpgroupDescriptorOp::behind(op.getB(), advances);
     if (!d)
-      return rewriter.notifyMatchFailure(
-          op, "B of side-by-side warpgroups comes straight from "
-              "sympow_tile.warpgroup_descriptor");
+      return op.emitOpError("of side-by-side warpgroups takes B from a "
+                            "sympow_tile.warpgroup_descriptor (advanced by "
+                            "adds or not): its layout places each "
+                            "warpgroup's columns");
     wgmma::IntegerOps o;
     int64_t bytes = wgmma::unswizzledOffset<int64_t>(
         o, op.getN(), 0, op.getTransposeB(), d.getLeading(), d.getStride(),
         d.getSwizzle());
-    int64_t elementBytes =
-        cast<MemRefType>(d.getBuffer().getType()).getElementTypeBitWidth() / 8;
     if (bytes % 16)
       return op.emitOpError("puts a warpgroup's columns ")
              << bytes << " bytes on, not a multiple of 16";
@@ -684,10 +687,11 @@ struct SideBySideWarpgroupMmaLowering
         shuffleLanes(rewriter, loc,
                      arith::IndexCastOp::create(rewriter, loc, i32, block), 0,
                      gpu::ShuffleMode::IDX));
-    Value offset = B.add(d.getOffset(), B.mul(block, bytes / elementBytes));
-    Value b = WarpgroupDescriptorOp::create(rewriter, loc, d.getBuffer(),
-                                            offset, d.getSwizzle(),
-                                            d.getLeading(), d.getStride());
+    // B advanced by the block's bytes (the descriptor's start address).
+    Value b = arith::AddIOp::create(
+        rewriter, loc, adaptor.getB(),
+        arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                   B.mul(block, bytes / 16)));
     Type type = getTypeConverter()->convertType(op.getType());
     rewriter.replaceOpWithNewOp<WarpgroupMmaOp>(
         op, type, adaptor.getA(), b, adaptor.getAcc(), op.getInputType(),

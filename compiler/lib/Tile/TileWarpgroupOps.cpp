@@ -51,6 +51,16 @@ Value WarpgroupDescriptorOp::encode(OpBuilder &b, Value windowAddress) {
   return arith::OrIOp::create(b, loc, start, i64(fields));
 }
 
+WarpgroupDescriptorOp
+WarpgroupDescriptorOp::behind(Value descriptor,
+                              SmallVectorImpl<Value> &sixteens) {
+  while (auto add = descriptor.getDefiningOp<arith::AddIOp>()) {
+    sixteens.push_back(add.getRhs());
+    descriptor = add.getLhs();
+  }
+  return descriptor.getDefiningOp<WarpgroupDescriptorOp>();
+}
+
 LogicalResult WarpgroupDescriptorOp::verify() {
   auto buffer = cast<MemRefType>(getBuffer().getType());
   if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(buffer))

@@ -312,29 +312,32 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 
 /// chunk_state_pass (a tile kernel, 16-bit inputs): programs of R state
 /// rows per (head, sequence) (ChunkStatePass.h), each walking the tokens in
-/// steps of K inside a chunk: the step's keys (rotated), values and gates
-/// loaded a step ahead and staged in runs, the weights by a warp scan of
-/// the gates per segment (shuffles), phi of the program's rows built in
-/// workgroup memory as bf16 hi + lo in pairs of tokens, native dots of both
+/// steps of K inside a chunk, with warpgroups of their own: the producer
+/// loads a step's keys (rotated), values and gates a step ahead, stages
+/// them in runs, and the weights by a warp scan of the gates per segment
+/// (shuffles); the consumers build phi of the program's rows in workgroup
+/// memory as bf16 hi + lo in pairs of tokens and take native dots of both
 /// halves per segment ([S | Z] = decay [S | Z] + Phi^T [V | 1]); f16 values
-/// as hi + lo, with a third dot. The state before every chunk written once.
-/// Memory and tensor figures follow the code; fp32, int and the
-/// per-program and per-chunk figures were fitted on the emulator's heaviest
-/// program, T = 512 against 1024, chunks of 256 (and 512 against 256 for a
-/// chunk's), at p = 2 (d, e = 64/64, 32/32, 32/16; bf16, f16, learned
-/// rotation) and p = 4 (d = 16, e = 32): a step's fp32 within 4% and int
-/// within 11%, the rest of a program within 14% (a step's fp32 and int
-/// again within 2% and 10% after the keys were staged in pairs of tokens;
-/// the whole kernel's time from the estimate within 2% of its counts').
+/// as hi + lo, with a third dot. Both loops run steps + 1 times (the
+/// consumers' first before theirs), one barrier each. The state before
+/// every chunk written once. Memory and tensor figures follow the code;
+/// fp32, int and the per-program and per-chunk figures were fitted on the
+/// emulator's heaviest program, T = 512 against 1024, chunks of 256, at
+/// p = 2 (d, e = 64/64, 32/32, 32/16; bf16, f16, learned rotation) and
+/// p = 4 (d = 16, e = 32) with a producer of its own, and without it
+/// (learned rotation at d = 64, e = 128, f16 at e = 96): a step's fp32
+/// within 1%, int within 2% (5% for f16 without).
 KernelEstimate chunkStatePass(const Sizes &z, double C,
                               const ChunkStatePass &split, bool f16) {
   double P = double(split.threads), R = double(split.rowsPerProgram),
          K = double(split.tokensPerStep), X = double(split.programs);
+  double PC = double(ChunkStatePass::consumerThreads),
+         PP = double(split.producerThreads());
   double KD = double(split.segmentTokens()), segments = K / KD;
   double NV = z.e;
   double L = double(split.keyRun(cols(z.d), z.rotates)),
          LV = double(split.valueRun(cols(z.e)));
-  double RK = R * K / P, p = z.p, splitV = f16 ? 1 : 0;
+  double RK = R * K / PC, p = z.p, splitV = f16 ? 1 : 0;
   double N = std::ceil(z.T / C), steps = N * std::ceil(C / K);
   double rot = z.rotates ? 1 : 0, E1 = z.e + 1;
   // Key runs cover a pair of tokens (two loads, one store of both
@@ -346,9 +349,9 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   step.globalLoads = u(runs + K);
   step.globalLoadBytes = u(K * z.d * (rot ? 4 : z.s) + K * NV * z.s + 4 * K);
   // Phi^T in pairs of tokens: p key loads a pair (a dim of both tokens),
-  // one weight load a pair; each segment's decay.
-  double pairLoads = P * RK / 2 * (p + 1);
-  step.sharedLoads = u(pairLoads + P * segments);
+  // one weight load a pair; each segment's decay, in every consumer thread.
+  double pairLoads = PC * RK / 2 * (p + 1);
+  step.sharedLoads = u(pairLoads + PC * segments);
   // Per 16 tokens, warpgroup MMAs of Phi^T's halves with the values (hi
   // and lo for f16), one per warpgroup (side by side, WN of them, each
   // reading all of Phi^T's rows); their operands leave workgroup memory as
@@ -358,42 +361,59 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   step.wgmma = u(kSteps * products * WN);
   step.wgmmaMultiplyAdds = u(kSteps * 64 * 16 * products * NV);
   double operandBytes = kSteps * 2 * 16 * products * (64 * WN + NV);
-  step.sharedLoadBytes = u(8 * pairLoads + 4 * P * segments + operandBytes);
-  step.sharedStores =
-      u(keyRuns + (1 + splitV) * valueRuns + K + segments + R * K);
-  step.sharedStoreBytes = u(4 * K * z.d + 2 * (1 + splitV) * K * NV +
-                            4 * (K + segments) + 4 * R * K);
+  step.sharedLoadBytes = u(8 * pairLoads + 4 * PC * segments + operandBytes);
+  // The keys' runs, the values' (hi and lo for f16), the weights and the
+  // decays from each token on, Phi^T's halves.
+  step.sharedStores = u(keyRuns + (1 + splitV) * valueRuns + 2 * K + R * K);
+  step.sharedStoreBytes =
+      u(4 * K * z.d + 2 * (1 + splitV) * K * NV + 8 * K + 4 * R * K);
   // Per Phi^T element (its product, weight and split, and its add to Z's
   // partial sums), per staged value converted (to bf16; f16 values split),
   // the accumulators' decay per step, the later segments' decay in each
-  // earlier segment's weights, and per thread (the weights' exps, Z's
-  // partial sums decayed).
+  // earlier segment's weights, and per consumer thread (Z's partial sums
+  // decayed, the segments' decays) and per producer thread.
   double accumulators = R * NV;
+  bool ahead = split.specialized; // else one set of threads in turn
   step.fp32Alu =
-      u(5 * P + R * K * (5.79 + (p - 2)) + (1 + 5.09 * splitV) * K * NV +
+      u((ahead ? 6.36 * PC + 10 * PP : 5 * PC + K * NV) +
+        R * K * (5.79 + (p - 2)) + (ahead ? 5 : 5.09) * splitV * K * NV +
         accumulators + (segments - 1) / segments * R * K);
   // bf16 extended by their bits (a shift or an and each): the hi half of
-  // each Phi^T element, the staged 16-bit keys.
-  step.intAlu = u(36.2 * P + 3.14 * runs + R * K + (rot ? 0 : K * z.d));
-  step.sfu = u(2 * P);
-  step.barriers = 3;
-  step.shuffles = u(P / 32 * std::log2(KD));
+  // each Phi^T element, the staged 16-bit keys; each run's index math and
+  // masks; per thread the step's place and buffers (both roles: a thread
+  // that is both pays both).
+  step.intAlu =
+      u((ahead ? 84 * PC + 46.5 * PP + 4.25 * runs : 36.2 * PC + 3.14 * runs) +
+        R * K * (1 + 0.586 * (p - 2)) + (rot ? 0 : K * z.d));
+  step.sfu = u(2 * PP);
+  step.barriers = ahead ? 1 : 3;
+  step.shuffles = u(PP / 32 * std::log2(KD));
   // One chunk state's guarded stores: S's column pairs as 8-byte stores
   // where e is even, Z's column alone.
   bool paired = std::fmod(z.e, 2) == 0;
-  double store = (paired ? 71 : 101) * NV + 101 * 16;
-  OpCounts program = times(step, steps);
-  program.globalLoads += u(R * E1);
-  program.globalLoadBytes += u(4 * R * E1);
+  // Ahead: both loops run steps + 1 times (the last past the end), and a
+  // barrier before them.
+  OpCounts program = times(step, ahead ? steps + 1 : steps);
+  // The step past the end loads nothing (its tokens are masked), and the
+  // MMAs run for steps 0 .. steps - 1.
+  program.globalLoads = u(steps * double(step.globalLoads) + R * E1);
+  program.globalLoadBytes =
+      u(steps * double(step.globalLoadBytes) + 4 * R * E1);
+  program.wgmma = u(steps * double(step.wgmma));
+  program.wgmmaMultiplyAdds = u(steps * double(step.wgmmaMultiplyAdds));
+  if (ahead) {
+    program.sharedLoadBytes -= u(operandBytes);
+    program.barriers += 1;
+  }
+  program.shuffles += u((2 * N + 5.5) * PC / 32);
   double S = paired ? z.e / 2 : z.e;
-  program.sfu += u(2 * P);
   // The accumulators hold the state divided by phi's row factors: the
   // initial state divided (divf, an sfu op), the final one multiplied (the
-  // chunk states' halves weigh theirs below).
-  program.sfu += u(accumulators);
-  program.fp32Alu += u(accumulators);
-  program.intAlu +=
-      u(95850 + 209 * (z.d + z.e) + 39950 * (p - 2) + (N + 1) * store);
+  // chunk states' halves weigh theirs below); the initial Z divided.
+  program.sfu += u(accumulators + 5 * PC);
+  program.fp32Alu += u(20 * PC + splitV * accumulators);
+  program.intAlu += u(ahead ? 66765 + 342.4 * (z.d + z.e) + 31424 * (p - 2)
+                            : 95850 + 209 * (z.d + z.e) + 39950 * (p - 2));
   double stateBytes = z.B * z.H * 4 * z.D * E1;
   // The chunk states as the tile chunk_output's halves: per half S's
   // columns, Z's and the zero columns up to NO; the weight and the split
@@ -402,12 +422,12 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   // bf16, f16 and learned rotation, T = 1024 against 512, chunks of 256).
   double NO = double(ChunkOutputTile::valueColumns(cols(z.e)));
   double elements = N * accumulators;
-  program.globalStores = u(R * (S + 1) + 2 * N * R * (S + NO - z.e));
+  program.globalStores = u(R * (S + 1) + 2 * N * R * (S + (NO - z.e) / 2));
   program.globalStoreBytes = u(4 * R * E1 + 4 * N * R * NO);
-  program.fp32Alu += u(3 * elements + 64 * P * N);
-  program.intAlu += u(2 * elements);
-  program.sharedLoads += u(4 * P * N);
-  program.sharedLoadBytes += u(6.0 * elements);
+  program.fp32Alu += u(7 * elements + 14 * PC * N);
+  program.intAlu += u(elements + 20 * PC * N);
+  program.sharedLoads += u(2 * PC * N);
+  program.sharedLoadBytes += u(8 * PC * N);
   double chunkBytes = z.B * z.H * stateHalvesBytes(z);
 
   return {"chunk_state_pass",
@@ -417,10 +437,12 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                          (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
                      stateBytes,
                  N * chunkBytes + stateBytes),
-          // ptxas' registers under the cap of two programs per SM (114 at
-          // d = e = 64, 124 at 128 on sm_90a; the cap, 128, on sm_80), or
-          // its own choice with one.
-          {split.minProgramsPerSM(cols(z.e)) == 2 ? 128 : 159,
+          // ptxas' registers under the cap of two programs per SM (80 at d =
+          // e = 64 on both targets), or its own choice with one (147 at 128
+          // on sm_90a).
+          {split.minProgramsPerSM(cols(z.e)) == 2
+               ? int(registerCap(2, split.threads))
+               : 159,
            split.sharedBytes(cols(z.d), cols(z.e), f16)}};
 }
 
@@ -886,8 +908,9 @@ std::vector<KernelEstimate> sympow::estimateKernels(const LayerSizes &sizes,
     std::vector<KernelEstimate> out;
     if (z.rotates)
       out.push_back(chunkCounts(z, /*readsC=*/true));
-    std::optional<ChunkStatePass> pass = chunkStatePass(
-        int64_t(z.p), cols(z.d), cols(z.e), chunk, cols(z.s), sizes.f16);
+    std::optional<ChunkStatePass> pass =
+        chunkStatePass(int64_t(z.p), cols(z.d), cols(z.e), chunk, cols(z.s),
+                       sizes.f16, z.rotates);
     std::optional<ChunkOutputTile> tile =
         chunkOutputTile(chunk, int64_t(z.p), cols(z.d), cols(z.e), sizes.f16,
                         z.rotates, pass.has_value());

@@ -26,7 +26,7 @@ int64_t LayerVariant::stateDim() const {
 
 std::optional<ChunkStatePass> LayerVariant::chunkStatePass() const {
   return sympow::chunkStatePass(p, d, e, chunk, dtype == DType::F32 ? 4 : 2,
-                                dtype == DType::F16);
+                                dtype == DType::F16, rotates());
 }
 
 std::optional<ChunkOutputTile> LayerVariant::chunkOutputTile() const {

@@ -34,6 +34,13 @@ def Tile_WarpgroupDescriptorOp : Tile_Op<"warpgroup_descriptor", [Pure]> {
     on a multiple of the pattern (8 rows of the swizzle) so that its base
     offset is 0.
 
+    The descriptor plus n (`arith.addi` of an i64) describes the same
+    matrix 16 n bytes on: the start address is the low 14 bits, in 16-byte
+    units, and workgroup addresses stay below 2^18 bytes, so the add never
+    carries out of it. A kernel with a buffer per step advances its
+    loop-invariant descriptor so; the lowerings that need the op's fields
+    find it behind such adds (`behind`).
+
     ```mlir
     // A: 64 rows of 16 bf16 as core matrices of 8 rows x 16 bytes, the
     // second 8 columns 1024 bytes after the first, rows 8 apart 128 bytes.
@@ -60,6 +67,11 @@ def Tile_WarpgroupDescriptorOp : Tile_Op<"warpgroup_descriptor", [Pure]> {
     /// The swizzle as the descriptor's layout field: 0 none, 1 128 B,
     /// 2 64 B, 3 32 B.
     int64_t getLayoutCode();
+    /// The op behind `descriptor`, which may be advanced by adds (above),
+    /// or null; `sixteens` receives what the adds add (i64, in 16 bytes).
+    static WarpgroupDescriptorOp
+    behind(::mlir::Value descriptor,
+           ::llvm::SmallVectorImpl<::mlir::Value> &sixteens);
   }];
 }
 

@@ -23,19 +23,38 @@
 namespace sympow {
 
 struct ChunkStatePass {
-  /// Two warpgroups side by side (mma<warps = [4, 2], column_major>):
-  /// each holds the program's 64 rows of half the value columns, and each
-  /// 16 tokens of a step are one m64nNk16 warpgroup MMA per product and
-  /// warpgroup (wgmma on sm_90a, mma.sync per warp before) reading Phi^T,
-  /// which all 256 threads build once, and its half of the values from
-  /// workgroup memory, asynchronously with the next step's staging. 33
-  /// programs of 64 rows per head at p = 2, d = 64: B = 1 with 8 heads
-  /// fills 132 SMs with two programs each (16 warps). (One warpgroup a
-  /// program held the whole row, 36 accumulator floats a thread, so only
-  /// 8 warps per SM; 8 warps as mma.sync's [4, 2] took 410 SASS
-  /// instructions per warp and step, 64 of them HMMA and LDSM.)
+  /// Two roles: the consumers, warpgroups 0 and 1 side by side (mma<warps = [4,
+  /// 2], column_major>), each holding the program's 64 rows of half the value
+  /// columns; they build Phi^T of a step and multiply it, each 16 tokens
+  /// one m64nNk16 warpgroup MMA per product and warpgroup (wgmma on sm_90a,
+  /// mma.sync per warp before) reading Phi^T and its half of the values
+  /// from workgroup memory, while they build the next step's; the
+  /// producer loads the keys, values and gates a step ahead and stages them
+  /// (the keys and weights of step i + 1 and the values of step i while
+  /// the consumers build Phi^T of step i), in buffers of two steps, so that
+  /// one barrier a step orders them. `specialized`: the producer is a third
+  /// warpgroup of its own (sympow_tile.warpgroups), where its loads and the
+  /// consumers' accumulators fit 80 registers (e <= 64, 16-bit keys at d <=
+  /// 64): 33 programs of 64 rows per head at p = 2, d = 64 put two programs
+  /// (24 warps) on each of 132 SMs at B = 1 with 8 heads. Otherwise the
+  /// 256 consumer threads are the producer too, in turn (16 warps an SM
+  /// with two programs). (Before 2026-12-02: 256 threads, single buffers,
+  /// three barriers a step; one warpgroup a program held the whole row, 36
+  /// accumulator floats a thread, so only 8 warps per SM; 8 warps as
+  /// mma.sync's [4, 2] took 410 SASS instructions per warp and step, 64 of
+  /// them HMMA and LDSM.)
   static constexpr int64_t warpsM = 4, warpsN = 2;
-  int64_t threads = 256, rowsPerProgram = 64;
+  static constexpr int64_t consumerThreads = 128 * warpsN;
+  bool specialized = true;
+  int64_t threads = consumerThreads + 128, rowsPerProgram = 64;
+  /// Buffers of each array a step writes: two where the producer runs
+  /// ahead of the consumers, one where the same threads take turns (the
+  /// schedule of three barriers a step).
+  int64_t buffers() const { return specialized ? 2 : 1; }
+  /// The threads that load and stage.
+  int64_t producerThreads() const {
+    return specialized ? 128 : consumerThreads;
+  }
   /// Tokens per step (a multiple of 16, at most 64): a step waits at three
   /// barriers and computes its index math once, so the longer the step the
   /// less of the pass goes to them.
@@ -76,23 +95,25 @@ struct ChunkStatePass {
   static int64_t keyPairStride(int64_t d) {
     return 2 * d + ((8 - 2 * d % 32) + 32) % 32;
   }
-  /// A thread's accumulator floats: S's 64 rows x e over the 256 threads
-  /// (Z is two partial sums a thread).
+  /// A consumer thread's accumulator floats: S's 64 rows x e over the 256
+  /// consumer threads (Z is two partial sums a thread).
   static int64_t accumulatorFloats(int64_t e) { return e / 4; }
   /// Programs per SM that ptxas must fit (its register cap): two where
-  /// the accumulators take at most 32 floats a thread (e <= 128: 16 warps
-  /// per SM, a cap of 128 registers, which ptxas meets without spills at
-  /// d = e = 128 too), one where they take more.
+  /// the accumulators take at most 16 floats a thread with a producer of
+  /// its own (e <= 64: 24 warps per SM, a cap of 80 registers) or 32
+  /// without (e <= 128: 16 warps, a cap of 128, which ptxas meets without
+  /// spills at d = e = 128 too), one where they take more.
   int32_t minProgramsPerSM(int64_t e) const {
-    return accumulatorFloats(e) <= 32 ? 2 : 1;
+    return accumulatorFloats(e) <= (specialized ? 16 : 32) ? 2 : 1;
   }
-  /// Staging runs of `rows` rows of `width` elements of `elementBytes`
-  /// (a step's tokens by default): vectorRun's, shorter where it would
-  /// leave threads idle.
+  /// The producer's staging runs of `rows` rows of `width` elements of
+  /// `elementBytes` (a step's tokens by default): vectorRun's, shorter
+  /// where it would leave producer threads idle.
   int64_t runLength(int64_t width, int64_t elementBytes,
                     std::optional<int64_t> rows = std::nullopt) const {
     int64_t L = vectorRun(width, elementBytes);
-    while (L > 1 && rows.value_or(tokensPerStep) * width < threads * L)
+    while (L > 1 &&
+           rows.value_or(tokensPerStep) * width < producerThreads() * L)
       L /= 2;
     return L;
   }
@@ -103,17 +124,33 @@ struct ChunkStatePass {
     return runLength(d, rotated ? 4 : 2, tokensPerStep / 2);
   }
   int64_t valueRun(int64_t e) const { return runLength(e, 2); }
+  /// The registers a producer thread holds a step's loads in (the keys,
+  /// f32 where rotated, and the values, 16-bit): a producer of its own
+  /// takes at most 32, so that the program keeps 80 registers (rotated keys
+  /// at d = 64 ask 48 at 64 tokens, which ptxas spilled); consumers that
+  /// produce too, fewer (chunkStatePass below).
+  int64_t loadRegisters(int64_t d, int64_t e, bool rotatedKeys) const {
+    return tokensPerStep * (d * (rotatedKeys ? 4 : 2) + 2 * e) /
+           (4 * producerThreads());
+  }
   /// Floats of the weights array: a step's weights, then the decays from
   /// each of its tokens on.
   int64_t weightElements() const { return 2 * tokensPerStep; }
-  /// Workgroup bytes: the step's keys (f32), its values as bf16 (hi and
-  /// lo for f16 inputs), Phi^T of the program's rows (bf16 hi and lo), the
-  /// weights array, and phi's factor of each row (applied where the state
-  /// is read and written).
+  /// Elements of one step's buffer of the staged keys (f32) and of Phi^T
+  /// (each bf16 half): the arrays hold two steps, buffer i % 2 step i's.
+  int64_t keyElements(int64_t d) const {
+    return tokensPerStep / 2 * keyPairStride(d);
+  }
+  int64_t phiElements() const { return rowsPerProgram * tokensPerStep; }
+  /// Workgroup bytes: two steps' keys (f32), values as bf16 (hi and lo for
+  /// f16 inputs), Phi^T of the program's rows (bf16 hi and lo) and weights,
+  /// and phi's factor of each row (applied where the state is read and
+  /// written).
   int64_t sharedBytes(int64_t d, int64_t e, bool splitValues) const {
     int64_t valueBytes = 2 * valueElements(e) * (splitValues ? 2 : 1);
-    return tokensPerStep / 2 * 4 * keyPairStride(d) + valueBytes +
-           4 * weightElements() + rowsPerProgram * (tokensPerStep * 4 + 4);
+    return buffers() * (4 * keyElements(d) + valueBytes + 4 * weightElements() +
+                        2 * 2 * phiElements()) +
+           4 * rowsPerProgram;
   }
 };
 
@@ -142,24 +179,36 @@ struct ChunkKeysSplit {
 /// and chunks of `chunk` tokens, or
 /// none when the chunked formulation keeps chunk_states + chunk_scan: f32
 /// inputs (the pass's split-bf16 products carry about 16 bits, the scalar
-/// kernels f32's 24) or arrays beyond the static workgroup memory. Steps
-/// are the longest that fit and no longer than a chunk (a step never
-/// straddles two).
-inline std::optional<ChunkStatePass> chunkStatePass(int64_t p, int64_t d,
-                                                    int64_t e, int64_t chunk,
-                                                    int64_t elementBytes,
-                                                    bool f16) {
+/// kernels f32's 24) or arrays beyond what two programs of an H100 fit in
+/// its 228 KB (dynamic shared memory; an A100's 164 KB then holds one).
+/// Steps are the longest that fit and no longer than a chunk (a step never
+/// straddles two); a producer of its own where it fits at 64 tokens.
+inline std::optional<ChunkStatePass>
+chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
+               int64_t elementBytes, bool f16, bool rotatedKeys) {
   std::optional<int64_t> dim = symmetricPowerDim(d, p);
   if (elementBytes == 4 || !dim)
     return std::nullopt;
   ChunkStatePass s;
   s.programs =
       std::max<int64_t>(1, (*dim + s.rowsPerProgram - 1) / s.rowsPerProgram);
+  s.tokensPerStep = 64;
+  if (chunk >= 64 && ChunkStatePass::accumulatorFloats(e) <= 16 &&
+      s.loadRegisters(d, e, rotatedKeys) <= 32 &&
+      s.sharedBytes(d, e, f16) <= kSharedBytesForTwoH100Blocks)
+    return s;
+  s.specialized = false;
+  s.threads = ChunkStatePass::consumerThreads;
+  // Threads that also consume hold their loads beside the accumulators:
+  // at most 24 registers of them (16 with f16's hi + lo values: p = 4, d =
+  // 64 spilled at 24 at two programs per SM).
+  int64_t loadCap = f16 ? 16 : 24;
   for (int64_t tokens : {64, 32, 16}) {
     s.tokensPerStep = tokens;
-    if (tokens > 16 && tokens > chunk)
+    if (tokens > 16 &&
+        (tokens > chunk || s.loadRegisters(d, e, rotatedKeys) > loadCap))
       continue;
-    if (s.sharedBytes(d, e, f16) <= kStaticSharedBytes)
+    if (s.sharedBytes(d, e, f16) <= kSharedBytesForTwoH100Blocks)
       return s;
   }
   return std::nullopt;

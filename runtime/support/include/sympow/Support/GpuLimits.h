@@ -24,6 +24,9 @@ constexpr int64_t kMaxSharedBytesPerBlock = 163 * 1024;
 /// target (half the A100's 164 KiB): what a kernel that registers hold to
 /// one or two programs per SM may take without losing the second.
 constexpr int64_t kSharedBytesForTwoBlocks = 82 * 1024;
+/// What each of two blocks may take of an H100 SM's 228 KB (1 KB of each
+/// block's is the system's).
+constexpr int64_t kSharedBytesForTwoH100Blocks = 113 * 1024;
 
 /// The row stride, in elements, of a 16-bit array that ldmatrix reads:
 /// `columns` rounded up to an odd number of 16-byte pieces, so that the
