@@ -388,11 +388,30 @@ TEST(ChunkStatePass, StagedLayoutsAvoidBankConflicts) {
           << "d = " << d << ", dims from " << dim;
     }
   }
-  // Two programs a SM up to e = 128 (16 warps), one where the
+  // Two programs a SM up to e = 64 with a producer warpgroup (24 warps),
+  // and up to e = 128 with the roles in turn (16 warps); one where the
   // accumulators grow beyond.
+  ChunkStatePass inTurn = pass;
+  inTurn.specialized = false;
   EXPECT_EQ(pass.minProgramsPerSM(64), 2);
-  EXPECT_EQ(pass.minProgramsPerSM(128), 2);
-  EXPECT_EQ(pass.minProgramsPerSM(256), 1);
+  EXPECT_EQ(pass.minProgramsPerSM(128), 1);
+  EXPECT_EQ(inTurn.minProgramsPerSM(128), 2);
+  EXPECT_EQ(inTurn.minProgramsPerSM(256), 1);
+  // The producer where its loads a step ahead fit 32 registers: 16-bit keys
+  // at d = e = 64, not rotated f32 ones (48), nor f16 values beside
+  // rotated keys (they spilled), nor e > 64.
+  auto ahead = [](int64_t d, int64_t e, bool f16, bool rotated) {
+    std::optional<ChunkStatePass> s =
+        chunkStatePass(2, d, e, 512, 2, f16, rotated);
+    return s && s->specialized;
+  };
+  EXPECT_TRUE(ahead(64, 64, false, false));
+  EXPECT_TRUE(ahead(64, 64, true, false));
+  EXPECT_FALSE(ahead(64, 64, false, true));
+  EXPECT_FALSE(ahead(32, 64, true, true));
+  EXPECT_FALSE(ahead(64, 128, false, false));
+  EXPECT_EQ(chunkStatePass(2, 64, 64, 512, 2, false, false)->threads, 384);
+  EXPECT_EQ(chunkStatePass(2, 64, 64, 512, 2, false, true)->threads, 256);
 }
 
 // The factored state part (p = 2) double-buffers its state rows wherever

@@ -193,8 +193,9 @@ chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
   s.programs =
       std::max<int64_t>(1, (*dim + s.rowsPerProgram - 1) / s.rowsPerProgram);
   s.tokensPerStep = 64;
+  // (f16 values split beside rotated keys spilled at 80: d = 32, e = 64.)
   if (chunk >= 64 && ChunkStatePass::accumulatorFloats(e) <= 16 &&
-      s.loadRegisters(d, e, rotatedKeys) <= 32 &&
+      s.loadRegisters(d, e, rotatedKeys) <= 32 && !(f16 && rotatedKeys) &&
       s.sharedBytes(d, e, f16) <= kSharedBytesForTwoH100Blocks)
     return s;
   s.specialized = false;
