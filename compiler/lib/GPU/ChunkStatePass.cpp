@@ -168,7 +168,6 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     st.valid = E.min(E.i32(K), left);
     return st;
   };
-  // Step i's buffer of a double-buffered array of `elements` a step.
   // A buffer's offset for parity i % 2 (a constant 0 with one buffer, so
   // that addresses stay loop-invariant).
   auto bufferOf = [&](Value parity, int64_t elements) -> Value {
@@ -178,15 +177,16 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   };
   auto parityOf = [&](Value i) { return E.rem(i, E.idx(2)); };
   auto otherParity = [&](Value parity) { return E.sub(E.idx(1), parity); };
-  // The loops of both regions meet at one barrier per step: the producer's
-  // runs steps + 1 times, the consumers' first step is before theirs.
   Value next = E.idx(1);
 
   // A role's code, emitted at the builder's insertion point: before the
   // first barrier, between it and step 0's, step 0, step i (1 .. steps, the
   // last past the end), and after; each returns the values its loop
   // carries. With a producer of its own each role runs in its warpgroups
-  // region, else both in turn on the same threads (runRoles below).
+  // region (runRoles below: both regions' loops meet at one barrier a
+  // step, the producer's running steps + 1 times, the consumers' first
+  // step before theirs), else both in turn on the same threads (runInTurn,
+  // from the pieces below).
   struct Role {
     std::function<SmallVector<Value>()> start;
     std::function<SmallVector<Value>(ValueRange)> beforeFirst, first;
