@@ -78,13 +78,15 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   assert(K / RK == 4 && "four threads a row of Phi^T");
   using gpu_detail::workgroupMemRef;
   // The staged keys: rows of pairs of tokens (keyPairStride).
-  int64_t KP = K / 2, KS2 = ChunkStatePass::keyPairStride(s.d),
+  bool bf16Keys = ChunkStatePass::bf16Keys(splitV, s.rotates());
+  int64_t KP = K / 2, KS2 = ChunkStatePass::keyRowElements(s.d, bf16Keys),
           VE = split.valueElements(s.e);
   // Elements between blocks of 8 value columns, and between groups of 8
   // rows of Phi^T (ChunkStatePass.h).
   int64_t VB = split.valueBlockBytes() / 2, PG = split.phiGroupBytes() / 2;
   // One step's part of each double-buffered array.
-  int64_t keyBuffer = split.keyElements(s.d), phiBuffer = split.phiElements(),
+  int64_t keyBuffer = split.keyElements(s.d, bf16Keys),
+          phiBuffer = split.phiElements(),
           weightBuffer = split.weightElements();
   // The workgroup arrays, each by its index; the MMAs' operands start on
   // 16 bytes (TileWarpgroupOps.td: matrix descriptors).
@@ -97,7 +99,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     return workgroup.size() - 1;
   };
   int64_t NB = split.buffers();
-  size_t keysArray = array(workgroupMemRef({NB * keyBuffer}, f32)),
+  // bf16 keys staged as they come, others as f32 (ChunkStatePass.h).
+  Type keyType = bf16Keys ? bf16 : f32;
+  size_t keysArray = array(workgroupMemRef({NB * keyBuffer}, keyType)),
          phiHiArray = array(workgroupMemRef({NB * phiBuffer}, bf16), true),
          phiLoArray = array(workgroupMemRef({NB * phiBuffer}, bf16), true),
          weightsArray = array(workgroupMemRef({NB * weightBuffer}, f32)),
@@ -305,7 +309,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       auto next = loaded.begin();
       for (int64_t from = 0; from < keyRuns; from += PP) {
         Run r = keyRunAt(from);
-        Value even = t.convert(*next++, f32), odd = t.convert(*next++, f32);
+        Value even = t.convert(*next++, keyType),
+              odd = t.convert(*next++, keyType);
         Value at = E.add(
             keyAt, E.add(E.mul(r.j, t.index(KS2)), E.mul(r.col, t.index(2))));
         t.store(t.interleave(even, odd), keys, t.run(at, 2 * L),

@@ -351,6 +351,9 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   // Phi^T in pairs of tokens: p key loads a pair (a dim of both tokens),
   // one weight load a pair; each segment's decay, in every consumer thread.
   double pairLoads = PC * RK / 2 * (p + 1);
+  // bf16 keys staged as they come (4 bytes a pair), others as f32 (8).
+  bool bf16Keys = ChunkStatePass::bf16Keys(f16, z.rotates);
+  double keyPairBytes = bf16Keys ? 4 : 8;
   step.sharedLoads = u(pairLoads + PC * segments);
   // Per 16 tokens, warpgroup MMAs of Phi^T's halves with the values (hi
   // and lo for f16), one per warpgroup (side by side, WN of them, each
@@ -361,12 +364,13 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   step.wgmma = u(kSteps * products * WN);
   step.wgmmaMultiplyAdds = u(kSteps * 64 * 16 * products * NV);
   double operandBytes = kSteps * 2 * 16 * products * (64 * WN + NV);
-  step.sharedLoadBytes = u(8 * pairLoads + 4 * PC * segments + operandBytes);
+  step.sharedLoadBytes = u(PC * RK / 2 * (p * keyPairBytes + 8) +
+                           4 * PC * segments + operandBytes);
   // The keys' runs, the values' (hi and lo for f16), the weights and the
   // decays from each token on, Phi^T's halves.
   step.sharedStores = u(keyRuns + (1 + splitV) * valueRuns + 2 * K + R * K);
-  step.sharedStoreBytes =
-      u(4 * K * z.d + 2 * (1 + splitV) * K * NV + 8 * K + 4 * R * K);
+  step.sharedStoreBytes = u(keyPairBytes / 2 * K * z.d +
+                            2 * (1 + splitV) * K * NV + 8 * K + 4 * R * K);
   // Per Phi^T element (its product, weight and split, and its add to Z's
   // partial sums), per staged value converted (to bf16; f16 values split),
   // the accumulators' decay per step, the later segments' decay in each
@@ -384,7 +388,10 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   // that is both pays both).
   step.intAlu =
       u((ahead ? 84 * PC + 46.5 * PP + 4.25 * runs : 36.2 * PC + 3.14 * runs) +
-        R * K * (1 + 0.586 * (p - 2)) + (rot ? 0 : K * z.d));
+        R * K * (1 + 0.586 * (p - 2)) +
+        (bf16Keys ? 0.938 * p * R * K
+         : rot    ? 0
+                  : K * z.d));
   step.sfu = u(2 * PP);
   step.barriers = ahead ? 1 : 3;
   step.shuffles = u(PP / 32 * std::log2(KD));
@@ -443,7 +450,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
           {split.minProgramsPerSM(cols(z.e)) == 2
                ? int(registerCap(2, split.threads))
                : 159,
-           split.sharedBytes(cols(z.d), cols(z.e), f16)}};
+           split.sharedBytes(cols(z.d), cols(z.e), f16, z.rotates)}};
 }
 
 /// chunk_keys and rotate_qk (tile kernels, rotating schedules;

@@ -95,6 +95,23 @@ struct ChunkStatePass {
   static int64_t keyPairStride(int64_t d) {
     return 2 * d + ((8 - 2 * d % 32) + 32) % 32;
   }
+  /// Whether the keys are staged as bf16, as they come (exact; the
+  /// consumers extend them by their bits, a shift each, where the producer
+  /// converted them): bf16 inputs that nothing rotated. Rotated keys come
+  /// f32 from chunk_keys; f16 ones are converted (their extension is a
+  /// conversion, and the consumers' spilled at 80 registers).
+  static bool bf16Keys(bool f16, bool rotatedKeys) {
+    return !f16 && !rotatedKeys;
+  }
+  /// The rows of bf16 keys: dim i's pair is one 4-byte word, the row stride
+  /// (in elements) twice the least number of words >= d that is 8 modulo
+  /// 32, so that a warp's 4-byte reads (8 rows' dims by 4 adjacent pairs)
+  /// take 32 banks. f32 keys keep keyPairStride.
+  static int64_t keyRowElements(int64_t d, bool bf16) {
+    if (!bf16)
+      return keyPairStride(d);
+    return 2 * (d + ((8 - d % 32) + 32) % 32);
+  }
   /// A consumer thread's accumulator floats: S's 64 rows x e over the 256
   /// consumer threads (Z is two partial sums a thread).
   static int64_t accumulatorFloats(int64_t e) { return e / 4; }
@@ -138,17 +155,20 @@ struct ChunkStatePass {
   int64_t weightElements() const { return 2 * tokensPerStep; }
   /// Elements of one step's buffer of the staged keys (f32) and of Phi^T
   /// (each bf16 half): the arrays hold two steps, buffer i % 2 step i's.
-  int64_t keyElements(int64_t d) const {
-    return tokensPerStep / 2 * keyPairStride(d);
+  int64_t keyElements(int64_t d, bool bf16) const {
+    return tokensPerStep / 2 * keyRowElements(d, bf16);
   }
   int64_t phiElements() const { return rowsPerProgram * tokensPerStep; }
   /// Workgroup bytes: two steps' keys (f32), values as bf16 (hi and lo for
   /// f16 inputs), Phi^T of the program's rows (bf16 hi and lo) and weights,
   /// and phi's factor of each row (applied where the state is read and
   /// written).
-  int64_t sharedBytes(int64_t d, int64_t e, bool splitValues) const {
+  int64_t sharedBytes(int64_t d, int64_t e, bool splitValues,
+                      bool rotatedKeys) const {
     int64_t valueBytes = 2 * valueElements(e) * (splitValues ? 2 : 1);
-    return buffers() * (4 * keyElements(d) + valueBytes + 4 * weightElements() +
+    bool bf16 = bf16Keys(splitValues, rotatedKeys);
+    int64_t keyBytes = (bf16 ? 2 : 4) * keyElements(d, bf16);
+    return buffers() * (keyBytes + valueBytes + 4 * weightElements() +
                         2 * 2 * phiElements()) +
            4 * rowsPerProgram;
   }
@@ -196,7 +216,7 @@ chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
   // (f16 values split beside rotated keys spilled at 80: d = 32, e = 64.)
   if (chunk >= 64 && ChunkStatePass::accumulatorFloats(e) <= 16 &&
       s.loadRegisters(d, e, rotatedKeys) <= 32 && !(f16 && rotatedKeys) &&
-      s.sharedBytes(d, e, f16) <= kSharedBytesForTwoH100Blocks)
+      s.sharedBytes(d, e, f16, rotatedKeys) <= kSharedBytesForTwoH100Blocks)
     return s;
   s.specialized = false;
   s.threads = ChunkStatePass::consumerThreads;
@@ -209,7 +229,7 @@ chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
     if (tokens > 16 &&
         (tokens > chunk || s.loadRegisters(d, e, rotatedKeys) > loadCap))
       continue;
-    if (s.sharedBytes(d, e, f16) <= kSharedBytesForTwoH100Blocks)
+    if (s.sharedBytes(d, e, f16, rotatedKeys) <= kSharedBytesForTwoH100Blocks)
       return s;
   }
   return std::nullopt;
