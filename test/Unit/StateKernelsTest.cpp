@@ -388,6 +388,28 @@ TEST(ChunkStatePass, StagedLayoutsAvoidBankConflicts) {
           << "d = " << d << ", dims from " << dim;
     }
   }
+  // bf16 keys staged as they come: a dim's pair of tokens is one 4-byte
+  // word; a warp's reads (8 rows' adjacent dims by 4 adjacent pairs) take
+  // its 32 banks, and the rows stay 16-byte aligned.
+  for (int64_t d = 16; d <= 256; d += 16) {
+    int64_t words = ChunkStatePass::keyRowElements(d, /*bf16=*/true) / 2;
+    EXPECT_GE(words, d);
+    EXPECT_EQ(words % 4, 0) << "d = " << d;
+    for (int64_t dim = 0; dim + 8 <= d; dim += 8) {
+      std::vector<int64_t> banks;
+      for (int64_t pair = 0; pair < 4; ++pair)
+        for (int64_t row = 0; row < 8; ++row)
+          banks.push_back((pair * words + dim + row) % 32);
+      std::sort(banks.begin(), banks.end());
+      EXPECT_EQ(std::unique(banks.begin(), banks.end()), banks.end())
+          << "d = " << d << ", dims from " << dim;
+    }
+  }
+  EXPECT_EQ(ChunkStatePass::keyRowElements(64, /*bf16=*/false),
+            ChunkStatePass::keyPairStride(64));
+  EXPECT_TRUE(ChunkStatePass::bf16Keys(/*f16=*/false, /*rotated=*/false));
+  EXPECT_FALSE(ChunkStatePass::bf16Keys(/*f16=*/true, /*rotated=*/false));
+  EXPECT_FALSE(ChunkStatePass::bf16Keys(/*f16=*/false, /*rotated=*/true));
   // Two programs a SM up to e = 64 with a producer warpgroup (24 warps),
   // and up to e = 128 with the roles in turn (16 warps); one where the
   // accumulators grow beyond.
