@@ -432,8 +432,8 @@ TEST(ChunkStatePass, StagedLayoutsAvoidBankConflicts) {
   EXPECT_FALSE(ahead(64, 64, false, true));
   EXPECT_FALSE(ahead(32, 64, true, true));
   EXPECT_FALSE(ahead(64, 128, false, false));
-  EXPECT_EQ(chunkStatePass(2, 64, 64, 512, 2, false, false)->threads, 384);
-  EXPECT_EQ(chunkStatePass(2, 64, 64, 512, 2, false, true)->threads, 256);
+  EXPECT_EQ(chunkStatePass(2, 64, 64, 512, 2, false, false)->threads(), 384);
+  EXPECT_EQ(chunkStatePass(2, 64, 64, 512, 2, false, true)->threads(), 256);
 }
 
 // The factored state part (p = 2) double-buffers its state rows wherever

@@ -64,7 +64,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   OpBuilder::InsertionGuard guard(b);
   Location loc = module.getLoc();
   Type f32 = b.getF32Type();
-  int64_t P = split.threads, R = split.rowsPerProgram, K = split.tokensPerStep;
+  int64_t P = split.threads(), R = split.rowsPerProgram,
+          K = split.tokensPerStep;
   constexpr int64_t PC = ChunkStatePass::consumerThreads;
   int64_t PP = split.producerThreads();
   // The gates are summed a segment of KD tokens at a time.
@@ -77,7 +78,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   int64_t RK = R * K / PC;
   assert(K / RK == 4 && "four threads a row of Phi^T");
   using gpu_detail::workgroupMemRef;
-  // The staged keys: rows of pairs of tokens (keyPairStride).
+  // The staged keys: rows of pairs of tokens (keyRowElements).
   bool bf16Keys = ChunkStatePass::bf16Keys(splitV, s.rotates());
   int64_t KP = K / 2, KS2 = ChunkStatePass::keyRowElements(s.d, bf16Keys),
           VE = split.valueElements(s.e);
@@ -187,18 +188,18 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   // first barrier, between it and step 0's, step 0, step i (1 .. steps, the
   // last past the end), and after; each returns the values its loop
   // carries. With a producer of its own each role runs in its warpgroups
-  // region (runRoles below: both regions' loops meet at one barrier a
-  // step, the producer's running steps + 1 times, the consumers' first
-  // step before theirs), else both in turn on the same threads (runInTurn,
-  // from the pieces below).
+  // region (runRole below: both regions' loops meet at one barrier a step,
+  // the producer's running steps + 1 times, the consumers' first step
+  // before theirs), else both in turn on the same threads (runInTurn, from
+  // the pieces below).
   struct Role {
     std::function<SmallVector<Value>()> start;
     std::function<SmallVector<Value>(ValueRange)> beforeFirst, first;
     // Step i (its buffers those of parity i % 2).
     std::function<SmallVector<Value>(Value, ValueRange)> step;
     std::function<void(ValueRange)> finish;
-    // Whether step 0 is `step` at 0 (the loop may run from 0 where every
-    // role's is: the producer alone, whose peeled step 0 made ptxas spill).
+    // Whether step 0 is `step` at 0, in the loop (the producer: a peeled
+    // step 0 made ptxas spill); else `first`, before it.
     bool firstIsStep = false;
     // The pieces of a step for the schedule in turn (runInTurn): the
     // producer's loads of step i and its staging of them; the consumers'
@@ -213,9 +214,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
 
   // The producer: step i's keys, values and gates loaded a step ahead into
   // registers (the pass is latency-bound when every thread waits on its
-  // loads, docs/Performance.md), then staged: keys as f32 in pairs of
-  // tokens, the weights from a scan of the gates, values as bf16 (hi + lo
-  // for f16) in the MMA's layout.
+  // loads, docs/Performance.md), then staged: keys in pairs of tokens (bf16
+  // as they come, else as f32), the weights from a scan of the gates, values as
+  // bf16 (hi + lo for f16) in the MMA's layout.
   auto producerRole = [&](gpu_detail::Tiles &t,
                           llvm::function_ref<void(Role &)> then) {
     Value thread = t.range();
@@ -373,7 +374,6 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       llvm::append_range(loaded, fetchKeys(stepAt(next)));
       return loaded;
     };
-    role.first = [&](ValueRange loaded) { return step(E.idx(0), loaded); };
     role.step = step;
     role.finish = [](ValueRange) {};
     role.firstIsStep = true;
@@ -407,11 +407,11 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     SmallVector<Value> multiset =
         gpu_detail::unrankRows(t, s.p, s.d, E.min(row, t.index(dim - 1)));
     Value scale = gpu_detail::rowScales(t, f32, multiset);
-    // Its tokens in pairs (one 8-byte load of a dim's keys, one 4-byte
-    // store of a bf16 pair per half): the four threads of a row take
-    // adjacent pairs, 8 tokens a slot, whose rows of staged keys start 8
-    // banks apart (keyPairStride). Per-row values are expanded over a pair's
-    // two slots.
+    // Its tokens in pairs (one load of a dim's keys, 4 bytes for bf16 keys
+    // and 8 for f32, one 4-byte store of a bf16 pair per half): the four
+    // threads of a row take adjacent pairs, 8 tokens a slot, whose rows of
+    // staged keys start 8 banks apart (keyRowElements). Per-row values are
+    // expanded over a pair's two slots.
     Value pairOf = E.mul(E.rem(thread, t.index(4)), t.index(2));
     Value firstToken =
         E.add(t.expand(pairOf, 2), E.rem(t.range(2), t.index(2, 2)));
@@ -635,19 +635,11 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       Value sNext =
           multiply(E.mul(tile::SplatOp::create(b, loc, accS, acc[2]), acc[0]),
                    otherParity(parity));
-      // The MMAs done (their operands free, the accumulators readable)
-      // before the next barrier: after Phi^T is built where the consumers
-      // are warpgroups of their own, before it where they also produce
-      // (accumulators in flight through Phi^T and the staging took ptxas
-      // past 128 registers at d = e = 128).
-      auto wait = [&] {
-        return tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{sNext})
-            .getResult(0);
-      };
-      Value sIn = split.specialized ? Value() : wait();
       auto [zPart, stepDecay] = buildPhi(acc[1], parity);
-      if (split.specialized)
-        sIn = wait();
+      // The MMAs done (their operands free, the accumulators readable)
+      // before the next barrier.
+      Value sIn = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{sNext})
+                      .getResult(0);
       Step st = stepAt(i);
       Value starts = E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.i32(0));
       Value inside = E.cmpi(arith::CmpIPredicate::ult, i, steps);
@@ -680,45 +672,25 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     then(role);
   };
 
-  // The roles' code in the order their barriers meet: starts, a barrier
-  // (step 0's keys and the row factors staged), the initial state, a
-  // barrier, step 0, then one barrier a step; the roles' loop-carried
-  // values side by side.
-  auto runRoles = [&](ArrayRef<Role *> roles) {
-    SmallVector<SmallVector<Value>> carried;
-    for (Role *role : roles)
-      carried.push_back(role->start());
+  // A role's code in the order the regions' barriers meet: its start, a
+  // barrier (step 0's keys and the row factors staged), the initial state,
+  // a barrier, step 0, then one barrier a step.
+  auto runRole = [&](Role &role) {
+    SmallVector<Value> carried = role.start();
     gpu::BarrierOp::create(b, loc);
-    for (auto [role, values] : llvm::zip(roles, carried))
-      values = role->beforeFirst(values);
+    carried = role.beforeFirst(carried);
     // (From 0, the loop's first barrier is step 0's.)
-    bool fromZero = llvm::all_of(roles, [](Role *r) { return r->firstIsStep; });
-    if (!fromZero)
+    if (!role.firstIsStep) {
       gpu::BarrierOp::create(b, loc);
-    SmallVector<Value> init;
-    SmallVector<size_t> sizes;
-    for (auto [role, values] : llvm::zip(roles, carried)) {
-      if (!fromZero)
-        values = role->first(values);
-      sizes.push_back(values.size());
-      llvm::append_range(init, values);
+      carried = role.first(carried);
     }
-    SmallVector<Value> state = E.forLoop(
-        fromZero ? E.idx(0) : next, E.add(steps, next), next, init,
-        [&](Value i, ValueRange all) {
-          gpu::BarrierOp::create(b, loc);
-          SmallVector<Value> out;
-          for (auto [role, size] : llvm::zip(roles, sizes)) {
-            llvm::append_range(out, role->step(i, all.take_front(size)));
-            all = all.drop_front(size);
-          }
-          return out;
-        });
-    ValueRange rest = state;
-    for (auto [role, size] : llvm::zip(roles, sizes)) {
-      role->finish(rest.take_front(size));
-      rest = rest.drop_front(size);
-    }
+    SmallVector<Value> state =
+        E.forLoop(role.firstIsStep ? E.idx(0) : next, E.add(steps, next), next,
+                  carried, [&](Value i, ValueRange acc) {
+                    gpu::BarrierOp::create(b, loc);
+                    return role.step(i, acc);
+                  });
+    role.finish(state);
   };
   // One set of threads, one buffer each, in turn, between three barriers a
   // step: step i's keys and weights staged, the MMAs of step i - 1 waited
@@ -762,14 +734,14 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       OpBuilder::InsertionGuard inside(b);
       b.setInsertionPointToStart(&producer.getBody().front());
       gpu_detail::Tiles t{b, loc, E, PP};
-      producerRole(t, [&](Role &p) { runRoles({&p}); });
+      producerRole(t, [&](Role &p) { runRole(p); });
     }
     auto consumers = tile::WarpgroupsOp::create(b, loc, 0, 2);
     {
       OpBuilder::InsertionGuard inside(b);
       b.setInsertionPointToStart(&consumers.getBody().front());
       gpu_detail::Tiles t{b, loc, E, PC};
-      consumerRole(t, [&](Role &c) { runRoles({&c}); });
+      consumerRole(t, [&](Role &c) { runRole(c); });
     }
   } else {
     // Every thread in turn.

@@ -329,7 +329,7 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 /// within 1%, int within 2% (5% for f16 without).
 KernelEstimate chunkStatePass(const Sizes &z, double C,
                               const ChunkStatePass &split, bool f16) {
-  double P = double(split.threads), R = double(split.rowsPerProgram),
+  double P = double(split.threads()), R = double(split.rowsPerProgram),
          K = double(split.tokensPerStep), X = double(split.programs);
   double PC = double(ChunkStatePass::consumerThreads),
          PP = double(split.producerThreads());
@@ -448,7 +448,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
           // e = 64 on both targets), or its own choice with one (147 at 128
           // on sm_90a).
           {split.minProgramsPerSM(cols(z.e)) == 2
-               ? int(registerCap(2, split.threads))
+               ? int(registerCap(2, split.threads()))
                : 159,
            split.sharedBytes(cols(z.d), cols(z.e), f16, z.rotates)}};
 }

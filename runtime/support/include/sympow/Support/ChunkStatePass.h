@@ -46,14 +46,15 @@ struct ChunkStatePass {
   static constexpr int64_t warpsM = 4, warpsN = 2;
   static constexpr int64_t consumerThreads = 128 * warpsN;
   bool specialized = true;
-  int64_t threads = consumerThreads + 128, rowsPerProgram = 64;
+  int64_t rowsPerProgram = 64;
+  int64_t threads() const { return consumerThreads + (specialized ? 128 : 0); }
   /// Buffers of each array a step writes: two where the producer runs
   /// ahead of the consumers, one where the same threads take turns (the
   /// schedule of three barriers a step).
   int64_t buffers() const { return specialized ? 2 : 1; }
   /// The threads that load and stage.
   int64_t producerThreads() const {
-    return specialized ? 128 : consumerThreads;
+    return threads() - (specialized ? consumerThreads : 0);
   }
   /// Tokens per step (a multiple of 16, at most 64): a step waits at three
   /// barriers and computes its index math once, so the longer the step the
@@ -219,7 +220,6 @@ chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
       s.sharedBytes(d, e, f16, rotatedKeys) <= kSharedBytesForTwoH100Blocks)
     return s;
   s.specialized = false;
-  s.threads = ChunkStatePass::consumerThreads;
   // Threads that also consume hold their loads beside the accumulators:
   // at most 24 registers of them (16 with f16's hi + lo values: p = 4, d =
   // 64 spilled at 24 at two programs per SM).
