@@ -255,3 +255,30 @@ func.func @repeat_columns_rows(%x: tensor<32x16xf32, #mma>) {
   %y = sympow_tile.repeat_columns %x : tensor<32x16xf32, #mma> -> tensor<64x16xf32, #mma>
   return
 }
+
+// -----
+
+#A = #sympow_tile.dot_operand<operand = 0, parent = #sympow_tile.mma<warps = [2, 1]>>
+func.func @fragments_count(%x: tensor<128xbf16, #sympow_tile.blocked<threads = 64, per_thread = 2>>) {
+  // expected-error @+1 {{needs the 8 elements a thread holds of the result, not 4}}
+  %a = sympow_tile.fragments %x, %x : tensor<128xbf16, #sympow_tile.blocked<threads = 64, per_thread = 2>>, tensor<128xbf16, #sympow_tile.blocked<threads = 64, per_thread = 2>> -> tensor<32x16xbf16, #A>
+  return
+}
+
+// -----
+
+#A = #sympow_tile.dot_operand<operand = 0, parent = #sympow_tile.mma<warps = [2, 1]>>
+func.func @fragments_threads(%x: tensor<1024xbf16, #sympow_tile.blocked<threads = 128, per_thread = 8>>) {
+  // expected-error @+1 {{takes blocked tiles over the result's 64 threads}}
+  %a = sympow_tile.fragments %x : tensor<1024xbf16, #sympow_tile.blocked<threads = 128, per_thread = 8>> -> tensor<32x16xbf16, #A>
+  return
+}
+
+// -----
+
+#A = #sympow_tile.dot_operand<operand = 0, parent = #sympow_tile.mma<warps = [2, 1]>>
+func.func @fragments_type(%x: tensor<512xf32, #sympow_tile.blocked<threads = 64, per_thread = 8>>) {
+  // expected-error @+1 {{keeps the element type}}
+  %a = sympow_tile.fragments %x : tensor<512xf32, #sympow_tile.blocked<threads = 64, per_thread = 8>> -> tensor<32x16xbf16, #A>
+  return
+}

@@ -134,6 +134,30 @@ LogicalResult ToOperandOp::verify() {
   return success();
 }
 
+LogicalResult FragmentsOp::verify() {
+  auto result = cast<RankedTensorType>(getType());
+  Attribute layout = result.getEncoding();
+  int64_t threads = isa<MmaAttr>(layout)
+                        ? cast<MmaAttr>(layout).getThreads()
+                        : cast<DotOperandAttr>(layout).getThreads();
+  int64_t elements = 0;
+  for (Value part : getParts()) {
+    BlockedAttr blocked = getLayout(part.getType());
+    if (!blocked || blocked.getThreads() != threads)
+      return emitOpError("takes blocked tiles over the result's ")
+             << threads << " threads";
+    if (getElementTypeOrSelf(part.getType()) != result.getElementType())
+      return emitOpError("keeps the element type");
+    elements += blocked.getPerThread();
+  }
+  int64_t fragment = result.getNumElements() / threads;
+  if (elements != fragment)
+    return emitOpError("needs the ")
+           << fragment << " elements a thread holds of the result, not "
+           << elements;
+  return success();
+}
+
 LogicalResult RepeatColumnsOp::verify() {
   RankedTensorType from = getSource().getType(), to = getType();
   auto mma = cast<MmaAttr>(from.getEncoding());

@@ -589,6 +589,27 @@ struct ToOperandLowering : OpConversionPattern<ToOperandOp> {
   }
 };
 
+/// fragments: each thread's elements of the parts, in order, as its
+/// fragment vector.
+struct FragmentsLowering : OpConversionPattern<FragmentsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FragmentsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    SmallVector<Value> elements;
+    for (Value part : adaptor.getParts()) {
+      if (isa<VectorType>(part.getType()))
+        llvm::append_range(elements, unpackFragments(rewriter, loc, part));
+      else
+        elements.push_back(part); // one element a thread
+    }
+    rewriter.replaceOp(op, packFragments(rewriter, loc, type, elements));
+    return success();
+  }
+};
+
 /// repeat_columns: result piece (i, j) is source piece (i, j mod RN) of the
 /// same thread (one warp column: a thread's columns are the same in every
 /// 8-column piece).
@@ -709,8 +730,9 @@ void populateMatrixTileLowering(const TypeConverter &converter,
   target.addLegalDialect<nvgpu::NVGPUDialect>();
   patterns.add<DotLowering, MatrixLoadLowering, MatrixStoreLowering,
                MatrixConstantLowering, MatrixRangeLowering, ToOperandLowering,
-               RepeatColumnsLowering, SideBySideWarpgroupMmaLowering>(
-      converter, patterns.getContext());
+               FragmentsLowering, RepeatColumnsLowering,
+               SideBySideWarpgroupMmaLowering>(converter,
+                                               patterns.getContext());
   patterns.add<RowReduceLowering>(converter, patterns.getContext(), buffers);
 }
 

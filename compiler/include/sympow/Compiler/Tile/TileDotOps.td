@@ -204,6 +204,38 @@ def Tile_ToOperandOp : Tile_Op<"to_operand", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_FragmentsOp : Tile_Op<"fragments", [Pure]> {
+  let summary = "A matrix tile from each thread's elements of blocked tiles";
+  let description = [{
+    The matrix tile whose thread T holds, as the elements of its fragment
+    vector in order (TileMatrixAttrs.td gives the order per layout), T's
+    elements of the operands one after the other: operand 0's R0 elements,
+    then operand 1's, and so on. The operands are blocked tiles over the
+    result layout's threads (in a `warpgroups` region, its threads), of the
+    result's element type, R0 + R1 + ... the fragment's length.
+
+    For kernels that compute a dot operand where its thread holds it, from
+    staged inputs by per-thread addresses (chunk_state_pass's Phi^T, built
+    as the A fragments of a register-A warpgroup MMA): the address math of
+    blocked tiles, the operand's layout for the MMA. No data moves.
+
+    ```mlir
+    // A (64 x 16, warps [4, 1]) is vector<1x1x4x2xbf16> a thread: pairs of
+    // adjacent columns at rows l / 4, l / 4 + 8, then 8 columns on.
+    %a = sympow_tile.fragments %r0, %r8, %r0k8, %r8k8
+        : tensor<256xbf16, #blocked2>, tensor<256xbf16, #blocked2>,
+          tensor<256xbf16, #blocked2>, tensor<256xbf16, #blocked2>
+        -> tensor<64x16xbf16, #A>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$parts);
+  let results = (outs Tile_MatrixTile:$result);
+  let assemblyFormat = [{
+    $parts attr-dict `:` type($parts) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_RepeatColumnsOp : Tile_Op<"repeat_columns", [Pure]> {
   let summary = "An accumulator's columns cycled to another width";
   let description = [{
