@@ -43,9 +43,14 @@
 
 // BIN: gpu.binary
 
+// Adjacent regions are one if-else chain (each thread runs one of them).
 // LOOPS-LABEL: gpu.func @pipeline
+// LOOPS: scf.if
 // LOOPS: scf.for
 // LOOPS: gpu.barrier {sympow_tile.region_barrier}
+// LOOPS: } else {
+// LOOPS-NEXT: arith.cmpi ult
+// LOOPS-NEXT: scf.if
 // LOOPS: scf.for
 // LOOPS: gpu.barrier {sympow_tile.region_barrier}
 

@@ -18,24 +18,26 @@
 //   finally [S | Z] (the layer's state) <- [S | Z]; c <- counts[T - 1].
 //
 // The warpgroups specialize (sympow_tile.warpgroups). Warpgroup 2, the
-// producer, loads each step's keys, values and gates a step ahead into
-// registers and stages them: the keys as f32 in pairs of tokens, the
-// weights from the gates, the values as bf16 (hi + lo for f16) in the MMAs'
-// layout. Warpgroups 0 and 1, the consumers, hold S in tensor-core
-// accumulators (side by side, mma<warps = [4, 2], column_major>) and Z in
-// f32 partial sums; they build Phi^T element-wise in workgroup memory, each
-// thread one row's run of tokens, split once into hi + lo bf16 halves
-// (about 16 bits, the accuracy the 16-bit inputs' states are held to), and
-// multiply it with the step's values (bf16, exact for bf16 inputs; hi + lo
-// for f16) by warpgroup MMAs (sympow_tile.warpgroup_mma: wgmma on sm_90a,
-// mma.sync per warp before) that read both from workgroup memory in the
-// canonical layouts. Every array a step writes has two buffers (step i's is
-// i % 2), so that in one barrier interval the producer stages step i + 1's
-// keys and weights and step i's values while the consumers issue the MMAs
-// of step i - 1 and build Phi^T of step i: one barrier a step, which both
-// regions' loops meet. Chunk states are written once (the old chunk_states +
-// chunk_scan wrote each chunk's own contribution, then read and rewrote them
-// all). The split (R, K, threads, layouts, staging runs) is
+// producer, loads each step's keys, values and gates two steps ahead into
+// registers and stages them a step ahead: the keys in pairs of tokens (bf16
+// as they come, else f32), the weights from the gates, the values as bf16
+// (hi + lo for f16) in the MMAs' layout with a column of ones after them.
+// Warpgroups 0 and 1, the consumers, each take half of a step's tokens
+// into accumulators of their own of all R rows of [S | Z | 0 ...] (Z from
+// the ones), building their Phi^T elements in registers as the A fragments
+// of register-A warpgroup MMAs (wgmma on sm_90a, mma.sync per warp before),
+// split once into hi + lo bf16 halves (about 16 bits, the accuracy the
+// 16-bit inputs' states are held to), against the staged values (bf16,
+// exact for bf16 inputs; hi + lo for f16); their parts are summed through
+// workgroup memory where a chunk state is written. Every array a step
+// writes has two buffers (step i's is i % 2): one barrier a step, which
+// the regions' loops meet. Where the producer's loads or the accumulators
+// do not fit its registers, the same producer code and consumers side by
+// side (each all rows of half the value columns, Z in f32 partial sums,
+// Phi^T built in workgroup memory, which both multiply) run in turn on 256
+// threads, three barriers a step. Chunk states are written once (the old
+// chunk_states + chunk_scan wrote each chunk's own contribution, then read
+// and rewrote them all). The split (R, K, threads, layouts, staging runs) is
 // sympow/Support/ChunkStatePass.h.
 //
 //===----------------------------------------------------------------------===//
@@ -100,18 +102,32 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     return workgroup.size() - 1;
   };
   int64_t NB = split.buffers();
+  // With a producer of its own the consumers build Phi^T in registers (the
+  // A fragments of their MMAs) and sum their partial states through
+  // `exchange`; in turn they build it in workgroup memory.
+  bool inRegisters = split.specialized;
   // bf16 keys staged as they come, others as f32 (ChunkStatePass.h).
   Type keyType = bf16Keys ? bf16 : f32;
-  size_t keysArray = array(workgroupMemRef({NB * keyBuffer}, keyType)),
-         phiHiArray = array(workgroupMemRef({NB * phiBuffer}, bf16), true),
-         phiLoArray = array(workgroupMemRef({NB * phiBuffer}, bf16), true),
-         weightsArray = array(workgroupMemRef({NB * weightBuffer}, f32)),
+  size_t keysArray = array(workgroupMemRef({NB * keyBuffer}, keyType));
+  std::optional<size_t> phiHiArray, phiLoArray;
+  if (!inRegisters) {
+    phiHiArray = array(workgroupMemRef({NB * phiBuffer}, bf16), true);
+    phiLoArray = array(workgroupMemRef({NB * phiBuffer}, bf16), true);
+  }
+  size_t weightsArray = array(workgroupMemRef({NB * weightBuffer}, f32)),
          valuesHiArray = array(workgroupMemRef({NB * VE}, bf16), true);
   std::optional<size_t> valuesLoArray;
   if (splitV)
     valuesLoArray = array(workgroupMemRef({NB * VE}, bf16), true);
   // Each row's factor of phi (rowFactors below).
   size_t rowFactorsArray = array(workgroupMemRef({R}, f32));
+  std::optional<size_t> inverseFactorsArray, initialZArray, exchangeArray;
+  if (inRegisters) {
+    inverseFactorsArray = array(workgroupMemRef({R}, f32));
+    initialZArray = array(workgroupMemRef({R}, f32));
+    exchangeArray =
+        array(workgroupMemRef({split.exchangeElements(s.e)}, f32), true);
+  }
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, runtime::KernelId::ChunkStatePass, P,
@@ -133,11 +149,15 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         c = args.get(fn, KernelArg::C);
   Value chunkHalves = args.get(fn, KernelArg::ChunkStateHalves);
   auto wg = fn.getWorkgroupAttributions();
-  Value keys = wg[keysArray], phiHi = wg[phiHiArray], phiLo = wg[phiLoArray],
-        weights = wg[weightsArray];
-  Value valuesHi = wg[valuesHiArray],
-        valuesLo = valuesLoArray ? Value(wg[*valuesLoArray]) : Value();
-  Value rowFactors = wg[rowFactorsArray];
+  auto arrayAt = [&](std::optional<size_t> i) {
+    return i ? Value(wg[*i]) : Value();
+  };
+  Value keys = wg[keysArray], phiHi = arrayAt(phiHiArray),
+        phiLo = arrayAt(phiLoArray), weights = wg[weightsArray];
+  Value valuesHi = wg[valuesHiArray], valuesLo = arrayAt(valuesLoArray);
+  Value rowFactors = wg[rowFactorsArray],
+        inverseFactors = arrayAt(inverseFactorsArray),
+        initialZ = arrayAt(initialZArray), exchange = arrayAt(exchangeArray);
 
   gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
   Value x = ids.x, h = ids.y, batch = ids.z;
@@ -181,26 +201,22 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     return E.mul(parity, E.idx(elements));
   };
   auto parityOf = [&](Value i) { return E.rem(i, E.idx(2)); };
-  auto otherParity = [&](Value parity) { return E.sub(E.idx(1), parity); };
   Value next = E.idx(1);
 
-  // A role's code, emitted at the builder's insertion point: before the
-  // first barrier, between it and step 0's, step 0, step i (1 .. steps, the
-  // last past the end), and after; each returns the values its loop
-  // carries. With a producer of its own each role runs in its warpgroups
-  // region (runRole below: both regions' loops meet at one barrier a step,
-  // the producer's running steps + 1 times, the consumers' first step
-  // before theirs), else both in turn on the same threads (runInTurn, from
-  // the pieces below).
+  // A role's code, emitted at the builder's insertion point. With a
+  // producer of its own each role runs in its warpgroups region
+  // (runRegion below: before the first barrier, between it and the loop,
+  // step i of 0 .. steps - 1 after the step's barrier, and after the last
+  // barrier; each returns the values its loop carries); else both in turn
+  // on the same threads (runInTurn, from the pieces below).
   struct Role {
     std::function<SmallVector<Value>()> start;
-    std::function<SmallVector<Value>(ValueRange)> beforeFirst, first;
+    std::function<SmallVector<Value>(ValueRange)> beforeFirst;
     // Step i (its buffers those of parity i % 2).
     std::function<SmallVector<Value>(Value, ValueRange)> step;
     std::function<void(ValueRange)> finish;
-    // Whether step 0 is `step` at 0, in the loop (the producer: a peeled
-    // step 0 made ptxas spill); else `first`, before it.
-    bool firstIsStep = false;
+    // (Regions: what runs after the loop, before the last barrier.)
+    std::function<void(ValueRange)> last;
     // The pieces of a step for the schedule in turn (runInTurn): the
     // producer's loads of step i and its staging of them; the consumers'
     // Phi^T (Z's partial sums and the step's decay after it), MMAs and the
@@ -344,39 +360,59 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       }
     };
 
-    // Step i's values, for the MMAs the consumers issue after the next
-    // barrier; step i + 1's keys and weights, for its Phi^T. The buffers'
-    // last readers are done (the MMAs of step i - 2 and Phi^T of step
-    // i - 1, before the barrier).
+    // The column of ones after the values, [1 0 ... 0] at every token of
+    // both buffers (never overwritten): the MMAs then add Phi^T's row sums,
+    // Z, in column e.
+    auto stageOnes = [&] {
+      Value token = t.range();
+      Value one =
+          E.select(t.eq(E.rem(t.range(8), t.index(8, 8)), t.index(0, 8)),
+                   t.constant(f32, 1.0, 8), t.constant(f32, 0.0, 8));
+      for (int64_t buffer = 0; buffer < NB; ++buffer) {
+        Value at = E.add(E.mul(token, t.index(8)),
+                         t.index(buffer * VE + s.e / 8 * VB));
+        t.storeBf16(one, valuesHi, valuesLo, t.run(at, 8),
+                    t.expand(E.ult(token, t.index(K)), 8), /*contiguous=*/true);
+      }
+    };
+
+    // Step i + 1's keys, weights and values into its buffers, for the
+    // consumers after the next barrier; step i + 2's loaded. The buffers'
+    // last readers are done (the consumers' step i - 1, before the
+    // barrier).
     size_t keyLoads = 2 * ((keyRuns + PP - 1) / PP) + 1;
     auto step = [&](Value i, ValueRange loaded) {
       size_t valueLoads = loaded.size() - keyLoads;
-      Value parity = parityOf(i);
-      stageValues(loaded.take_front(valueLoads), parity);
       Value i1 = E.add(i, next);
-      stageKeys(loaded.drop_front(valueLoads), i1, otherParity(parity));
+      Value parity = parityOf(i1);
+      stageValues(loaded.take_front(valueLoads), parity);
+      stageKeys(loaded.drop_front(valueLoads), i1, parity);
       tile::AsyncProxyFenceOp::create(b, loc);
-      SmallVector<Value> ahead = fetchValues(stepAt(i1));
-      llvm::append_range(ahead, fetchKeys(stepAt(E.add(i1, next))));
+      Step st = stepAt(E.add(i1, next));
+      SmallVector<Value> ahead = fetchValues(st);
+      llvm::append_range(ahead, fetchKeys(st));
       return ahead;
     };
     Role role;
-    // Step 0's keys before the first barrier; its values and step 1's keys
-    // loaded after it (where the consumers also produce, after they wrote
-    // the initial state's halves: both at once spilled at d = e = 128).
+    // Step 0 staged before the first barrier (with the ones), step 1
+    // loaded after it.
     role.start = [&] {
       Value zero = E.idx(0);
-      stageKeys(fetchKeys(stepAt(zero)), zero, zero);
+      Step first = stepAt(zero);
+      stageKeys(fetchKeys(first), zero, zero);
+      stageValues(fetchValues(first), zero);
+      stageOnes();
+      tile::AsyncProxyFenceOp::create(b, loc);
       return SmallVector<Value>{};
     };
     role.beforeFirst = [&](ValueRange) {
-      SmallVector<Value> loaded = fetchValues(stepAt(E.idx(0)));
-      llvm::append_range(loaded, fetchKeys(stepAt(next)));
+      Step second = stepAt(next);
+      SmallVector<Value> loaded = fetchValues(second);
+      llvm::append_range(loaded, fetchKeys(second));
       return loaded;
     };
     role.step = step;
     role.finish = [](ValueRange) {};
-    role.firstIsStep = true;
     role.load = [&](Value i) {
       SmallVector<Value> loaded = fetchValues(stepAt(i));
       llvm::append_range(loaded, fetchKeys(stepAt(i)));
@@ -621,32 +657,6 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       storeHalves(s0, z0, chunkSlot(stepAt(E.idx(0))));
       return SmallVector<Value>{s0, z0};
     };
-    // Step 0's Phi^T.
-    role.first = [&](ValueRange initial) {
-      auto [z1, decay0] = buildPhi(initial[1], E.idx(0));
-      return SmallVector<Value>{initial[0], z1, decay0};
-    };
-    // Steps 1 .. steps (the last past the end: its weights are 0 and its
-    // decay 1): the MMAs of step i - 1, after the accumulators took its
-    // decay, run while Phi^T of step i is built; the state before step i's
-    // chunk where it starts one.
-    role.step = [&](Value i, ValueRange acc) {
-      Value parity = parityOf(i);
-      Value sNext =
-          multiply(E.mul(tile::SplatOp::create(b, loc, accS, acc[2]), acc[0]),
-                   otherParity(parity));
-      auto [zPart, stepDecay] = buildPhi(acc[1], parity);
-      // The MMAs done (their operands free, the accumulators readable)
-      // before the next barrier.
-      Value sIn = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{sNext})
-                      .getResult(0);
-      Step st = stepAt(i);
-      Value starts = E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.i32(0));
-      Value inside = E.cmpi(arith::CmpIPredicate::ult, i, steps);
-      E.ifThen(arith::AndIOp::create(b, loc, starts, inside),
-               [&] { storeHalves(sIn, acc[1], chunkSlot(st)); });
-      return SmallVector<Value>{sIn, zPart, stepDecay};
-    };
     role.build = [&](Value z) { return buildPhi(z, E.idx(0)); };
     role.multiply = [&](Value sAcc, Value decay) {
       return multiply(E.mul(tile::SplatOp::create(b, loc, accS, decay), sAcc),
@@ -672,24 +682,307 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     then(role);
   };
 
+  // The consumers with a producer of their own: warpgroup g (0 or 1)
+  // takes tokens [g K / 2, (g + 1) K / 2) of every step into its own
+  // accumulators of all R rows of [S | Z | 0 ...] (mma<warps = [4, 1]>;
+  // Z from the ones column after the values), so that together they hold
+  // the state, in two parts. Each builds its Phi^T elements where its A
+  // fragments hold them (sympow_tile.fragments): per 16 tokens thread
+  // 32 w + l holds rows 16 w + l / 4 and 16 w + l / 4 + 8, pairs of
+  // adjacent tokens 2 (l % 4) and 2 (l % 4) + 8 on, each pair one word of
+  // staged keys per factor; split once into hi + lo bf16 halves and
+  // multiplied by the step's values, which the MMAs read from workgroup
+  // memory. Phi^T is neither stored nor read. Where a chunk ends,
+  // warpgroup 1 hands its part over in `exchange` and starts again from 0;
+  // warpgroup 0 adds it after the next barrier and writes the chunk state
+  // (and the final state after the loop).
+  auto registerConsumerRole = [&](gpu_detail::Tiles &t, int64_t g,
+                                  llvm::function_ref<void(Role &)> then) {
+    gpu_detail::MatrixTiles mw{b, loc, 4, 1};
+    int64_t NO = split.valueColumns(s.e);
+    assert(NO == ChunkOutputTile::valueColumns(s.e) &&
+           "[S | Z | 0 ...] as chunk_output reads its rows");
+    RankedTensorType accType = mw.accumulator(R, NO),
+                     rowType = mw.accumulator(R, 8),
+                     aType = mw.operand(0, R, 16, bf16);
+    Value thread = t.range();
+    Value lane = E.rem(thread, t.index(32));
+    Value pairInQuad = E.rem(lane, t.index(4));
+    Value rowOfLane = E.add(E.mul(E.div(thread, t.index(32)), t.index(16)),
+                            E.div(lane, t.index(4)));
+    // Per row half (the fragments' rows r and r + 8): the row's key
+    // offsets in a pair row (its multiset's dims), l % 4 pair rows on.
+    SmallVector<Value> keyOffsets[2], rowScale(2), localRow(2);
+    for (int64_t half : {0, 1}) {
+      localRow[half] = E.add(rowOfLane, t.index(8 * half));
+      Value row = E.add(t.splat(firstRow), localRow[half]);
+      SmallVector<Value> multiset =
+          gpu_detail::unrankRows(t, s.p, s.d, E.min(row, t.index(dim - 1)));
+      rowScale[half] = gpu_detail::rowScales(t, f32, multiset);
+      Value pairRow = E.mul(pairInQuad, t.index(KS2));
+      for (Value i : multiset)
+        keyOffsets[half].push_back(E.add(pairRow, E.mul(i, t.index(2))));
+    }
+    Value weightOffset = E.mul(pairInQuad, t.index(2));
+    auto rowFactor = [&](RankedTensorType type) {
+      return mw.loadTransposed(type, rowFactors, E.idx(0), 0);
+    };
+    Value accZero = mw.splat(accType, 0.0);
+
+    // The A fragments (hi, lo) of the step's tokens 16 kb .. 16 kb + 15
+    // from the staged keys and weights of buffer `parity`; `later` the
+    // decay of the step's segments after each segment.
+    auto fragmentsOf = [&](Value parity, int64_t kb, ArrayRef<Value> later) {
+      Value keyAt = t.splat(bufferOf(parity, keyBuffer));
+      Value weightAt =
+          E.add(t.splat(bufferOf(parity, weightBuffer)), weightOffset);
+      // The weights of the two pairs of tokens (8 apart), each shared by
+      // both row halves.
+      Value w[2];
+      for (int64_t pair : {0, 1}) {
+        int64_t token = 16 * kb + 8 * pair;
+        w[pair] = t.load(weights, t.run(E.add(weightAt, t.index(token)), 2),
+                         nullptr, /*contiguous=*/true);
+        if (Value decay = later[token / KD])
+          w[pair] = E.mul(w[pair], t.splat(decay, 2));
+      }
+      SmallVector<Value> his, los;
+      for (int64_t q = 0; q < 4; ++q) {
+        // Row half q % 2, tokens 8 (q / 2) on.
+        int64_t half = q % 2, token = 16 * kb + 8 * (q / 2);
+        SmallVector<Value> at;
+        for (Value key : keyOffsets[half])
+          at.push_back(
+              t.run(E.add(E.add(key, keyAt), t.index(token / 2 * KS2)), 2));
+        Value product = gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr,
+                                                /*contiguous=*/true);
+        auto [hi, lo] = tile::splitBf16(b, loc, E.mul(product, w[q / 2]));
+        his.push_back(hi);
+        los.push_back(lo);
+      }
+      return std::pair{Value(tile::FragmentsOp::create(b, loc, aType, his)),
+                       Value(tile::FragmentsOp::create(b, loc, aType, los))};
+    };
+    // Step i's MMAs on this warpgroup's tokens: per 16, Phi^T's halves
+    // (fenced once built: wgmma reads them from registers) times the
+    // values (hi + lo for f16, lo Phi times lo v dropped as split_bf16
+    // does), the small products first. Buffer 1's descriptors are buffer
+    // 0's advanced by its bytes (TileWarpgroupOps.td).
+    auto multiply = [&](Value acc, Value parity, ArrayRef<Value> later) {
+      Value valueAt =
+          split.buffers() == 1
+              ? Value()
+              : E.indexCast(E.mul(parity, E.idx(2 * VE / 16)), b.getI64Type());
+      int64_t blocks = K / 32; // this warpgroup's 16-token blocks
+      for (int64_t kb = g * blocks; kb < (g + 1) * blocks; ++kb) {
+        auto [aHi, aLo] = fragmentsOf(parity, kb, later);
+        // B: the values' 16 tokens from 16 kb, the next 8 tokens 128 bytes
+        // on, the next 8 columns VB elements on (N-major: transpose_b).
+        auto valuesOf = [&](Value array) -> Value {
+          Value d = tile::WarpgroupDescriptorOp::create(
+              b, loc, array, E.idx(8 * 16 * kb), 0, 128, 2 * VB);
+          return valueAt ? Value(arith::AddIOp::create(b, loc, d, valueAt)) : d;
+        };
+        auto mma = [&](Value a, Value bOperand) {
+          acc = tile::WarpgroupMmaOp::create(
+              b, loc, accType, a, bOperand, acc, TypeAttr::get(bf16), nullptr,
+              b.getUnitAttr(), b.getBoolAttr(true));
+        };
+        tile::WarpgroupFenceOp::create(b, loc);
+        Value vHi = valuesOf(valuesHi);
+        if (splitV)
+          mma(aHi, valuesOf(valuesLo));
+        mma(aLo, vHi);
+        mma(aHi, vHi);
+        // Each block waited for before the next is built: its fragments
+        // then free their registers (8, where the accumulators take 36).
+        tile::WarpgroupCommitOp::create(b, loc);
+        acc = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{acc})
+                  .getResult(0);
+      }
+      return acc;
+    };
+
+    // The halves of a chunk state (warpgroup 0, the parts summed): w_f
+    // [S_f | Z_f | 0 ...] as bf16 hi and lo, w_f = scale^p c_f^2 (the
+    // accumulators hold the state over c_f).
+    double phiScale = std::pow(std::abs(s.effectiveScale()), double(s.p));
+    auto storeHalves = [&](Value acc, Value slot) {
+      Value c = rowFactor(accType);
+      Value w = E.mul(E.mul(c, c), mw.splat(accType, phiScale));
+      auto [hi, lo] = tile::splitBf16(b, loc, E.mul(acc, w));
+      Value at = E.add(
+          E.mul(slot, E.idx(ChunkOutputTile::stateSlotElements(dim, s.e))),
+          E.mul(firstRow, E.idx(NO)));
+      Value half = E.idx(ChunkOutputTile::stateHalfElements(dim, s.e));
+      mw.store(hi, chunkHalves, at, NO, rows, E.idx(NO), /*paired=*/true);
+      mw.store(lo, chunkHalves, E.add(at, half), NO, rows, E.idx(NO),
+               /*paired=*/true);
+    };
+    auto chunkSlot = [&](const Step &st) {
+      Value n = E.indexCast(st.n, b.getIndexType());
+      return E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
+    };
+    auto startsChunk = [&](const Step &st) {
+      return E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.i32(0));
+    };
+    // The exchange's two halves, by chunk parity: warpgroup 1 writes
+    // chunk n's part at its end into half n % 2 while warpgroup 0 may
+    // still read chunk n - 1's (chunks of one step start and end in the
+    // same barrier interval).
+    int64_t exchangeHalf = split.exchangeElements(s.e) / 2;
+    auto exchangeOf = [&](Value n) {
+      return E.mul(E.rem(E.indexCast(n, b.getIndexType()), E.idx(2)),
+                   E.idx(exchangeHalf));
+    };
+    auto fromExchange = [&](Value at) {
+      return mw.load(accType, exchange, at, NO);
+    };
+    // The rows' offsets in S and Z, emitted where used (kept from the
+    // region's start to after its loop they spilled on sm_80).
+    auto sRows = [&] {
+      return E.mul(E.add(E.mul(bh, E.idx(dim)), firstRow), E.idx(s.e));
+    };
+    auto zRows = [&] { return E.add(E.mul(bh, E.idx(dim)), firstRow); };
+
+    Role role;
+    // Warpgroup 0: each row's factor, its reciprocal and the initial Z
+    // over it, one lane of the row's four (the reciprocals here, where
+    // few registers are live: a division per accumulator element took
+    // ptxas' slow path calls and spilled).
+    role.start = [&] {
+      if (g == 0) {
+        Value first = t.eq(pairInQuad, t.index(0));
+        for (int64_t half : {0, 1}) {
+          Value z0 =
+              t.load(Z, E.add(t.splat(zRows()), localRow[half]),
+                     t.logicalAnd(first, E.ult(localRow[half], t.splat(rows))));
+          Value inverse = E.div(t.constant(f32, 1.0), rowScale[half]);
+          t.store(rowScale[half], rowFactors, localRow[half], first);
+          t.store(inverse, inverseFactors, localRow[half], first);
+          t.store(E.mul(z0, inverse), initialZ, localRow[half], first);
+        }
+      }
+      return SmallVector<Value>{};
+    };
+    // The initial state [S0 | Z0] over c_f in warpgroup 0 (and as the state
+    // before chunk 0 in the halves), 0 in warpgroup 1.
+    role.beforeFirst = [&](ValueRange) {
+      if (g != 0)
+        return SmallVector<Value>{accZero};
+      Value s0 = mw.load(accType, S, sRows(), s.e, rows, E.idx(s.e));
+      auto columns = cast<RankedTensorType>(
+          tile::withElementType(accType, b.getI32Type()));
+      Value isZ = E.cmpi(arith::CmpIPredicate::eq,
+                         tile::MatrixRangeOp::create(b, loc, columns, 1),
+                         tile::SplatOp::create(b, loc, columns, E.i32(s.e)));
+      Value z0 = mw.loadTransposed(accType, initialZ, E.idx(0), 0);
+      Value inverse = mw.loadTransposed(accType, inverseFactors, E.idx(0), 0);
+      Value acc = E.select(isZ, z0, E.mul(s0, inverse));
+      storeHalves(acc, chunkSlot(stepAt(E.idx(0))));
+      return SmallVector<Value>{acc};
+    };
+    role.step = [&](Value i, ValueRange carried) {
+      Value acc = carried[0];
+      Value parity = parityOf(i);
+      Step st = stepAt(i);
+      if (g == 0) {
+        // The state before step i's chunk: the other part added (handed
+        // over at the end of step i - 1) and written (chunk 0's before the
+        // loop).
+        Value starts = arith::AndIOp::create(
+            b, loc, startsChunk(st),
+            E.cmpi(arith::CmpIPredicate::ne, i, E.idx(0)));
+        acc = E.ifElse(
+            starts, accType,
+            [&] {
+              Value sum =
+                  E.add(acc, fromExchange(exchangeOf(E.add(st.n, E.i32(1)))));
+              storeHalves(sum, chunkSlot(st));
+              return sum;
+            },
+            [&] { return acc; });
+      }
+      // The decay of each segment of the step and of the segments after
+      // it: the accumulators take the step's once, each segment's weights
+      // the later ones'.
+      Value weightAt = bufferOf(parity, weightBuffer);
+      SmallVector<Value> later(segments);
+      Value stepDecay;
+      for (int64_t segment = segments - 1; segment >= 0; --segment) {
+        later[segment] = stepDecay;
+        Value decay =
+            E.load(weights, {E.add(weightAt, E.idx(K + segment * KD))});
+        stepDecay = stepDecay ? E.mul(stepDecay, decay) : decay;
+      }
+      acc = multiply(
+          E.mul(tile::SplatOp::create(b, loc, accType, stepDecay), acc), parity,
+          later);
+      if (g == 1) {
+        // Hand the part over where the chunk (or the sequence) ends.
+        acc = E.ifElse(
+            startsChunk(stepAt(E.add(i, next))), accType,
+            [&] {
+              mw.store(acc, exchange, exchangeOf(st.n), NO);
+              return accZero;
+            },
+            [&] { return acc; });
+      }
+      return SmallVector<Value>{acc};
+    };
+    // The final state, both parts summed by warpgroup 1 (where few
+    // registers are live) after warpgroup 0 handed its part over into the
+    // exchange's other half (chunk N - 1 ended in N - 1's): times c_f, S's
+    // columns, then Z as its row's sum over the last 8 columns.
+    role.last = [&](ValueRange state) {
+      if (g == 0)
+        mw.store(state[0], exchange, exchangeOf(E.indexCast(N, i32)), NO);
+    };
+    role.finish = [&](ValueRange) {
+      if (g != 1)
+        return;
+      // 8 columns at a time (both parts of the whole tile at once spilled).
+      RankedTensorType pieceType = mw.accumulator(R, 8);
+      Value factor = rowFactor(pieceType);
+      for (int64_t col = 0; col < NO; col += 8) {
+        auto part = [&](int64_t half) {
+          return mw.load(pieceType, exchange, E.idx(half * exchangeHalf + col),
+                         NO);
+        };
+        Value piece = E.mul(E.add(part(0), part(1)), factor);
+        if (col < s.e)
+          mw.store(piece, S, E.add(sRows(), E.idx(col)), s.e, rows,
+                   E.idx(std::min<int64_t>(8, s.e - col)), s.e % 2 == 0);
+        else
+          mw.store(mw.denominators(piece, 0, rowType), Z, zRows(), 1, rows,
+                   E.idx(1));
+      }
+      if (s.rotates()) {
+        // One thread of the grid writes c.
+        emitFinalCount(t, s, counts, c, batch, T, h,
+                       t.logicalAnd(E.ult(thread, t.index(1)),
+                                    t.splat(E.ult(x, E.idx(1)))));
+      }
+    };
+    then(role);
+  };
+
   // A role's code in the order the regions' barriers meet: its start, a
-  // barrier (step 0's keys and the row factors staged), the initial state,
-  // a barrier, step 0, then one barrier a step.
-  auto runRole = [&](Role &role) {
+  // barrier (step 0 staged, the row factors and initial Z), the initial
+  // state, one barrier a step, and one after the loop (the hand-overs of
+  // the final state's parts).
+  auto runRegion = [&](Role &role) {
     SmallVector<Value> carried = role.start();
     gpu::BarrierOp::create(b, loc);
     carried = role.beforeFirst(carried);
-    // (From 0, the loop's first barrier is step 0's.)
-    if (!role.firstIsStep) {
-      gpu::BarrierOp::create(b, loc);
-      carried = role.first(carried);
-    }
     SmallVector<Value> state =
-        E.forLoop(role.firstIsStep ? E.idx(0) : next, E.add(steps, next), next,
-                  carried, [&](Value i, ValueRange acc) {
-                    gpu::BarrierOp::create(b, loc);
-                    return role.step(i, acc);
-                  });
+        E.forLoop(E.idx(0), steps, next, carried, [&](Value i, ValueRange acc) {
+          gpu::BarrierOp::create(b, loc);
+          return role.step(i, acc);
+        });
+    if (role.last)
+      role.last(state);
+    gpu::BarrierOp::create(b, loc);
     role.finish(state);
   };
   // One set of threads, one buffer each, in turn, between three barriers a
@@ -729,20 +1022,21 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   };
   if (split.specialized) {
     // Warpgroup 2 the producer, 0 and 1 the consumers.
-    auto producer = tile::WarpgroupsOp::create(b, loc, 2, 1);
-    {
+    auto region = [&](int64_t first, llvm::function_ref<void()> body) {
+      auto op = tile::WarpgroupsOp::create(b, loc, first, 1);
       OpBuilder::InsertionGuard inside(b);
-      b.setInsertionPointToStart(&producer.getBody().front());
+      b.setInsertionPointToStart(&op.getBody().front());
+      body();
+    };
+    region(2, [&] {
       gpu_detail::Tiles t{b, loc, E, PP};
-      producerRole(t, [&](Role &p) { runRole(p); });
-    }
-    auto consumers = tile::WarpgroupsOp::create(b, loc, 0, 2);
-    {
-      OpBuilder::InsertionGuard inside(b);
-      b.setInsertionPointToStart(&consumers.getBody().front());
-      gpu_detail::Tiles t{b, loc, E, PC};
-      consumerRole(t, [&](Role &c) { runRole(c); });
-    }
+      producerRole(t, [&](Role &p) { runRegion(p); });
+    });
+    for (int64_t g : {0, 1})
+      region(g, [&] {
+        gpu_detail::Tiles t{b, loc, E, 128};
+        registerConsumerRole(t, g, [&](Role &c) { runRegion(c); });
+      });
   } else {
     // Every thread in turn.
     gpu_detail::Tiles t{b, loc, E, PC};

@@ -949,55 +949,78 @@ static void simplifyLoweredKernel(gpu::GPUFuncOp fn) {
   fn.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
 }
 
-/// Each warpgroups region as an scf.if on the warpgroup index, inside which
-/// the thread ids its tiles' lowering asked for count from the region's
-/// first thread and the barriers are marked as a region's.
+/// Each warpgroups region as an scf.if on the warpgroup index (adjacent ones
+/// as an if-else chain), inside which the thread ids its tiles' lowering
+/// asked for count from the region's first thread and the barriers are
+/// marked as a region's.
 static void inlineWarpgroups(gpu::GPUFuncOp fn, int64_t kernelThreads) {
-  SmallVector<WarpgroupsOp> regions;
-  fn.walk([&](WarpgroupsOp op) { regions.push_back(op); });
-  for (WarpgroupsOp op : regions) {
-    OpBuilder b(op);
-    Location loc = op.getLoc();
-    auto index = [&](int64_t v) { return indexConstant(b, loc, v); };
-    int64_t first = op.getFirst(), end = first + op.getCount();
-    SmallVector<gpu::ThreadIdOp> ids;
-    op.getBody().walk([&](Operation *inner) {
-      if (auto id = dyn_cast<gpu::ThreadIdOp>(inner))
-        if (id.getDimension() == gpu::Dimension::x)
-          ids.push_back(id);
-      if (isa<gpu::BarrierOp>(inner))
-        inner->setAttr(WarpgroupsOp::getBarrierAttrName(), b.getUnitAttr());
-    });
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value warpgroup = arith::DivUIOp::create(b, loc, tid, index(128));
-    Value inside;
-    auto both = [&](Value c) {
-      inside = inside ? arith::AndIOp::create(b, loc, inside, c) : c;
-    };
-    if (first > 0)
-      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, warpgroup,
-                                 index(first)));
-    if (128 * end < kernelThreads)
-      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, warpgroup,
-                                 index(end)));
-    Block *body = &op.getBody().front();
-    if (inside) {
-      Block *then =
-          scf::IfOp::create(b, loc, inside, /*else=*/false).thenBlock();
-      then->getOperations().splice(then->begin(), body->getOperations());
-      b.setInsertionPointToStart(then);
-    } else {
-      op->getBlock()->getOperations().splice(Block::iterator(op),
-                                             body->getOperations());
-    }
-    if (first > 0) {
-      Value from = arith::SubIOp::create(b, loc, tid, index(128 * first));
-      for (gpu::ThreadIdOp id : ids) {
-        id.replaceAllUsesWith(from);
-        id.erase();
+  // Adjacent regions (nothing between them) become one if-else chain: each
+  // thread runs one of them, and a value one region keeps (the thread's
+  // coordinates, say) is then not live through the others' code, as it is
+  // through a sequence of ifs (where ptxas spilled such values at 80
+  // registers).
+  SmallVector<SmallVector<WarpgroupsOp>> runs;
+  fn.walk([&](WarpgroupsOp op) {
+    if (!runs.empty() && runs.back().back()->getNextNode() == op)
+      runs.back().push_back(op);
+    else
+      runs.push_back({op});
+  });
+  for (ArrayRef<WarpgroupsOp> run : runs) {
+    OpBuilder b(run.front());
+    for (size_t k = 0; k < run.size(); ++k) {
+      WarpgroupsOp op = run[k];
+      Location loc = op.getLoc();
+      auto index = [&](int64_t v) { return indexConstant(b, loc, v); };
+      int64_t first = op.getFirst(), end = first + op.getCount();
+      SmallVector<gpu::ThreadIdOp> ids;
+      op.getBody().walk([&](Operation *inner) {
+        if (auto id = dyn_cast<gpu::ThreadIdOp>(inner))
+          if (id.getDimension() == gpu::Dimension::x)
+            ids.push_back(id);
+        if (isa<gpu::BarrierOp>(inner))
+          inner->setAttr(WarpgroupsOp::getBarrierAttrName(), b.getUnitAttr());
+      });
+      Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+      Value warpgroup = arith::DivUIOp::create(b, loc, tid, index(128));
+      Value inside;
+      auto both = [&](Value c) {
+        inside = inside ? arith::AndIOp::create(b, loc, inside, c) : c;
+      };
+      if (first > 0)
+        both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, warpgroup,
+                                   index(first)));
+      if (128 * end < kernelThreads)
+        both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, warpgroup,
+                                   index(end)));
+      Block *body = &op.getBody().front();
+      OpBuilder::InsertPoint rest;
+      if (inside) {
+        bool more = k + 1 < run.size();
+        auto branch = scf::IfOp::create(b, loc, inside, /*else=*/more);
+        Block *then = branch.thenBlock();
+        then->getOperations().splice(then->begin(), body->getOperations());
+        if (more)
+          rest = OpBuilder::InsertPoint(branch.elseBlock(),
+                                        branch.elseBlock()->begin());
+        else
+          rest = b.saveInsertionPoint();
+        b.setInsertionPointToStart(then);
+      } else {
+        op->getBlock()->getOperations().splice(Block::iterator(op),
+                                               body->getOperations());
+        rest = b.saveInsertionPoint();
       }
+      if (first > 0) {
+        Value from = arith::SubIOp::create(b, loc, tid, index(128 * first));
+        for (gpu::ThreadIdOp id : ids) {
+          id.replaceAllUsesWith(from);
+          id.erase();
+        }
+      }
+      op.erase();
+      b.restoreInsertionPoint(rest);
     }
-    op.erase();
   }
 }
 

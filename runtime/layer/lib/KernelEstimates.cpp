@@ -310,6 +310,116 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
   return k;
 }
 
+/// chunk_state_pass with a producer warpgroup of its own (a tile kernel,
+/// 16-bit inputs; ChunkStatePass.h): programs of R state rows per (head,
+/// sequence), each walking the tokens in steps of K inside a chunk. The
+/// producer loads a step's keys (rotated), values and gates two steps ahead
+/// and stages them in runs (the weights by a warp scan of the gates per
+/// segment); the two consumer warpgroups each take half a step's tokens,
+/// build their Phi^T elements as the A fragments of register-A warpgroup
+/// MMAs (p key loads and one weight load per pair of tokens, the split
+/// into bf16 hi + lo) against the staged [V | 1] (hi + lo for f16: a third
+/// product), each into its own accumulators of all R rows of [S | Z | 0 ...]
+/// (NO = e + 8 columns), decayed once a step. Where a chunk ends warpgroup
+/// 1 hands its part over through workgroup memory and warpgroup 0 writes
+/// the chunk state; the final state is summed by warpgroup 1. Memory,
+/// tensor and barrier figures follow the code; fp32, int and the
+/// per-program and per-chunk figures were fitted on the emulator's heaviest
+/// program, T = 512 against 1024, chunks of 256, at p = 2 (d, e = 64/64,
+/// 32/32, 32/16; bf16, f16, learned rotation) and p = 4 (d = 16, e = 32).
+static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
+                                                const ChunkStatePass &split,
+                                                bool f16) {
+  double P = double(split.threads()), R = double(split.rowsPerProgram),
+         K = double(split.tokensPerStep), X = double(split.programs);
+  double PC = double(ChunkStatePass::consumerThreads),
+         PP = double(split.producerThreads());
+  double KD = double(split.segmentTokens()), segments = K / KD;
+  double NV = z.e, NO = double(split.valueColumns(cols(z.e)));
+  double L = double(split.keyRun(cols(z.d), z.rotates)),
+         LV = double(split.valueRun(cols(z.e)));
+  double RK = R * K / PC, p = z.p, splitV = f16 ? 1 : 0;
+  double N = std::ceil(z.T / C), steps = N * std::ceil(C / K);
+  double rot = z.rotates ? 1 : 0, E1 = z.e + 1;
+  double keyRuns = K / 2 * z.d / L, valueRuns = K * NV / LV;
+  double runs = 2 * keyRuns + valueRuns;
+  bool bf16Keys = ChunkStatePass::bf16Keys(f16, z.rotates);
+  double keyPairBytes = bf16Keys ? 4 : 8;
+  OpCounts step;
+  // (Step i fetches step i + 2: the loop's last two fetch masked tokens.)
+  step.globalLoads = u(runs + K);
+  step.globalLoadBytes = u(K * z.d * (rot ? 4 : z.s) + K * NV * z.s + 4 * K);
+  // Per pair of tokens of a consumer thread p key words and, per two pairs
+  // (both row halves), one weight pair; each segment's decay.
+  step.sharedLoads = u(PC * RK / 2 * (p + 0.5) + PC * segments + K);
+  // Per 16 tokens one MMA per product, its B (the values) read from
+  // workgroup memory as the emulator counts operands (Block.cpp).
+  double products = 2 + splitV, kSteps = K / 16;
+  step.wgmma = u(kSteps * products);
+  step.wgmmaMultiplyAdds = u(kSteps * 64 * 16 * products * NO);
+  step.sharedLoadBytes =
+      u(PC * RK / 2 * (p * keyPairBytes + 4) + 4 * PC * segments + 4 * K +
+        kSteps * 2 * 16 * products * NO);
+  // The keys' runs, the values' (hi and lo for f16), the weights and the
+  // decays from each token on.
+  double stagedStores = keyRuns + (1 + splitV) * valueRuns + 2 * K,
+         stagedBytes =
+             keyPairBytes / 2 * K * z.d + 2 * (1 + splitV) * K * NV + 8 * K;
+  step.sharedStores = u(stagedStores);
+  step.sharedStoreBytes = u(stagedBytes);
+  // Per Phi^T element its product, weight and split (5.64), the later
+  // segments' decay in the earlier segments' weights; both parts' decay;
+  // per staged f16 value its split.
+  step.fp32Alu =
+      u(R * K * (5.64 + (p - 2)) + 2 * R * NO +
+        (segments - 1) / segments * R * K / 4 + 6.45 * splitV * K * NV);
+  // Per thread the step's place, buffers and fragments' offsets (43.9);
+  // each run's index math and masks; bf16 extended by their bits (a shift
+  // or an and each): the staged 16-bit keys, more factors' index math.
+  step.intAlu = u(43.9 * P + 8.02 * runs + R * K * 0.586 * (p - 2) +
+                  (bf16Keys ? 1.56 * p * R * K
+                   : rot    ? 0
+                            : K * z.d));
+  step.sfu = u(2 * PP);
+  step.barriers = 1;
+  step.shuffles = u(PP / 32 * std::log2(KD));
+  OpCounts program = times(step, steps);
+  // Once: step 0 staged and the ones column, the rows' factors, their
+  // reciprocals and the initial Z over them, the initial state read and
+  // written as chunk 0's halves, the final state's parts handed over and
+  // summed (pairs of floats a load) and stored. Per chunk state:
+  // warpgroup 1's part handed over (R NO stores) and added (R NO loads),
+  // the halves' S and Z pairs (R NO stores of both).
+  program.globalLoads += u(R * E1);
+  program.globalLoadBytes += u(4 * R * E1);
+  program.sharedStores +=
+      u(stagedStores + 2 * K * (1 + splitV) + 3 * R + (N + 1) * R * NO);
+  program.sharedStoreBytes +=
+      u(stagedBytes + 32 * K * (1 + splitV) + 12 * R + 4 * (N + 1) * R * NO);
+  program.sharedLoads += u((N + 1) * R * NO + 3 * PC);
+  program.sharedLoadBytes += u(4 * (N + 1) * R * NO + 12 * PC);
+  program.globalStores = u(N * R * NO + R * (z.e / 2 + 1));
+  program.globalStoreBytes = u(4 * N * R * NO + 4 * R * E1);
+  program.sfu += u(4 * PC);
+  // (Fitted as above: per chunk state's element, per program.)
+  program.fp32Alu += u(6.35 * (N + 1) * R * NO);
+  program.intAlu += u(182656);
+  program.barriers += 2;
+  double stateBytes = z.B * z.H * 4 * z.D * E1;
+  double chunkBytes = z.B * z.H * stateHalvesBytes(z);
+  return {"chunk_state_pass",
+          launch({g(X), g(z.H), g(z.B)}, g(P), times(program, X * z.H * z.B),
+                 program,
+                 z.B * z.T * z.H *
+                         (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
+                     stateBytes,
+                 N * chunkBytes + stateBytes),
+          // ptxas' registers under the cap of two programs per SM (80 at d =
+          // e = 64 on both targets).
+          {int(registerCap(split.minProgramsPerSM(cols(z.e)), split.threads())),
+           split.sharedBytes(cols(z.d), cols(z.e), f16, z.rotates)}};
+}
+
 /// chunk_state_pass (a tile kernel, 16-bit inputs): programs of R state
 /// rows per (head, sequence) (ChunkStatePass.h), each walking the tokens in
 /// steps of K inside a chunk, with warpgroups of their own: the producer
@@ -329,6 +439,8 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 /// within 1%, int within 2% (5% for f16 without).
 KernelEstimate chunkStatePass(const Sizes &z, double C,
                               const ChunkStatePass &split, bool f16) {
+  if (split.specialized)
+    return chunkStatePassInRegisters(z, C, split, f16);
   double P = double(split.threads()), R = double(split.rowsPerProgram),
          K = double(split.tokensPerStep), X = double(split.programs);
   double PC = double(ChunkStatePass::consumerThreads),

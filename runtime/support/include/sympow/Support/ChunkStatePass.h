@@ -23,26 +23,29 @@
 namespace sympow {
 
 struct ChunkStatePass {
-  /// Two roles: the consumers, warpgroups 0 and 1 side by side (mma<warps = [4,
-  /// 2], column_major>), each holding the program's 64 rows of half the value
-  /// columns; they build Phi^T of a step and multiply it, each 16 tokens
-  /// one m64nNk16 warpgroup MMA per product and warpgroup (wgmma on sm_90a,
-  /// mma.sync per warp before) reading Phi^T and its half of the values
-  /// from workgroup memory, while they build the next step's; the
-  /// producer loads the keys, values and gates a step ahead and stages them
-  /// (the keys and weights of step i + 1 and the values of step i while
-  /// the consumers build Phi^T of step i), in buffers of two steps, so that
-  /// one barrier a step orders them. `specialized`: the producer is a third
-  /// warpgroup of its own (sympow_tile.warpgroups), where its loads and the
-  /// consumers' accumulators fit 80 registers (e <= 64, 16-bit keys at d <=
-  /// 64): 33 programs of 64 rows per head at p = 2, d = 64 put two programs
-  /// (24 warps) on each of 132 SMs at B = 1 with 8 heads. Otherwise the
-  /// 256 consumer threads are the producer too, in turn (16 warps an SM
-  /// with two programs). (Before 2026-12-02: 256 threads, single buffers,
-  /// three barriers a step; one warpgroup a program held the whole row, 36
-  /// accumulator floats a thread, so only 8 warps per SM; 8 warps as
-  /// mma.sync's [4, 2] took 410 SASS instructions per warp and step, 64 of
-  /// them HMMA and LDSM.)
+  /// Two roles: the consumers hold the program's rows of [S | Z] in
+  /// tensor-core accumulators and build Phi^T; the producer loads the
+  /// keys, values and gates a step ahead and stages them, in buffers of two
+  /// steps, so that one barrier a step orders them. `specialized`: the
+  /// producer is a warpgroup of its own (sympow_tile.warpgroups), and the
+  /// two consumer warpgroups split each step's tokens: each holds all 64
+  /// rows of [S | Z | 0 ...] (e + 8 columns, Z from the MMA against a
+  /// column of ones staged beside the values) and builds its half of Phi^T
+  /// in registers as the A fragments of its warpgroup MMAs (wgmma on
+  /// sm_90a, mma.sync per warp before), which read the values from
+  /// workgroup memory; their two partial states are summed through
+  /// workgroup memory where a chunk state is written. Where the loads and
+  /// accumulators fit 80 registers (e <= 64, 16-bit keys at d <= 64): 33
+  /// programs of 64 rows per head at p = 2, d = 64 put two programs (24
+  /// warps) on each of 132 SMs at B = 1 with 8 heads. Otherwise (in turn)
+  /// the 256 consumer threads are the producer too, with single buffers
+  /// and three barriers a step; they sit side by side (mma<warps = [4, 2],
+  /// column_major>), each warpgroup half the value columns, and build
+  /// Phi^T in workgroup memory as bf16 hi + lo, which both multiply. (Before
+  /// 2026-12-02, with a producer too: Phi^T in workgroup memory, 16
+  /// accumulator floats a consumer thread, 254 SASS instructions per warp
+  /// and step of which 16 stored Phi^T, and Phi^T's stores and MMA reads
+  /// about half of the pass's shared wavefronts.)
   static constexpr int64_t warpsM = 4, warpsN = 2;
   static constexpr int64_t consumerThreads = 128 * warpsN;
   bool specialized = true;
@@ -75,9 +78,20 @@ struct ChunkStatePass {
   /// of 8 columns. One 16-byte slot more than the step's tokens, so that
   /// the 8 threads storing one token's 8 blocks hit 8 different slots.
   int64_t valueBlockBytes() const { return (tokensPerStep + 1) * 16; }
+  /// Columns of the staged values: with a producer of its own, a block of
+  /// 8 more, [1 0 ... 0] at every token (written once), so that the MMAs
+  /// give Z in column e and zeros after it: the chunk states' rows as
+  /// chunk_output reads them (ChunkOutputTile::valueColumns).
+  int64_t valueColumns(int64_t e) const { return specialized ? e + 8 : e; }
   /// Elements (bf16) of one staged values array (e a multiple of 8).
   int64_t valueElements(int64_t e) const {
-    return e / 8 * valueBlockBytes() / 2;
+    return valueColumns(e) / 8 * valueBlockBytes() / 2;
+  }
+  /// f32 elements of the array the consumer warpgroups sum their partial
+  /// states through (with a producer of its own): two halves (by chunk
+  /// parity) of 64 rows of [S | Z | 0 ...].
+  int64_t exchangeElements(int64_t e) const {
+    return specialized ? 2 * rowsPerProgram * valueColumns(e) : 0;
   }
   /// Phi^T [R x K] as the MMAs' A, K-major core matrices (8 rows x 8
   /// tokens, rows 16 bytes apart): the bytes between groups of 8 rows,
@@ -113,16 +127,22 @@ struct ChunkStatePass {
       return keyPairStride(d);
     return 2 * (d + ((8 - d % 32) + 32) % 32);
   }
-  /// A consumer thread's accumulator floats: S's 64 rows x e over the 256
-  /// consumer threads (Z is two partial sums a thread).
-  static int64_t accumulatorFloats(int64_t e) { return e / 4; }
-  /// Programs per SM that ptxas must fit (its register cap): two where
-  /// the accumulators take at most 16 floats a thread with a producer of
-  /// its own (e <= 64: 24 warps per SM, a cap of 80 registers) or 32
-  /// without (e <= 128: 16 warps, a cap of 128, which ptxas meets without
-  /// spills at d = e = 128 too), one where they take more.
+  /// A consumer thread's accumulator floats: with a producer of its own
+  /// all 64 rows of [S | Z | 0 ...] over a warpgroup's 128 threads; else
+  /// S's 64 rows x e over the 256 consumer threads (Z in two partial sums a
+  /// thread).
+  int64_t accumulatorFloats(int64_t e) const {
+    return specialized ? rowsPerProgram * valueColumns(e) / 128 : e / 4;
+  }
+  /// The widest e that has a producer of its own.
+  static constexpr int64_t kMaxSpecializedColumns = 64;
+  /// Programs per SM that ptxas must fit (its register cap): two where the
+  /// accumulators take at most 36 floats a thread with a producer of its
+  /// own (e <= 64: 24 warps per SM, a cap of 80 registers) or 32 without
+  /// (e <= 128: 16 warps, a cap of 128, which ptxas meets without spills at
+  /// d = e = 128 too), one where they take more.
   int32_t minProgramsPerSM(int64_t e) const {
-    return accumulatorFloats(e) <= (specialized ? 16 : 32) ? 2 : 1;
+    return accumulatorFloats(e) <= (specialized ? 36 : 32) ? 2 : 1;
   }
   /// The producer's staging runs of `rows` rows of `width` elements of
   /// `elementBytes` (a step's tokens by default): vectorRun's, shorter
@@ -159,11 +179,15 @@ struct ChunkStatePass {
   int64_t keyElements(int64_t d, bool bf16) const {
     return tokensPerStep / 2 * keyRowElements(d, bf16);
   }
-  int64_t phiElements() const { return rowsPerProgram * tokensPerStep; }
-  /// Workgroup bytes: two steps' keys (f32), values as bf16 (hi and lo for
-  /// f16 inputs), Phi^T of the program's rows (bf16 hi and lo) and weights,
-  /// and phi's factor of each row (applied where the state is read and
-  /// written).
+  /// (In workgroup memory only in turn.)
+  int64_t phiElements() const {
+    return specialized ? 0 : rowsPerProgram * tokensPerStep;
+  }
+  /// Workgroup bytes: per buffer a step's keys, values as bf16 (hi and lo
+  /// for f16 inputs), weights and, in turn, Phi^T of the program's rows
+  /// (bf16 hi and lo); phi's factor of each row (applied where the state is
+  /// read and written); with a producer of its own its reciprocal, the
+  /// initial Z over it and the exchange of partial states.
   int64_t sharedBytes(int64_t d, int64_t e, bool splitValues,
                       bool rotatedKeys) const {
     int64_t valueBytes = 2 * valueElements(e) * (splitValues ? 2 : 1);
@@ -171,7 +195,8 @@ struct ChunkStatePass {
     int64_t keyBytes = (bf16 ? 2 : 4) * keyElements(d, bf16);
     return buffers() * (keyBytes + valueBytes + 4 * weightElements() +
                         2 * 2 * phiElements()) +
-           4 * rowsPerProgram;
+           4 * rowsPerProgram * (specialized ? 3 : 1) +
+           4 * exchangeElements(e);
   }
 };
 
@@ -215,7 +240,8 @@ chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
       std::max<int64_t>(1, (*dim + s.rowsPerProgram - 1) / s.rowsPerProgram);
   s.tokensPerStep = 64;
   // (f16 values split beside rotated keys spilled at 80: d = 32, e = 64.)
-  if (chunk >= 64 && ChunkStatePass::accumulatorFloats(e) <= 16 &&
+  if (chunk >= 64 && e <= ChunkStatePass::kMaxSpecializedColumns &&
+      e % 8 == 0 &&
       s.loadRegisters(d, e, rotatedKeys) <= 32 && !(f16 && rotatedKeys) &&
       s.sharedBytes(d, e, f16, rotatedKeys) <= kSharedBytesForTwoH100Blocks)
     return s;
