@@ -420,20 +420,24 @@ TEST(ChunkStatePass, StagedLayoutsAvoidBankConflicts) {
   EXPECT_EQ(inTurn.minProgramsPerSM(128), 2);
   EXPECT_EQ(inTurn.minProgramsPerSM(256), 1);
   // The producer where its loads a step ahead fit 32 registers: 16-bit keys
-  // at d = e = 64, not rotated f32 ones (48), nor f16 values beside
-  // rotated keys (they spilled), nor e > 64.
-  auto ahead = [](int64_t d, int64_t e, bool f16, bool rotated) {
+  // at d = e = 64 in steps of 64 tokens, rotated f32 ones (48 at 64 tokens)
+  // in steps of 32; not f16 values beside rotated keys (they spilled), nor
+  // e > 64 (the accumulators), nor steps longer than a chunk.
+  auto ahead = [](int64_t d, int64_t e, bool f16, bool rotated,
+                  int64_t chunk = 512) -> int64_t {
     std::optional<ChunkStatePass> s =
-        chunkStatePass(2, d, e, 512, 2, f16, rotated);
-    return s && s->specialized;
+        chunkStatePass(2, d, e, chunk, 2, f16, rotated);
+    return s && s->specialized ? s->tokensPerStep : 0;
   };
-  EXPECT_TRUE(ahead(64, 64, false, false));
-  EXPECT_TRUE(ahead(64, 64, true, false));
-  EXPECT_FALSE(ahead(64, 64, false, true));
-  EXPECT_FALSE(ahead(32, 64, true, true));
-  EXPECT_FALSE(ahead(64, 128, false, false));
+  EXPECT_EQ(ahead(64, 64, false, false), 64);
+  EXPECT_EQ(ahead(64, 64, true, false), 64);
+  EXPECT_EQ(ahead(64, 64, false, true), 32);
+  EXPECT_EQ(ahead(64, 64, false, false, 32), 32);
+  EXPECT_EQ(ahead(64, 64, false, false, 16), 0);
+  EXPECT_EQ(ahead(32, 64, true, true), 0);
+  EXPECT_EQ(ahead(64, 128, false, false), 0);
   EXPECT_EQ(chunkStatePass(2, 64, 64, 512, 2, false, false)->threads(), 384);
-  EXPECT_EQ(chunkStatePass(2, 64, 64, 512, 2, false, true)->threads(), 256);
+  EXPECT_EQ(chunkStatePass(2, 64, 128, 512, 2, false, false)->threads(), 256);
 }
 
 // The factored state part (p = 2) double-buffers its state rows wherever

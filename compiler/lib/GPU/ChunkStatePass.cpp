@@ -201,6 +201,20 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     return E.mul(parity, E.idx(elements));
   };
   auto parityOf = [&](Value i) { return E.rem(i, E.idx(2)); };
+  // The decays of step `parity`'s segments, from the weights array: the
+  // product of those after each segment (null for the last), which its
+  // weights take, and the step's, which the accumulators take once.
+  auto segmentDecays = [&](Value parity) {
+    Value weightAt = bufferOf(parity, weightBuffer);
+    SmallVector<Value> later(segments);
+    Value stepDecay;
+    for (int64_t segment = segments - 1; segment >= 0; --segment) {
+      later[segment] = stepDecay;
+      Value decay = E.load(weights, {E.add(weightAt, E.idx(K + segment * KD))});
+      stepDecay = stepDecay ? E.mul(stepDecay, decay) : decay;
+    }
+    return std::pair{later, stepDecay};
+  };
   Value next = E.idx(1);
 
   // A role's code, emitted at the builder's insertion point. With a
@@ -606,14 +620,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     assert(KD % 8 == 0 && "a slot straddles two segments");
     auto buildPhi = [&](Value zPart, Value parity) -> std::pair<Value, Value> {
       Value weightAt = bufferOf(parity, weightBuffer);
-      SmallVector<Value> later(segments);
-      Value stepDecay;
-      for (int64_t segment = segments - 1; segment >= 0; --segment) {
-        later[segment] = stepDecay;
-        Value decay =
-            E.load(weights, {E.add(weightAt, E.idx(K + segment * KD))});
-        stepDecay = stepDecay ? E.mul(stepDecay, decay) : decay;
-      }
+      auto [later, stepDecay] = segmentDecays(parity);
       Value keyAt = t.splat(bufferOf(parity, keyBuffer));
       Value phiAt = E.add(firstPhi, t.splat(bufferOf(parity, phiBuffer), 2));
       Value tokenAt = E.add(firstToken, t.splat(weightAt, 2));
@@ -903,18 +910,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
             },
             [&] { return acc; });
       }
-      // The decay of each segment of the step and of the segments after
-      // it: the accumulators take the step's once, each segment's weights
-      // the later ones'.
-      Value weightAt = bufferOf(parity, weightBuffer);
-      SmallVector<Value> later(segments);
-      Value stepDecay;
-      for (int64_t segment = segments - 1; segment >= 0; --segment) {
-        later[segment] = stepDecay;
-        Value decay =
-            E.load(weights, {E.add(weightAt, E.idx(K + segment * KD))});
-        stepDecay = stepDecay ? E.mul(stepDecay, decay) : decay;
-      }
+      // The accumulators take the step's decay once, each segment's
+      // weights the later segments'.
+      auto [later, stepDecay] = segmentDecays(parity);
       acc = multiply(
           E.mul(tile::SplatOp::create(b, loc, accType, stepDecay), acc), parity,
           later);

@@ -310,6 +310,27 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
   return k;
 }
 
+/// chunk_state_pass's launch of `program` (its heaviest program) over the
+/// grid, with its distinct bytes: the tokens' inputs and the state read,
+/// the chunk states and the state written; `registers` ptxas' (its cap).
+static KernelEstimate statePassLaunch(const Sizes &z, double C,
+                                      const ChunkStatePass &split,
+                                      const OpCounts &program, bool f16,
+                                      int registers) {
+  double X = double(split.programs), N = std::ceil(z.T / C);
+  double rot = z.rotates ? 1 : 0;
+  double stateBytes = z.B * z.H * 4 * z.D * (z.e + 1);
+  double chunkBytes = z.B * z.H * stateHalvesBytes(z);
+  return {"chunk_state_pass",
+          launch({g(X), g(z.H), g(z.B)}, g(double(split.threads())),
+                 times(program, X * z.H * z.B), program,
+                 z.B * z.T * z.H *
+                         (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
+                     stateBytes,
+                 N * chunkBytes + stateBytes),
+          {registers, split.sharedBytes(cols(z.d), cols(z.e), f16, z.rotates)}};
+}
+
 /// chunk_state_pass with a producer warpgroup of its own (a tile kernel,
 /// 16-bit inputs; ChunkStatePass.h): programs of R state rows per (head,
 /// sequence), each walking the tokens in steps of K inside a chunk. The
@@ -331,7 +352,7 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
                                                 const ChunkStatePass &split,
                                                 bool f16) {
   double P = double(split.threads()), R = double(split.rowsPerProgram),
-         K = double(split.tokensPerStep), X = double(split.programs);
+         K = double(split.tokensPerStep);
   double PC = double(ChunkStatePass::consumerThreads),
          PP = double(split.producerThreads());
   double KD = double(split.segmentTokens()), segments = K / KD;
@@ -405,44 +426,33 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   program.fp32Alu += u(6.35 * (N + 1) * R * NO);
   program.intAlu += u(182656);
   program.barriers += 2;
-  double stateBytes = z.B * z.H * 4 * z.D * E1;
-  double chunkBytes = z.B * z.H * stateHalvesBytes(z);
-  return {"chunk_state_pass",
-          launch({g(X), g(z.H), g(z.B)}, g(P), times(program, X * z.H * z.B),
-                 program,
-                 z.B * z.T * z.H *
-                         (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
-                     stateBytes,
-                 N * chunkBytes + stateBytes),
-          // ptxas' registers under the cap of two programs per SM (80 at d =
-          // e = 64 on both targets).
-          {int(registerCap(split.minProgramsPerSM(cols(z.e)), split.threads())),
-           split.sharedBytes(cols(z.d), cols(z.e), f16, z.rotates)}};
+  // ptxas' registers under the cap of two programs per SM (80 at d = e =
+  // 64 on both targets).
+  return statePassLaunch(
+      z, C, split, program, f16,
+      int(registerCap(split.minProgramsPerSM(cols(z.e)), split.threads())));
 }
 
 /// chunk_state_pass (a tile kernel, 16-bit inputs): programs of R state
 /// rows per (head, sequence) (ChunkStatePass.h), each walking the tokens in
-/// steps of K inside a chunk, with warpgroups of their own: the producer
-/// loads a step's keys (rotated), values and gates a step ahead, stages
-/// them in runs, and the weights by a warp scan of the gates per segment
-/// (shuffles); the consumers build phi of the program's rows in workgroup
-/// memory as bf16 hi + lo in pairs of tokens and take native dots of both
-/// halves per segment ([S | Z] = decay [S | Z] + Phi^T [V | 1]); f16 values
-/// as hi + lo, with a third dot. Both loops run steps + 1 times (the
-/// consumers' first before theirs), one barrier each. The state before
+/// steps of K inside a chunk. With a producer warpgroup of its own, above;
+/// else the 256 threads in turn, between three barriers a step: they load
+/// a step's keys (rotated), values and gates a step ahead, stage them in
+/// runs, and the weights by a warp scan of the gates per segment
+/// (shuffles); build phi of the program's rows in workgroup memory as bf16
+/// hi + lo in pairs of tokens and take native dots of both halves per
+/// segment ([S | Z] = decay [S | Z] + Phi^T [V | 1]), two warpgroups side
+/// by side; f16 values as hi + lo, with a third dot. The state before
 /// every chunk written once. Memory and tensor figures follow the code;
 /// fp32, int and the per-program and per-chunk figures were fitted on the
-/// emulator's heaviest program, T = 512 against 1024, chunks of 256, at
-/// p = 2 (d, e = 64/64, 32/32, 32/16; bf16, f16, learned rotation) and
-/// p = 4 (d = 16, e = 32) with a producer of its own, and without it
+/// emulator's heaviest program, T = 512 against 1024, chunks of 256
 /// (learned rotation at d = 64, e = 128, f16 at e = 96): a step's fp32
-/// within 1%, int within 2% (5% for f16 without).
+/// within 1%, int within 5%.
 KernelEstimate chunkStatePass(const Sizes &z, double C,
                               const ChunkStatePass &split, bool f16) {
   if (split.specialized)
     return chunkStatePassInRegisters(z, C, split, f16);
-  double P = double(split.threads()), R = double(split.rowsPerProgram),
-         K = double(split.tokensPerStep), X = double(split.programs);
+  double R = double(split.rowsPerProgram), K = double(split.tokensPerStep);
   double PC = double(ChunkStatePass::consumerThreads),
          PP = double(split.producerThreads());
   double KD = double(split.segmentTokens()), segments = K / KD;
@@ -489,30 +499,26 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   // earlier segment's weights, and per consumer thread (Z's partial sums
   // decayed, the segments' decays) and per producer thread.
   double accumulators = R * NV;
-  bool ahead = split.specialized; // else one set of threads in turn
   step.fp32Alu =
-      u((ahead ? 6.36 * PC + 10 * PP : 5 * PC + K * NV) +
-        R * K * (5.79 + (p - 2)) + (ahead ? 5 : 5.09) * splitV * K * NV +
+      u(5 * PC + K * NV + R * K * (5.79 + (p - 2)) + 5.09 * splitV * K * NV +
         accumulators + (segments - 1) / segments * R * K);
   // bf16 extended by their bits (a shift or an and each): the hi half of
   // each Phi^T element, the staged 16-bit keys; each run's index math and
   // masks; per thread the step's place and buffers (both roles: a thread
   // that is both pays both).
-  step.intAlu =
-      u((ahead ? 84 * PC + 46.5 * PP + 4.25 * runs : 36.2 * PC + 3.14 * runs) +
-        R * K * (1 + 0.586 * (p - 2)) +
-        (bf16Keys ? 0.938 * p * R * K
-         : rot    ? 0
-                  : K * z.d));
+  step.intAlu = u(36.2 * PC + 3.14 * runs + R * K * (1 + 0.586 * (p - 2)) +
+                  (bf16Keys ? 0.938 * p * R * K
+                   : rot    ? 0
+                            : K * z.d));
   step.sfu = u(2 * PP);
-  step.barriers = ahead ? 1 : 3;
+  step.barriers = 3;
   step.shuffles = u(PP / 32 * std::log2(KD));
   // One chunk state's guarded stores: S's column pairs as 8-byte stores
   // where e is even, Z's column alone.
   bool paired = std::fmod(z.e, 2) == 0;
   // Ahead: both loops run steps + 1 times (the last past the end), and a
   // barrier before them.
-  OpCounts program = times(step, ahead ? steps + 1 : steps);
+  OpCounts program = times(step, steps);
   // The step past the end loads nothing (its tokens are masked), and the
   // MMAs run for steps 0 .. steps - 1.
   program.globalLoads = u(steps * double(step.globalLoads) + R * E1);
@@ -520,10 +526,6 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
       u(steps * double(step.globalLoadBytes) + 4 * R * E1);
   program.wgmma = u(steps * double(step.wgmma));
   program.wgmmaMultiplyAdds = u(steps * double(step.wgmmaMultiplyAdds));
-  if (ahead) {
-    program.sharedLoadBytes -= u(operandBytes);
-    program.barriers += 1;
-  }
   program.shuffles += u((2 * N + 5.5) * PC / 32);
   double S = paired ? z.e / 2 : z.e;
   // The accumulators hold the state divided by phi's row factors: the
@@ -531,9 +533,7 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   // chunk states' halves weigh theirs below); the initial Z divided.
   program.sfu += u(accumulators + 5 * PC);
   program.fp32Alu += u(20 * PC + splitV * accumulators);
-  program.intAlu += u(ahead ? 66765 + 342.4 * (z.d + z.e) + 31424 * (p - 2)
-                            : 95850 + 209 * (z.d + z.e) + 39950 * (p - 2));
-  double stateBytes = z.B * z.H * 4 * z.D * E1;
+  program.intAlu += u(95850 + 209 * (z.d + z.e) + 39950 * (p - 2));
   // The chunk states as the tile chunk_output's halves: per half S's
   // columns, Z's and the zero columns up to NO; the weight and the split
   // per accumulator element, and per thread Z's scan over a row's slots,
@@ -547,22 +547,12 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   program.intAlu += u(elements + 20 * PC * N);
   program.sharedLoads += u(2 * PC * N);
   program.sharedLoadBytes += u(8 * PC * N);
-  double chunkBytes = z.B * z.H * stateHalvesBytes(z);
-
-  return {"chunk_state_pass",
-          launch({g(X), g(z.H), g(z.B)}, g(P), times(program, X * z.H * z.B),
-                 program,
-                 z.B * z.T * z.H *
-                         (z.d * (rot ? 4 : z.s) + z.e * z.s + 4 + 8 * rot) +
-                     stateBytes,
-                 N * chunkBytes + stateBytes),
-          // ptxas' registers under the cap of two programs per SM (80 at d =
-          // e = 64 on both targets), or its own choice with one (147 at 128
-          // on sm_90a).
-          {split.minProgramsPerSM(cols(z.e)) == 2
-               ? int(registerCap(2, split.threads()))
-               : 159,
-           split.sharedBytes(cols(z.d), cols(z.e), f16, z.rotates)}};
+  // ptxas' registers under the cap of two programs per SM, or its own
+  // choice with one (147 at 128 on sm_90a).
+  return statePassLaunch(z, C, split, program, f16,
+                         split.minProgramsPerSM(cols(z.e)) == 2
+                             ? int(registerCap(2, split.threads()))
+                             : 159);
 }
 
 /// chunk_keys and rotate_qk (tile kernels, rotating schedules;

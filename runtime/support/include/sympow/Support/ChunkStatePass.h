@@ -35,7 +35,8 @@ struct ChunkStatePass {
   /// sm_90a, mma.sync per warp before), which read the values from
   /// workgroup memory; their two partial states are summed through
   /// workgroup memory where a chunk state is written. Where the loads and
-  /// accumulators fit 80 registers (e <= 64, 16-bit keys at d <= 64): 33
+  /// accumulators fit 80 registers (e <= 64; steps of 64 tokens for 16-bit
+  /// keys at d <= 64, of 32 for rotated f32 keys or d = 128): 33
   /// programs of 64 rows per head at p = 2, d = 64 put two programs (24
   /// warps) on each of 132 SMs at B = 1 with 8 heads. Otherwise (in turn)
   /// the 256 consumer threads are the producer too, with single buffers
@@ -195,8 +196,7 @@ struct ChunkStatePass {
     int64_t keyBytes = (bf16 ? 2 : 4) * keyElements(d, bf16);
     return buffers() * (keyBytes + valueBytes + 4 * weightElements() +
                         2 * 2 * phiElements()) +
-           4 * rowsPerProgram * (specialized ? 3 : 1) +
-           4 * exchangeElements(e);
+           4 * rowsPerProgram * (specialized ? 3 : 1) + 4 * exchangeElements(e);
   }
 };
 
@@ -228,7 +228,9 @@ struct ChunkKeysSplit {
 /// kernels f32's 24) or arrays beyond what two programs of an H100 fit in
 /// its 228 KB (dynamic shared memory; an A100's 164 KB then holds one).
 /// Steps are the longest that fit and no longer than a chunk (a step never
-/// straddles two); a producer of its own where it fits at 64 tokens.
+/// straddles two); a producer of its own where it fits at 64 tokens or 32
+/// (rotated keys at d = 64: the emulator's counts predicted 0.0548 ms in
+/// turn against 0.0479 at 2K).
 inline std::optional<ChunkStatePass>
 chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
                int64_t elementBytes, bool f16, bool rotatedKeys) {
@@ -238,13 +240,16 @@ chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
   ChunkStatePass s;
   s.programs =
       std::max<int64_t>(1, (*dim + s.rowsPerProgram - 1) / s.rowsPerProgram);
-  s.tokensPerStep = 64;
-  // (f16 values split beside rotated keys spilled at 80: d = 32, e = 64.)
-  if (chunk >= 64 && e <= ChunkStatePass::kMaxSpecializedColumns &&
-      e % 8 == 0 &&
-      s.loadRegisters(d, e, rotatedKeys) <= 32 && !(f16 && rotatedKeys) &&
-      s.sharedBytes(d, e, f16, rotatedKeys) <= kSharedBytesForTwoH100Blocks)
-    return s;
+  // (f16 values split beside rotated keys spilled at 80: d = 32, e = 64;
+  // so did p = 4's rotated f32 keys at d = 64 in steps of 32.)
+  for (int64_t tokens : {64, 32}) {
+    s.tokensPerStep = tokens;
+    if (chunk >= tokens && (tokens == 64 || p == 2) &&
+        e <= ChunkStatePass::kMaxSpecializedColumns && e % 8 == 0 &&
+        s.loadRegisters(d, e, rotatedKeys) <= 32 && !(f16 && rotatedKeys) &&
+        s.sharedBytes(d, e, f16, rotatedKeys) <= kSharedBytesForTwoH100Blocks)
+      return s;
+  }
   s.specialized = false;
   // Threads that also consume hold their loads beside the accumulators:
   // at most 24 registers of them (16 with f16's hi + lo values: p = 4, d =
