@@ -917,9 +917,14 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           E.mul(tile::SplatOp::create(b, loc, accType, stepDecay), acc), parity,
           later);
       if (g == 1) {
-        // Hand the part over where the chunk (or the sequence) ends.
+        // Hand the part over where a chunk ends before the last (the
+        // last part after the loop).
+        Value i1 = E.add(i, next);
+        Value ends =
+            arith::AndIOp::create(b, loc, startsChunk(stepAt(i1)),
+                                  E.cmpi(arith::CmpIPredicate::ult, i1, steps));
         acc = E.ifElse(
-            startsChunk(stepAt(E.add(i, next))), accType,
+            ends, accType,
             [&] {
               mw.store(acc, exchange, exchangeOf(st.n), NO);
               return accZero;
@@ -928,13 +933,15 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       }
       return SmallVector<Value>{acc};
     };
-    // The final state, both parts summed by warpgroup 1 (where few
-    // registers are live) after warpgroup 0 handed its part over into the
-    // exchange's other half (chunk N - 1 ended in N - 1's): times c_f, S's
+    // The final state: both warpgroups hand their parts over, into the
+    // exchange's two halves (N % 2 is free: warpgroup 0 read chunk N - 2's
+    // part from it a chunk ago; with no tokens both are written too), and
+    // warpgroup 1, where few registers are live, sums them: times c_f, S's
     // columns, then Z as its row's sum over the last 8 columns.
     role.last = [&](ValueRange state) {
-      if (g == 0)
-        mw.store(state[0], exchange, exchangeOf(E.indexCast(N, i32)), NO);
+      Value n = E.indexCast(N, i32);
+      mw.store(state[0], exchange, exchangeOf(g == 0 ? n : E.add(n, E.i32(1))),
+               NO);
     };
     role.finish = [&](ValueRange) {
       if (g != 1)
