@@ -282,3 +282,14 @@ func.func @fragments_type(%x: tensor<512xf32, #sympow_tile.blocked<threads = 64,
   %a = sympow_tile.fragments %x : tensor<512xf32, #sympow_tile.blocked<threads = 64, per_thread = 8>> -> tensor<32x16xbf16, #A>
   return
 }
+
+// -----
+
+// A of mma<warps = [2, 2]>: each warp holds its warp row's 16 rows (the two
+// warps of a row the same), 8 elements a thread of a 32 x 16 tile.
+#A = #sympow_tile.dot_operand<operand = 0, parent = #sympow_tile.mma<warps = [2, 2]>>
+func.func @fragments_replicated(%x: tensor<512xbf16, #sympow_tile.blocked<threads = 128, per_thread = 4>>) {
+  // expected-error @+1 {{needs the 8 elements a thread holds of the result, not 4}}
+  %a = sympow_tile.fragments %x : tensor<512xbf16, #sympow_tile.blocked<threads = 128, per_thread = 4>> -> tensor<32x16xbf16, #A>
+  return
+}

@@ -54,6 +54,17 @@
 // LOOPS: scf.for
 // LOOPS: gpu.barrier {sympow_tile.region_barrier}
 
+// @overlap: adjacent regions whose ranges overlap stay two ifs (warpgroup 1
+// runs both), as do the regions after one that covers every thread.
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | FileCheck %s --check-prefix=OVERLAP
+// OVERLAP-LABEL: gpu.func @overlap
+// OVERLAP: scf.if
+// OVERLAP-NOT: else
+// OVERLAP: arith.cmpi uge
+// OVERLAP: scf.if
+// OVERLAP-NOT: else
+// OVERLAP: gpu.return
+
 // Eight barriers: each opened once by both regions' threads.
 // PIPE: emulator: ok
 // PIPE: barriers 8 8
@@ -122,6 +133,20 @@ module attributes {gpu.container_module} {
           scf.yield %next : tensor<256xf32, #c>
         }
         sympow_tile.store %sum, %out[%t] : tensor<256xf32, #c>, memref<?xf32>
+      }
+      gpu.return
+    }
+    gpu.func @overlap(%out: memref<?xf32>) kernel
+        attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 384, grid = [1, 1, B]>} {
+      sympow_tile.warpgroups first 0 count 2 {
+        %t = sympow_tile.range : tensor<256xindex, #c>
+        %one = arith.constant dense<1.0> : tensor<256xf32, #c>
+        sympow_tile.store %one, %out[%t] : tensor<256xf32, #c>, memref<?xf32>
+      }
+      sympow_tile.warpgroups first 1 count 1 {
+        %t = sympow_tile.range : tensor<128xindex, #p>
+        %two = arith.constant dense<2.0> : tensor<128xf32, #p>
+        sympow_tile.store %two, %out[%t] : tensor<128xf32, #p>, memref<?xf32>
       }
       gpu.return
     }

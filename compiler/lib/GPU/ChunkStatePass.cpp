@@ -242,11 +242,12 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     std::function<void(Value, Value, Value)> halves;
   };
 
-  // The producer: step i's keys, values and gates loaded a step ahead into
+  // The producer: a step's keys, values and gates loaded ahead into
   // registers (the pass is latency-bound when every thread waits on its
-  // loads, docs/Performance.md), then staged: keys in pairs of tokens (bf16
-  // as they come, else as f32), the weights from a scan of the gates, values as
-  // bf16 (hi + lo for f16) in the MMA's layout.
+  // loads, docs/Performance.md: with a region of its own two steps ahead,
+  // in turn one), then staged (with a region of its own a step ahead): keys in
+  // pairs of tokens (bf16 as they come, else as f32), the weights from a scan
+  // of the gates, values as bf16 (hi + lo for f16) in the MMA's layout.
   auto producerRole = [&](gpu_detail::Tiles &t,
                           llvm::function_ref<void(Role &)> then) {
     Value thread = t.range();
@@ -441,8 +442,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     then(role);
   };
 
-  // The consumers (warpgroups 0 and 1): S of the program's rows in the
-  // MMAs' accumulators, Z in f32 partial sums; per step i (tokens t0 ..
+  // The consumers in turn (the 256 threads, two warpgroups side by side,
+  // each all rows of half the value columns): S of the program's rows in
+  // the MMAs' accumulators, Z in f32 partial sums; per step i (tokens t0 ..
   // t0 + K - 1 of one chunk; G the inclusive prefix of the step's log
   // gates, saturated as everywhere):
   //   [S | Z] = exp(G_last) [S | Z] + Phi^T [V | 1],
@@ -701,8 +703,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   // multiplied by the step's values, which the MMAs read from workgroup
   // memory. Phi^T is neither stored nor read. Where a chunk ends,
   // warpgroup 1 hands its part over in `exchange` and starts again from 0;
-  // warpgroup 0 adds it after the next barrier and writes the chunk state
-  // (and the final state after the loop).
+  // warpgroup 0 adds it after the next barrier and writes the chunk state.
+  // After the loop both hand their parts over and warpgroup 1 writes the
+  // final state.
   auto registerConsumerRole = [&](gpu_detail::Tiles &t, int64_t g,
                                   llvm::function_ref<void(Role &)> then) {
     gpu_detail::MatrixTiles mw{b, loc, 4, 1};
@@ -780,6 +783,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           split.buffers() == 1
               ? Value()
               : E.indexCast(E.mul(parity, E.idx(2 * VE / 16)), b.getI64Type());
+      assert(K % 32 == 0 && "whole 16-token blocks for each warpgroup");
       int64_t blocks = K / 32; // this warpgroup's 16-token blocks
       for (int64_t kb = g * blocks; kb < (g + 1) * blocks; ++kb) {
         auto [aHi, aLo] = fragmentsOf(parity, kb, later);

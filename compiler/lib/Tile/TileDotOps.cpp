@@ -137,9 +137,14 @@ LogicalResult ToOperandOp::verify() {
 LogicalResult FragmentsOp::verify() {
   auto result = cast<RankedTensorType>(getType());
   Attribute layout = result.getEncoding();
-  int64_t threads = isa<MmaAttr>(layout)
-                        ? cast<MmaAttr>(layout).getThreads()
-                        : cast<DotOperandAttr>(layout).getThreads();
+  // A thread's elements: an accumulator's are spread over all warps; an
+  // operand's are the same in every warp of a warp row (A) or column (B).
+  auto operand = dyn_cast<DotOperandAttr>(layout);
+  MmaAttr mma = operand ? operand.getParent() : cast<MmaAttr>(layout);
+  int64_t threads = mma.getThreads();
+  int64_t copies = !operand                    ? 1
+                   : operand.getOperand() == 0 ? mma.getWarpsN()
+                                               : mma.getWarpsM();
   int64_t elements = 0;
   for (Value part : getParts()) {
     BlockedAttr blocked = getLayout(part.getType());
@@ -150,7 +155,7 @@ LogicalResult FragmentsOp::verify() {
       return emitOpError("keeps the element type");
     elements += blocked.getPerThread();
   }
-  int64_t fragment = result.getNumElements() / threads;
+  int64_t fragment = result.getNumElements() * copies / threads;
   if (elements != fragment)
     return emitOpError("needs the ")
            << fragment << " elements a thread holds of the result, not "

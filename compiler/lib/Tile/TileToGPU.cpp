@@ -958,10 +958,23 @@ static void inlineWarpgroups(gpu::GPUFuncOp fn, int64_t kernelThreads) {
   // thread runs one of them, and a value one region keeps (the thread's
   // coordinates, say) is then not live through the others' code, as it is
   // through a sequence of ifs (where ptxas spilled such values at 80
-  // registers).
+  // registers). A region joins a run when it follows the run's last
+  // directly, has a condition (does not cover every thread) and is
+  // disjoint from the run's regions: each thread then runs one of them, as
+  // it did in turn.
+  auto coversAll = [&](WarpgroupsOp op) {
+    return op.getFirst() == 0 && int64_t(128 * op.getCount()) >= kernelThreads;
+  };
+  auto disjoint = [](WarpgroupsOp x, WarpgroupsOp y) {
+    return x.getFirst() + x.getCount() <= y.getFirst() ||
+           y.getFirst() + y.getCount() <= x.getFirst();
+  };
   SmallVector<SmallVector<WarpgroupsOp>> runs;
   fn.walk([&](WarpgroupsOp op) {
-    if (!runs.empty() && runs.back().back()->getNextNode() == op)
+    if (!runs.empty() && runs.back().back()->getNextNode() == op &&
+        !coversAll(op) && !coversAll(runs.back().back()) &&
+        llvm::all_of(runs.back(),
+                     [&](WarpgroupsOp other) { return disjoint(op, other); }))
       runs.back().push_back(op);
     else
       runs.push_back({op});
@@ -994,22 +1007,19 @@ static void inlineWarpgroups(gpu::GPUFuncOp fn, int64_t kernelThreads) {
         both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, warpgroup,
                                    index(end)));
       Block *body = &op.getBody().front();
-      OpBuilder::InsertPoint rest;
+      Block *rest = nullptr; // where the run's next region goes
       if (inside) {
         bool more = k + 1 < run.size();
         auto branch = scf::IfOp::create(b, loc, inside, /*else=*/more);
         Block *then = branch.thenBlock();
         then->getOperations().splice(then->begin(), body->getOperations());
         if (more)
-          rest = OpBuilder::InsertPoint(branch.elseBlock(),
-                                        branch.elseBlock()->begin());
-        else
-          rest = b.saveInsertionPoint();
+          rest = branch.elseBlock();
         b.setInsertionPointToStart(then);
       } else {
+        // (Alone in its run.)
         op->getBlock()->getOperations().splice(Block::iterator(op),
                                                body->getOperations());
-        rest = b.saveInsertionPoint();
       }
       if (first > 0) {
         Value from = arith::SubIOp::create(b, loc, tid, index(128 * first));
@@ -1019,7 +1029,8 @@ static void inlineWarpgroups(gpu::GPUFuncOp fn, int64_t kernelThreads) {
         }
       }
       op.erase();
-      b.restoreInsertionPoint(rest);
+      if (rest)
+        b.setInsertionPointToStart(rest);
     }
   }
 }

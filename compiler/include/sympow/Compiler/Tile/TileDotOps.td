@@ -212,7 +212,10 @@ def Tile_FragmentsOp : Tile_Op<"fragments", [Pure]> {
     elements of the operands one after the other: operand 0's R0 elements,
     then operand 1's, and so on. The operands are blocked tiles over the
     result layout's threads (in a `warpgroups` region, its threads), of the
-    result's element type, R0 + R1 + ... the fragment's length.
+    result's element type, R0 + R1 + ... the fragment's length (an
+    accumulator's M N / threads elements; an operand's those of its warp's
+    rows for A, columns for B, which the other warps of that warp row or
+    column hold as well).
 
     For kernels that compute a dot operand where its thread holds it, from
     staged inputs by per-thread addresses (chunk_state_pass's Phi^T, built

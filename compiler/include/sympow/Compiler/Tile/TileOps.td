@@ -507,8 +507,10 @@ def Tile_WarpgroupsOp : Tile_Op<"warpgroups", [SingleBlock, NoTerminator,
     wait for the whole program at barriers of their own (`column_sum`, a
     row reduction over several warp columns, `last_arrival`), nor run on one
     thread of it (`elected`). The tile lowering makes the region an `scf.if`
-    on the warpgroup index, uniform over each warp, and marks its barriers
-    for the emulator, which opens them together.
+    on the warpgroup index, uniform over each warp (adjacent regions of
+    disjoint ranges one if-else chain, so that a region's values are not
+    live through the others' code), and marks its barriers for the
+    emulator, which opens them together.
 
     ```mlir
     scf.for %i = %c0 to %n step %c1 {

@@ -60,9 +60,10 @@ struct ChunkStatePass {
   int64_t producerThreads() const {
     return threads() - (specialized ? consumerThreads : 0);
   }
-  /// Tokens per step (a multiple of 16, at most 64): a step waits at three
-  /// barriers and computes its index math once, so the longer the step the
-  /// less of the pass goes to them.
+  /// Tokens per step (a multiple of 16, at most 64; of 32 with a producer
+  /// of its own): a step waits at its barriers (one with a producer of its
+  /// own, three in turn) and computes its index math once, so the longer
+  /// the step the less of the pass goes to them.
   int64_t tokensPerStep = 64;
   int64_t programs = 1;
 
