@@ -310,6 +310,36 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
   return k;
 }
 
+/// What both of chunk_state_pass's schedules derive from its split: the
+/// program's rows R, a step's tokens K, its consumer and producer threads,
+/// segments, a consumer thread's elements RK, chunks N and steps, and the
+/// producer's runs (key runs cover a pair of tokens: two loads, one store
+/// of both interleaved; value runs one token).
+struct StatePassShape {
+  double R, K, PC, PP, KD, segments, NV, RK, p, splitV, N, steps, rot, E1,
+      keyRuns, valueRuns, runs;
+  StatePassShape(const Sizes &z, double C, const ChunkStatePass &split,
+                 bool f16)
+      : R(double(split.rowsPerProgram)), K(double(split.tokensPerStep)),
+        PC(double(ChunkStatePass::consumerThreads)),
+        PP(double(split.producerThreads())), KD(double(split.segmentTokens())),
+        segments(K / KD), NV(z.e), RK(R * K / PC), p(z.p), splitV(f16 ? 1 : 0),
+        N(std::ceil(z.T / C)), steps(N * std::ceil(C / K)),
+        rot(z.rotates ? 1 : 0), E1(z.e + 1) {
+    keyRuns = K / 2 * z.d / double(split.keyRun(cols(z.d), z.rotates));
+    valueRuns = K * NV / double(split.valueRun(cols(z.e)));
+    runs = 2 * keyRuns + valueRuns;
+  }
+  /// A step's global loads: the runs and the gates (rotating schedules
+  /// read the keys chunk_keys rotated, f32).
+  OpCounts stepLoads(const Sizes &z) const {
+    OpCounts step;
+    step.globalLoads = u(runs + K);
+    step.globalLoadBytes = u(K * z.d * (rot ? 4 : z.s) + K * NV * z.s + 4 * K);
+    return step;
+  }
+};
+
 /// chunk_state_pass's launch of `program` (its heaviest program) over the
 /// grid, with its distinct bytes: the tokens' inputs and the state read,
 /// the chunk states and the state written; `registers` ptxas' (its cap).
@@ -351,25 +381,17 @@ static KernelEstimate statePassLaunch(const Sizes &z, double C,
 static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
                                                 const ChunkStatePass &split,
                                                 bool f16) {
-  double P = double(split.threads()), R = double(split.rowsPerProgram),
-         K = double(split.tokensPerStep);
-  double PC = double(ChunkStatePass::consumerThreads),
-         PP = double(split.producerThreads());
-  double KD = double(split.segmentTokens()), segments = K / KD;
-  double NV = z.e, NO = double(split.valueColumns(cols(z.e)));
-  double L = double(split.keyRun(cols(z.d), z.rotates)),
-         LV = double(split.valueRun(cols(z.e)));
-  double RK = R * K / PC, p = z.p, splitV = f16 ? 1 : 0;
-  double N = std::ceil(z.T / C), steps = N * std::ceil(C / K);
-  double rot = z.rotates ? 1 : 0, E1 = z.e + 1;
-  double keyRuns = K / 2 * z.d / L, valueRuns = K * NV / LV;
-  double runs = 2 * keyRuns + valueRuns;
+  StatePassShape sh(z, C, split, f16);
+  double P = double(split.threads()), R = sh.R, K = sh.K, PC = sh.PC,
+         PP = sh.PP, KD = sh.KD, segments = sh.segments, NV = sh.NV, RK = sh.RK,
+         p = sh.p, splitV = sh.splitV, N = sh.N, steps = sh.steps, rot = sh.rot,
+         E1 = sh.E1, keyRuns = sh.keyRuns, valueRuns = sh.valueRuns,
+         runs = sh.runs;
+  double NO = double(split.valueColumns(cols(z.e)));
   bool bf16Keys = ChunkStatePass::bf16Keys(f16, z.rotates);
   double keyPairBytes = bf16Keys ? 4 : 8;
-  OpCounts step;
   // (Step i fetches step i + 2: the loop's last two fetch masked tokens.)
-  step.globalLoads = u(runs + K);
-  step.globalLoadBytes = u(K * z.d * (rot ? 4 : z.s) + K * NV * z.s + 4 * K);
+  OpCounts step = sh.stepLoads(z);
   // Per pair of tokens of a consumer thread p key words and, per two pairs
   // (both row halves), one weight pair; each segment's decay.
   step.sharedLoads = u(PC * RK / 2 * (p + 0.5) + PC * segments + K);
@@ -452,24 +474,13 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                               const ChunkStatePass &split, bool f16) {
   if (split.specialized)
     return chunkStatePassInRegisters(z, C, split, f16);
-  double R = double(split.rowsPerProgram), K = double(split.tokensPerStep);
-  double PC = double(ChunkStatePass::consumerThreads),
-         PP = double(split.producerThreads());
-  double KD = double(split.segmentTokens()), segments = K / KD;
-  double NV = z.e;
-  double L = double(split.keyRun(cols(z.d), z.rotates)),
-         LV = double(split.valueRun(cols(z.e)));
-  double RK = R * K / PC, p = z.p, splitV = f16 ? 1 : 0;
-  double N = std::ceil(z.T / C), steps = N * std::ceil(C / K);
-  double rot = z.rotates ? 1 : 0, E1 = z.e + 1;
-  // Key runs cover a pair of tokens (two loads, one store of both
-  // interleaved); value runs one token.
-  double keyRuns = K / 2 * z.d / L, valueRuns = K * NV / LV;
-  double runs = 2 * keyRuns + valueRuns;
-  OpCounts step;
-  // Rotating schedules read the keys chunk_keys rotated (f32).
-  step.globalLoads = u(runs + K);
-  step.globalLoadBytes = u(K * z.d * (rot ? 4 : z.s) + K * NV * z.s + 4 * K);
+  StatePassShape sh(z, C, split, f16);
+  double R = sh.R, K = sh.K, PC = sh.PC, PP = sh.PP, KD = sh.KD,
+         segments = sh.segments, NV = sh.NV, RK = sh.RK, p = sh.p,
+         splitV = sh.splitV, N = sh.N, steps = sh.steps, rot = sh.rot,
+         E1 = sh.E1, keyRuns = sh.keyRuns, valueRuns = sh.valueRuns,
+         runs = sh.runs;
+  OpCounts step = sh.stepLoads(z);
   // Phi^T in pairs of tokens: p key loads a pair (a dim of both tokens),
   // one weight load a pair; each segment's decay, in every consumer thread.
   double pairLoads = PC * RK / 2 * (p + 1);
