@@ -178,14 +178,21 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   // index, for the addresses.
   Type i32 = b.getI32Type();
   Value T32 = E.indexCast(T, i32);
+  // `opens`: the step is its chunk's first in the walk, which takes a
+  // chunk's steps last to first where the decay is once a chunk
+  // (ChunkStatePass::chunkDecay), else in order.
   struct Step {
-    Value n, inChunk, t0, t0Index, valid;
+    Value n, inChunk, t0, t0Index, valid, opens;
   };
   auto stepAt = [&](Value i) {
     Step st;
     Value i32Step = E.indexCast(i, i32);
     st.n = E.div(i32Step, E.i32(stepsPerChunk));
-    st.inChunk = E.mul(E.rem(i32Step, E.i32(stepsPerChunk)), E.i32(K));
+    Value walked = E.rem(i32Step, E.i32(stepsPerChunk));
+    st.opens = E.cmpi(arith::CmpIPredicate::eq, walked, E.i32(0));
+    if (split.chunkDecay)
+      walked = E.sub(E.i32(stepsPerChunk - 1), walked);
+    st.inChunk = E.mul(walked, E.i32(K));
     st.t0 = E.add(E.mul(st.n, E.i32(C)), st.inChunk);
     st.t0Index = E.indexCast(st.t0, b.getIndexType());
     Value left =
@@ -673,8 +680,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     };
     role.halves = [&](Value i, Value sIn, Value z) {
       Step st = stepAt(i);
-      E.ifThen(E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.i32(0)),
-               [&] { storeHalves(sIn, z, chunkSlot(st)); });
+      E.ifThen(st.opens, [&] { storeHalves(sIn, z, chunkSlot(st)); });
     };
     role.finish = [&](ValueRange state) {
       m.store(E.mul(state[0], rowFactor(state[0])), S, sRows, s.e, rows, cols,
@@ -834,17 +840,22 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       Value n = E.indexCast(st.n, b.getIndexType());
       return E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
     };
-    auto startsChunk = [&](const Step &st) {
-      return E.cmpi(arith::CmpIPredicate::eq, st.inChunk, E.i32(0));
-    };
     // The exchange's two halves, by chunk parity: warpgroup 1 writes
     // chunk n's part at its end into half n % 2 while warpgroup 0 may
     // still read chunk n - 1's (chunks of one step start and end in the
     // same barrier interval).
-    int64_t exchangeHalf = split.exchangeElements(s.e) / 2;
+    int64_t exchangeHalf = split.exchangePartElements(s.e);
     auto exchangeOf = [&](Value n) {
       return E.mul(E.rem(E.indexCast(n, b.getIndexType()), E.idx(2)),
                    E.idx(exchangeHalf));
+    };
+    // The exchange's third part, the state before the chunk where the decay is
+    // once a chunk: written by warpgroup 0 at the chunk's first step of the
+    // walk (or before the loop), read by warpgroup 1 at the chunk's last (a
+    // barrier or more later: chunks of two steps or more) and by warpgroup 0
+    // after the loop (its own elements).
+    auto fromChunkState = [&] {
+      return mw.load(accType, exchange, E.idx(2 * exchangeHalf), NO);
     };
     auto fromExchange = [&](Value at) {
       return mw.load(accType, exchange, at, NO);
@@ -880,7 +891,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     // before chunk 0 in the halves), 0 in warpgroup 1.
     role.beforeFirst = [&](ValueRange) {
       if (g != 0)
-        return SmallVector<Value>{accZero};
+        return split.chunkDecay ? SmallVector<Value>{accZero, E.f32(1.0)}
+                                : SmallVector<Value>{accZero};
       Value s0 = mw.load(accType, S, sRows(), s.e, rows, E.idx(s.e));
       auto columns = cast<RankedTensorType>(
           tile::withElementType(accType, b.getI32Type()));
@@ -890,52 +902,83 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       Value z0 = mw.loadTransposed(accType, initialZ, E.idx(0), 0);
       Value inverse = mw.loadTransposed(accType, inverseFactors, E.idx(0), 0);
       Value acc = E.select(isZ, z0, E.mul(s0, inverse));
+      // (Kept first: the halves are then the state's last use.)
+      if (split.chunkDecay)
+        mw.store(acc, exchange, E.idx(2 * exchangeHalf), NO);
       storeHalves(acc, chunkSlot(stepAt(E.idx(0))));
-      return SmallVector<Value>{acc};
+      if (!split.chunkDecay)
+        return SmallVector<Value>{acc};
+      return SmallVector<Value>{accZero, E.f32(1.0)};
     };
+    // With the decay once a chunk the loop also carries the decay from the
+    // end of the step before (in the walk: the next step of the chunk) to
+    // the chunk's end, 1 where a chunk opens; after a chunk's last step of
+    // the walk, the chunk's decay.
     role.step = [&](Value i, ValueRange carried) {
       Value acc = carried[0];
       Value parity = parityOf(i);
       Step st = stepAt(i);
+      Value opensLater = arith::AndIOp::create(
+          b, loc, st.opens, E.cmpi(arith::CmpIPredicate::ne, i, E.idx(0)));
+      Value toChunkEnd;
+      if (split.chunkDecay)
+        toChunkEnd = E.select(st.opens, E.f32(1.0), carried[1]);
       if (g == 0) {
         // The state before step i's chunk: the other part added (handed
         // over at the end of step i - 1) and written (chunk 0's before the
-        // loop).
-        Value starts = arith::AndIOp::create(
-            b, loc, startsChunk(st),
-            E.cmpi(arith::CmpIPredicate::ne, i, E.idx(0)));
+        // loop); where the decay is once a chunk, kept for warpgroup 1, and
+        // this part restarts from 0.
         acc = E.ifElse(
-            starts, accType,
+            opensLater, accType,
             [&] {
               Value sum =
                   E.add(acc, fromExchange(exchangeOf(E.add(st.n, E.i32(1)))));
+              if (split.chunkDecay)
+                mw.store(sum, exchange, E.idx(2 * exchangeHalf), NO);
               storeHalves(sum, chunkSlot(st));
-              return sum;
+              return split.chunkDecay ? accZero : sum;
             },
             [&] { return acc; });
       }
-      // The accumulators take the step's decay once, each segment's
-      // weights the later segments'.
       auto [later, stepDecay] = segmentDecays(parity);
-      acc = multiply(
-          E.mul(tile::SplatOp::create(b, loc, accType, stepDecay), acc), parity,
-          later);
+      Value decayed;
+      if (split.chunkDecay) {
+        // Each segment's weights take the decay to the chunk's end.
+        for (Value &decay : later)
+          decay = decay ? E.mul(decay, toChunkEnd) : toChunkEnd;
+        acc = multiply(acc, parity, later);
+        decayed = E.mul(toChunkEnd, stepDecay);
+      } else {
+        // The accumulators take the step's decay once, each segment's
+        // weights the later segments'.
+        acc = multiply(
+            E.mul(tile::SplatOp::create(b, loc, accType, stepDecay), acc),
+            parity, later);
+      }
       if (g == 1) {
         // Hand the part over where a chunk ends before the last (the
-        // last part after the loop).
+        // last part after the loop), with the state before the chunk
+        // decayed by the chunk's decay where the decay is once a chunk.
         Value i1 = E.add(i, next);
         Value ends =
-            arith::AndIOp::create(b, loc, startsChunk(stepAt(i1)),
+            arith::AndIOp::create(b, loc, stepAt(i1).opens,
                                   E.cmpi(arith::CmpIPredicate::ult, i1, steps));
         acc = E.ifElse(
             ends, accType,
             [&] {
-              mw.store(acc, exchange, exchangeOf(st.n), NO);
+              Value part = acc;
+              if (split.chunkDecay)
+                part = E.add(
+                    part, E.mul(tile::SplatOp::create(b, loc, accType, decayed),
+                                fromChunkState()));
+              mw.store(part, exchange, exchangeOf(st.n), NO);
               return accZero;
             },
             [&] { return acc; });
       }
-      return SmallVector<Value>{acc};
+      if (!split.chunkDecay)
+        return SmallVector<Value>{acc};
+      return SmallVector<Value>{acc, decayed};
     };
     // The final state: both warpgroups hand their parts over, into the
     // exchange's two halves (N % 2 is free: warpgroup 0 read chunk N - 2's
@@ -944,8 +987,12 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     // columns, then Z as its row's sum over the last 8 columns.
     role.last = [&](ValueRange state) {
       Value n = E.indexCast(N, i32);
-      mw.store(state[0], exchange, exchangeOf(g == 0 ? n : E.add(n, E.i32(1))),
-               NO);
+      Value part = state[0];
+      if (g == 0 && split.chunkDecay)
+        part =
+            E.add(part, E.mul(tile::SplatOp::create(b, loc, accType, state[1]),
+                              fromChunkState()));
+      mw.store(part, exchange, exchangeOf(g == 0 ? n : E.add(n, E.i32(1))), NO);
     };
     role.finish = [&](ValueRange) {
       if (g != 1)

@@ -410,12 +410,17 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
              keyPairBytes / 2 * K * z.d + 2 * (1 + splitV) * K * NV + 8 * K;
   step.sharedStores = u(stagedStores);
   step.sharedStoreBytes = u(stagedBytes);
-  // Per Phi^T element its product, weight and split (5.64), the later
-  // segments' decay in the earlier segments' weights; both parts' decay;
-  // per staged f16 value its split.
+  // Per Phi^T element its product, weight and split (5.64); per staged
+  // f16 value its split. Decayed once a chunk: every segment's weights
+  // take the decay to the chunk's end (and each consumer thread its
+  // product with the later segments' and the step's); else both parts
+  // decay every step and the later segments' decay goes into the earlier
+  // segments' weights.
+  double weightDecays =
+      split.chunkDecay ? R * K / 4 + (segments + 1) * PC
+                       : 2 * R * NO + (segments - 1) / segments * R * K / 4;
   step.fp32Alu =
-      u(R * K * (5.64 + (p - 2)) + 2 * R * NO +
-        (segments - 1) / segments * R * K / 4 + 6.45 * splitV * K * NV);
+      u(R * K * (5.64 + (p - 2)) + weightDecays + 6.45 * splitV * K * NV);
   // Per thread the step's place, buffers and fragments' offsets (43.9);
   // each run's index math and masks; bf16 extended by their bits (a shift
   // or an and each): the staged 16-bit keys, more factors' index math.
@@ -446,6 +451,17 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   program.sfu += u(4 * PC);
   // (Fitted as above: per chunk state's element, per program.)
   program.fp32Alu += u(6.35 * (N + 1) * R * NO);
+  if (split.chunkDecay) {
+    // The state before each chunk kept by warpgroup 0 (its first step and
+    // before the loop) and read back decayed (multiply, add) by warpgroup
+    // 1 at each chunk's end but the last and by warpgroup 0 after the
+    // loop.
+    program.sharedStores += u(N * R * NO);
+    program.sharedStoreBytes += u(4 * N * R * NO);
+    program.sharedLoads += u(N * R * NO);
+    program.sharedLoadBytes += u(4 * N * R * NO);
+    program.fp32Alu += u(2 * N * R * NO);
+  }
   program.intAlu += u(182656);
   program.barriers += 2;
   // ptxas' registers under the cap of two programs per SM (80 at d = e =

@@ -50,6 +50,17 @@ struct ChunkStatePass {
   static constexpr int64_t warpsM = 4, warpsN = 2;
   static constexpr int64_t consumerThreads = 128 * warpsN;
   bool specialized = true;
+  /// With a producer of its own, where workgroup memory allows: each
+  /// chunk's steps walked last to first, every token weighted by its decay
+  /// to the chunk's end (sums of same-signed gates, nothing cancels), so
+  /// that the accumulators restart from 0 at each chunk and are never
+  /// decayed; warpgroup 0 keeps the state before the chunk in workgroup
+  /// memory (the exchange's third part) and warpgroup 1 adds it, decayed by the
+  /// chunk's decay, to the part it hands over at the chunk's end (a step
+  /// or more later: chunks of two steps or more). Otherwise
+  /// the steps go in order and both accumulators decay every step (36
+  /// multiplies a thread, about a quarter of a consumer's f32 work).
+  bool chunkDecay = false;
   int64_t rowsPerProgram = 64;
   int64_t threads() const { return consumerThreads + (specialized ? 128 : 0); }
   /// Buffers of each array a step writes: two where the producer runs
@@ -92,8 +103,14 @@ struct ChunkStatePass {
   /// f32 elements of the array the consumer warpgroups sum their partial
   /// states through (with a producer of its own): two halves (by chunk
   /// parity) of 64 rows of [S | Z | 0 ...].
+  /// The exchange of partial states: two parts (by chunk parity) and,
+  /// where the decay is once a chunk, the state before the chunk after
+  /// them (one array: one base address for all three).
   int64_t exchangeElements(int64_t e) const {
-    return specialized ? 2 * rowsPerProgram * valueColumns(e) : 0;
+    return specialized ? (chunkDecay ? 3 : 2) * exchangePartElements(e) : 0;
+  }
+  int64_t exchangePartElements(int64_t e) const {
+    return rowsPerProgram * valueColumns(e);
   }
   /// Phi^T [R x K] as the MMAs' A, K-major core matrices (8 rows x 8
   /// tokens, rows 16 bytes apart): the bytes between groups of 8 rows,
@@ -248,8 +265,15 @@ chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
     if (chunk >= tokens && (tokens == 64 || p == 2) &&
         e <= ChunkStatePass::kMaxSpecializedColumns && e % 8 == 0 &&
         s.loadRegisters(d, e, rotatedKeys) <= 32 && !(f16 && rotatedKeys) &&
-        s.sharedBytes(d, e, f16, rotatedKeys) <= kSharedBytesForTwoH100Blocks)
+        s.sharedBytes(d, e, f16, rotatedKeys) <= kSharedBytesForTwoH100Blocks) {
+      // (A chunk of one step decays once a chunk already. At p = 4 the
+      // decay carried through the loop beside four keys' offsets a row
+      // spilled 8 bytes on sm_80 at d = 32.)
+      s.chunkDecay = chunk > tokens && p == 2;
+      if (s.sharedBytes(d, e, f16, rotatedKeys) > kSharedBytesForTwoH100Blocks)
+        s.chunkDecay = false;
       return s;
+    }
   }
   s.specialized = false;
   // Threads that also consume hold their loads beside the accumulators:
