@@ -375,11 +375,14 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // the warpgroup MMA, N-major core matrices: the run of row k, columns
     // 8 c .. 8 c + 7 goes to (c F + k) 8) is the same for every step, so it
     // is computed once here; a step adds its buffer's offset, a constant.
-    // Runs in the state's order, so that a warp reads 512 adjacent bytes;
-    // its stores share 16-byte slots (k % 8) about 4 ways. (One start per
-    // thread, the passes' constant shifts added to the step's scalars:
-    // a start per pass held registers ptxas lacked.)
+    // Runs in the state's order, so that a warp reads 512 adjacent bytes,
+    // and pieces FP slots apart (statePieceRows), so that its stores take
+    // distinct 16-byte slots. (One start per thread, the
+    // passes' constant shifts added to the step's scalars: a start per
+    // pass held registers ptxas lacked.)
     constexpr int64_t L = 8;
+    int64_t FP = split.statePieceRows(s.e),
+            stateBuffer = split.stateBufferElements(s.e);
     struct StepRun {
       int64_t shift;      // j P L
       Value dest, inStep; // inStep null: every thread's run is inside
@@ -406,8 +409,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           k = E.div(r, t.index(NV / L));
           c = E.rem(r, t.index(NV / L));
         }
-        run.dest = warpgroup ? E.mul(E.add(E.mul(c, t.index(F)), k), t.index(L))
-                             : E.add(at0, t.index(run.shift));
+        run.dest = warpgroup
+                       ? E.mul(E.add(E.mul(c, t.index(FP)), k), t.index(L))
+                       : E.add(at0, t.index(run.shift));
         if (split.columnBlocks > 1)
           run.source = E.add(E.mul(k, t.index(stateColumns)),
                              stateColumn(E.mul(c, t.index(L))));
@@ -483,7 +487,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
             gpu::BarrierOp::create(b, loc);
             if (warpgroup) // the step before's MMAs, off the other buffer
               tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{});
-            int64_t other = (1 - parity) * F * VS;
+            int64_t other = (1 - parity) * stateBuffer;
             if (i + 1 < stepsPerA) {
               copyStep(a, E.idx(r0 + F), other, false, r0 + 2 * F);
             } else {
@@ -500,7 +504,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                                     nextA0 + F);
                          });
             }
-            buffer = parity * F * VS;
+            buffer = parity * stateBuffer;
           } else {
             gpu::BarrierOp::create(b, loc); // the previous dots' readers
             stageState(E.add(rowOfB0(a), E.idx(r0)), rowsHere,
@@ -516,11 +520,11 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
               auto qOf = [&](Value array) { return qAt(array, k0); };
               // Rows k0 - r0 .. + 15 of the step: 8 k of 8 columns per
               // core matrix, the next 8 k 128 bytes on, the next 8
-              // columns F 16 bytes on.
+              // columns FP 16 bytes on.
               auto stateOf = [&](Value array) -> Value {
                 return tile::WarpgroupDescriptorOp::create(
                     b, loc, array, E.idx(buffer + (k0 - r0) * 8), 0, 128,
-                    F * 16);
+                    FP * 16);
               };
               auto mma = [&](Value qA, Value rows) {
                 dot = tile::WarpgroupMmaOp::create(

@@ -157,9 +157,37 @@ struct ChunkOutputTile {
     int64_t state = factorsState ? 0 : rowsPerProgram * phiStride();
     return std::max(state, keysPerStep * keyStride(d));
   }
+  /// Rows of one buffer of a step's state rows as its 8-column pieces lie
+  /// (each piece's rows 16 bytes apart): for the warpgroup MMA the N-major
+  /// core matrices of F rows and a few 16-byte slots more, so that the 8
+  /// runs a quarter warp copies (adjacent runs of the chunk state, along a
+  /// row and into the next) land in 8 distinct 16-byte bank slots: run j =
+  /// P k + c (row k, piece c of P) goes to slot c FP + k, which is alpha j
+  /// modulo 8 where FP = alpha = 1 / P modulo 8 (P odd; e.g. FP = 33 at e =
+  /// 64, 37 at e = 32). At FP = F they all took slot k % 8 of their row k
+  /// (the emulator counted 4 to 6 wavefronts a 512-byte copy instruction
+  /// where 4 is the least). Else row-major, valueStride apart.
+  int64_t statePieceRows(int64_t e) const {
+    int64_t P = valueColumns(programColumns(e)) / 8, F = stateRowsPerStep;
+    if (P % 2 == 0)
+      return F + 1;
+    int64_t alpha = 1;
+    while (alpha * P % 8 != 1)
+      alpha += 2;
+    int64_t FP = F + 1;
+    while (FP % 8 != alpha)
+      ++FP;
+    return FP;
+  }
+  int64_t stateBufferElements(int64_t e) const {
+    int64_t NV = valueColumns(programColumns(e));
+    return warpgroupState(e)
+               ? NV * statePieceRows(e)
+               : stateRowsPerStep * valueStride(programColumns(e));
+  }
   int64_t rowElements(int64_t e) const {
-    return std::max(stateBuffers * stateRowsPerStep, keysPerStep) *
-           valueStride(programColumns(e));
+    return std::max(stateBuffers * stateBufferElements(e),
+                    keysPerStep * valueStride(programColumns(e)));
   }
   /// Floats of a key step's gate sums: each key's sum of the gates after
   /// it, 2 to that power, the step's sum (padded to 16 bytes).
