@@ -840,22 +840,27 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       Value n = E.indexCast(st.n, b.getIndexType());
       return E.add(E.mul(E.add(E.mul(batch, N), n), E.idx(s.h)), h);
     };
-    // The exchange's two halves, by chunk parity: warpgroup 1 writes
-    // chunk n's part at its end into half n % 2 while warpgroup 0 may
-    // still read chunk n - 1's (chunks of one step start and end in the
-    // same barrier interval).
+    // The exchange's two halves. In order, by chunk parity: warpgroup 1
+    // writes chunk n's part at its end into half n % 2 while warpgroup 0
+    // may still read chunk n - 1's (chunks of one step start and end in the
+    // same barrier interval). Where the decay is once a chunk (chunks of
+    // two steps or more, so that a barrier or more lies between warpgroup
+    // 0's read of a part and warpgroup 1's next write) the parts go to half
+    // 0, and half 1 holds the state before the chunk: written by
+    // warpgroup 0 at the chunk's first step of the walk (or before the
+    // loop), read by warpgroup 1 at the chunk's last and by warpgroup 0
+    // after the loop (its own elements), which then hands its final part
+    // over there.
     int64_t exchangeHalf = split.exchangePartElements(s.e);
     auto exchangeOf = [&](Value n) {
+      if (split.chunkDecay)
+        return E.idx(0);
       return E.mul(E.rem(E.indexCast(n, b.getIndexType()), E.idx(2)),
                    E.idx(exchangeHalf));
     };
-    // The exchange's third part, the state before the chunk where the decay is
-    // once a chunk: written by warpgroup 0 at the chunk's first step of the
-    // walk (or before the loop), read by warpgroup 1 at the chunk's last (a
-    // barrier or more later: chunks of two steps or more) and by warpgroup 0
-    // after the loop (its own elements).
+    Value chunkStateAt = E.idx(exchangeHalf);
     auto fromChunkState = [&] {
-      return mw.load(accType, exchange, E.idx(2 * exchangeHalf), NO);
+      return mw.load(accType, exchange, chunkStateAt, NO);
     };
     auto fromExchange = [&](Value at) {
       return mw.load(accType, exchange, at, NO);
@@ -904,7 +909,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       Value acc = E.select(isZ, z0, E.mul(s0, inverse));
       // (Kept first: the halves are then the state's last use.)
       if (split.chunkDecay)
-        mw.store(acc, exchange, E.idx(2 * exchangeHalf), NO);
+        mw.store(acc, exchange, chunkStateAt, NO);
       storeHalves(acc, chunkSlot(stepAt(E.idx(0))));
       if (!split.chunkDecay)
         return SmallVector<Value>{acc};
@@ -934,7 +939,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
               Value sum =
                   E.add(acc, fromExchange(exchangeOf(E.add(st.n, E.i32(1)))));
               if (split.chunkDecay)
-                mw.store(sum, exchange, E.idx(2 * exchangeHalf), NO);
+                mw.store(sum, exchange, chunkStateAt, NO);
               storeHalves(sum, chunkSlot(st));
               return split.chunkDecay ? accZero : sum;
             },
@@ -981,8 +986,10 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       return SmallVector<Value>{acc, decayed};
     };
     // The final state: both warpgroups hand their parts over, into the
-    // exchange's two halves (N % 2 is free: warpgroup 0 read chunk N - 2's
-    // part from it a chunk ago; with no tokens both are written too), and
+    // exchange's two halves (in order N % 2 is free: warpgroup 0 read chunk
+    // N - 2's part from it a chunk ago; with no tokens both are written
+    // too; warpgroup 0's, with the decay once a chunk, its part and the
+    // state before the last chunk decayed, in half 1), and
     // warpgroup 1, where few registers are live, sums them: times c_f, S's
     // columns, then Z as its row's sum over the last 8 columns.
     role.last = [&](ValueRange state) {
@@ -992,7 +999,10 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         part =
             E.add(part, E.mul(tile::SplatOp::create(b, loc, accType, state[1]),
                               fromChunkState()));
-      mw.store(part, exchange, exchangeOf(g == 0 ? n : E.add(n, E.i32(1))), NO);
+      Value at = exchangeOf(g == 0 ? n : E.add(n, E.i32(1)));
+      if (g == 0 && split.chunkDecay)
+        at = chunkStateAt;
+      mw.store(part, exchange, at, NO);
     };
     role.finish = [&](ValueRange) {
       if (g != 1)
