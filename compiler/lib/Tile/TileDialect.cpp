@@ -183,7 +183,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   // region over the region's.
   WalkResult walk = fn.walk([&](Operation *inner) {
     if (auto region = dyn_cast<WarpgroupsOp>(inner)) {
-      if (128 * (region.getFirst() + region.getCount()) > kernel.getThreads()) {
+      if (int64_t(128 * (region.getFirst() + region.getCount())) >
+          kernel.getThreads()) {
         region.emitOpError("names warpgroups ")
             << region.getFirst() << " to "
             << region.getFirst() + region.getCount() - 1 << ", the kernel has "
