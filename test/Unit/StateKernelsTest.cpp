@@ -351,6 +351,59 @@ TEST(ChunkOutputTile, StridesKeepLdmatrixRowsInDistinctBanks) {
   EXPECT_EQ(split.phiStride(), 40);
 }
 
+// chunk_output's state steps for the warpgroup MMA: any 8 adjacent runs of
+// the chunk state (row k, piece c of P, run j = P k + c), copied by a
+// quarter warp, land in 8 distinct 16-byte slots of the buffer (piece c's
+// rows FP slots apart), wherever P is odd; the buffer holds the padding.
+TEST(ChunkOutputTile, StateCopiesTakeDistinctSlots) {
+  for (int64_t e : {16, 32, 48, 64, 96, 128}) {
+    std::optional<ChunkOutputTile> split =
+        chunkOutputTile(512, 2, 64, e, false, false, true);
+    ASSERT_TRUE(split.has_value());
+    ASSERT_TRUE(split->warpgroupState(e)) << "e = " << e;
+    int64_t P = ChunkOutputTile::valueColumns(e) / 8,
+            F = split->stateRowsPerStep, FP = split->statePieceRows(e);
+    ASSERT_EQ(P % 2, 1) << "e = " << e;
+    EXPECT_GT(FP, F);
+    EXPECT_LT(FP, F + 8);
+    EXPECT_EQ(split->stateBufferElements(e), 8 * P * FP);
+    for (int64_t first = 0; first + 8 <= F * P; ++first) {
+      std::vector<int64_t> slots;
+      for (int64_t j = first; j < first + 8; ++j)
+        slots.push_back((j % P * FP + j / P) % 8);
+      std::sort(slots.begin(), slots.end());
+      EXPECT_EQ(std::unique(slots.begin(), slots.end()), slots.end())
+          << "e = " << e << ", runs from " << first;
+    }
+  }
+}
+
+// chunk_state_pass decays once a chunk where it has a producer of its own
+// at p = 2 and a chunk takes two steps or more; else every step.
+TEST(ChunkStatePass, DecaysOnceAChunkWhereChunksTakeTwoSteps) {
+  auto once = [](int64_t p, int64_t d, int64_t chunk, bool rotated) {
+    std::optional<ChunkStatePass> s =
+        chunkStatePass(p, d, 64, chunk, 2, false, rotated);
+    return s && s->chunkDecay;
+  };
+  EXPECT_TRUE(once(2, 64, 512, false));
+  EXPECT_TRUE(once(2, 64, 128, false));
+  EXPECT_FALSE(once(2, 64, 64, false)); // one step of 64
+  EXPECT_TRUE(once(2, 64, 64, true));   // two steps of 32
+  EXPECT_FALSE(once(4, 32, 512, false));
+  // In turn (e > 64): every step.
+  std::optional<ChunkStatePass> wide =
+      chunkStatePass(2, 64, 128, 512, 2, false, false);
+  ASSERT_TRUE(wide.has_value());
+  EXPECT_FALSE(wide->specialized || wide->chunkDecay);
+  // The kept state takes the exchange's second half: no more memory.
+  ChunkStatePass a = *chunkStatePass(2, 64, 64, 512, 2, false, false);
+  ChunkStatePass b = a;
+  b.chunkDecay = false;
+  EXPECT_EQ(a.sharedBytes(64, 64, false, false),
+            b.sharedBytes(64, 64, false, false));
+}
+
 // chunk_state_pass's staged arrays are the warpgroup MMA's canonical
 // layouts, padded so that its staging does not conflict: the 8 threads of
 // a quarter warp storing one token's 8 blocks of values hit 8 different

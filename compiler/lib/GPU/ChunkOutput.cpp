@@ -373,13 +373,13 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // (per half): pass j of a thread copies the 16-byte run at
     // at0 + j P L of it, at0 = thread L. Where each lands in a buffer (for
     // the warpgroup MMA, N-major core matrices: the run of row k, columns
-    // 8 c .. 8 c + 7 goes to (c F + k) 8) is the same for every step, so it
+    // 8 c .. 8 c + 7 goes to (c FP + k) 8) is the same for every step, so it
     // is computed once here; a step adds its buffer's offset, a constant.
     // Runs in the state's order, so that a warp reads 512 adjacent bytes,
     // and pieces FP slots apart (statePieceRows), so that its stores take
-    // distinct 16-byte slots. (One start per thread, the
-    // passes' constant shifts added to the step's scalars: a start per
-    // pass held registers ptxas lacked.)
+    // distinct 16-byte slots. (One start per thread, the passes' constant
+    // shifts added to the step's scalars: a start per pass held registers
+    // ptxas lacked.)
     constexpr int64_t L = 8;
     int64_t FP = split.statePieceRows(s.e),
             stateBuffer = split.stateBufferElements(s.e);

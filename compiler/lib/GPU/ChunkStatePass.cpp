@@ -923,12 +923,12 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       Value acc = carried[0];
       Value parity = parityOf(i);
       Step st = stepAt(i);
-      Value opensLater = arith::AndIOp::create(
-          b, loc, st.opens, E.cmpi(arith::CmpIPredicate::ne, i, E.idx(0)));
       Value toChunkEnd;
       if (split.chunkDecay)
         toChunkEnd = E.select(st.opens, E.f32(1.0), carried[1]);
       if (g == 0) {
+        Value opensLater = arith::AndIOp::create(
+            b, loc, st.opens, E.cmpi(arith::CmpIPredicate::ne, i, E.idx(0)));
         // The state before step i's chunk: the other part added (handed
         // over at the end of step i - 1) and written (chunk 0's before the
         // loop); where the decay is once a chunk, kept for warpgroup 1, and

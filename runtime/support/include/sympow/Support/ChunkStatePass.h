@@ -51,16 +51,15 @@ struct ChunkStatePass {
   static constexpr int64_t consumerThreads = 128 * warpsN;
   bool specialized = true;
   /// With a producer of its own at p = 2 and chunks of two steps or more:
-  /// each
-  /// chunk's steps walked last to first, every token weighted by its decay
-  /// to the chunk's end (sums of same-signed gates, nothing cancels), so
-  /// that the accumulators restart from 0 at each chunk and are never
-  /// decayed; warpgroup 0 keeps the state before the chunk in workgroup
-  /// memory (the exchange's second half) and warpgroup 1 adds it, decayed by
-  /// the chunk's decay, to the part it hands over at the chunk's end (a step or
-  /// more later: chunks of two steps or more). Otherwise the steps go in order
-  /// and both accumulators decay every step (36 multiplies a thread, about a
-  /// quarter of a consumer's f32 work).
+  /// each chunk's steps walked last to first, every token weighted by its
+  /// decay to the chunk's end (sums of same-signed gates, nothing cancels),
+  /// so that the accumulators restart from 0 at each chunk and are never
+  /// decayed; warpgroup 0 keeps the state before the chunk in the
+  /// exchange's second half and warpgroup 1 adds it, decayed by the chunk's
+  /// decay, to the part it hands over at the chunk's end (a barrier or more
+  /// later). Otherwise the steps go in order and both accumulators decay
+  /// every step (36 multiplies a thread, about a quarter of a consumer's
+  /// f32 work).
   bool chunkDecay = false;
   int64_t rowsPerProgram = 64;
   int64_t threads() const { return consumerThreads + (specialized ? 128 : 0); }
@@ -102,10 +101,9 @@ struct ChunkStatePass {
     return valueColumns(e) / 8 * valueBlockBytes() / 2;
   }
   /// f32 elements of the array the consumer warpgroups sum their partial
-  /// states through (with a producer of its own): two halves (by chunk
-  /// parity) of 64 rows of [S | Z | 0 ...].
-  /// The exchange of partial states: two parts (by chunk parity or, where
-  /// the decay is once a chunk, one part and the state before the chunk).
+  /// states through (with a producer of its own): two halves of 64 rows of
+  /// [S | Z | 0 ...], by chunk parity or, where the decay is once a chunk,
+  /// one part and the state before the chunk.
   int64_t exchangeElements(int64_t e) const {
     return specialized ? 2 * exchangePartElements(e) : 0;
   }
