@@ -48,7 +48,11 @@
 
 // SM90: .target sm_90a
 // SM90-SAME: mbarrier.init.shared{{(::cta)?}}.b64 {{[^;]*}}, %r{{[0-9]+}};
-// SM90-SAME: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], %r{{[0-9]+}}, [{{[^]]*}}];
+// The destination and the barrier as 32-bit shared addresses; thread 1's
+// repeated copies a loop that is not unrolled.
+// SM90-SAME: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r{{[0-9]+}}], [%rd{{[0-9]+}}], %r{{[0-9]+}}, [%r{{[0-9]+}}];
+// SM90-SAME: .pragma \22nounroll\22;
+// SM90-SAME: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
 // SM90-SAME: mbarrier.arrive.expect_tx.shared{{(::cta)?}}.b64
 // SM90-SAME: mbarrier.try_wait.parity.shared{{(::cta)?}}.b64
 // SM90-NOT: cp.async.cg
@@ -86,12 +90,26 @@
 // ELECT90-SAME: elect.sync
 // ELECT90-SAME: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
 
+// Before sm_90: warp 0, its lanes sharing each copy's 16-byte pieces (lane
+// l the pieces l, l + 32, ...), the mbarrier ops on lane 0.
 // ELECT80-LABEL: gpu.func @elected
 // ELECT80-NOT: nvvm.elect.sync
 // ELECT80: %[[T:.*]] = gpu.thread_id x
-// ELECT80: %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %c0
-// ELECT80: scf.if %[[FIRST]] {
+// ELECT80: %[[W:.*]] = arith.divui %[[T]], %c32
+// ELECT80: %[[WARP0:.*]] = arith.cmpi eq, %[[W]], %c0
+// ELECT80: scf.if %[[WARP0]] {
+// ELECT80: %[[L:.*]] = arith.remui %{{.*}}, %c32
+// ELECT80: %[[LANE0:.*]] = arith.cmpi eq, %[[L]], %c0
+// ELECT80: scf.if %[[LANE0]] {
+// ELECT80: nvvm.mbarrier.init
+// ELECT80: %[[LANE:.*]] = arith.remui %{{.*}}, %c32
+// ELECT80: scf.for
+// ELECT80: scf.for
+// ELECT80: arith.addi %[[LANE]],
+// ELECT80: nvgpu.device_async_copy
 // ELECT80: nvvm.cp.async.mbarrier.arrive
+// ELECT80: scf.if
+// ELECT80: nvvm.mbarrier.arrive
 
 // TILE: error: 'sympow_tile.mbarrier_init' op is lowered on a thread's scalars (lower the tile kernel first)
 

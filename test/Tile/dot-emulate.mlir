@@ -27,6 +27,13 @@
 // PAIRED-IR: vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 8 : i64} : memref<?xf32>, vector<2xf32>
 // PAIRED-IR-NOT: memref.store
 // PAIRED-IR: gpu.return
+// In 8-column pieces 512 elements apart (`stride 8 pieces 512`: each
+// piece's 64 rows one run, as chunk_output's bulk copies read the chunk
+// states): with a_ik = 32 i + k and b = 1, c_ij = 1024 i + 496, so the
+// first 8 elements are row 0's columns 0-7, the next 8 row 1's.
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel split_pieces --grid 1 --block 128 --arg f32:2048=iota --arg f32:1024=1 --arg f32:2048 --print | FileCheck %s --check-prefix=PIECES
+// PIECES: emulator: ok
+// PIECES: arg2 = [496, 496, 496, 496, 496, 496, 496, 496, 1520, 1520,
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel split_paired --grid 1 --block 128 --arg f32:1600=1.00390625 --arg f32:1024=1 --arg f32:1600 --arg i64=50 --print | FileCheck %s --check-prefix=PAIRED
 // PAIRED: emulator: ok
 // PAIRED: arg2 = [{{(32.125, )*}}32.125]
@@ -156,6 +163,18 @@ module attributes {gpu.container_module} {
       %zero = arith.constant dense<0.0> : tensor<64x32xf32, #mma>
       %acc = sympow_tile.dot %ta, %tb, %zero precision = split_bf16 : tensor<64x32xf32, #A>, tensor<32x32xf32, #B> -> tensor<64x32xf32, #mma>
       sympow_tile.matrix_store %acc, %out[%c0] stride 32 bounds(%m, %c32) : tensor<64x32xf32, #mma>, memref<?xf32>
+      gpu.return
+    }
+
+    gpu.func @split_pieces(%a: memref<?xf32>, %b: memref<?xf32>,
+                           %out: memref<?xf32>)
+        kernel attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 128, grid = [1, 1, B]>} {
+      %c0 = arith.constant 0 : index
+      %ta = sympow_tile.matrix_load %a[%c0] stride 32 : memref<?xf32> -> tensor<64x32xf32, #A>
+      %tb = sympow_tile.matrix_load %b[%c0] stride 32 : memref<?xf32> -> tensor<32x32xf32, #B>
+      %zero = arith.constant dense<0.0> : tensor<64x32xf32, #mma>
+      %acc = sympow_tile.dot %ta, %tb, %zero precision = split_bf16 : tensor<64x32xf32, #A>, tensor<32x32xf32, #B> -> tensor<64x32xf32, #mma>
+      sympow_tile.matrix_store %acc, %out[%c0] stride 8 pieces 512 paired : tensor<64x32xf32, #mma>, memref<?xf32>
       gpu.return
     }
 

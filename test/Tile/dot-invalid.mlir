@@ -137,6 +137,15 @@ func.func @stride(%m: memref<?xf32>, %v: tensor<16x8xf32, #sympow_tile.mma<warps
 
 // -----
 
+// 8-column pieces lie whole runs apart.
+func.func @pieces(%m: memref<?xf32>, %v: tensor<16x8xf32, #sympow_tile.mma<warps = [1, 1]>>, %i: index) {
+  // expected-error @+1 {{stores an accumulator's 8-column pieces row by row, a multiple of 8 elements apart, not 12}}
+  sympow_tile.matrix_store %v, %m[%i] stride 8 pieces 12 : tensor<16x8xf32, #sympow_tile.mma<warps = [1, 1]>>, memref<?xf32>
+  return
+}
+
+// -----
+
 // A tile kernel's matrix tiles are spread over its threads: 2 x 2 warps are 128.
 gpu.module @m {
   gpu.func @k(%m: memref<?xf32>) kernel attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 64, grid = [1, 1, B]>} {

@@ -30,16 +30,18 @@ TEST(CostModel, AttentionGrowsQuadraticallyChunkedLinearly) {
 }
 
 // With today's kernels and chunks of 64 the chunked formulation overtakes
-// attention between 32K and 64K tokens at d = 64 (predicted for sm_90a: 4.20
-// against 2.68 ms at 32K, 8.19 against 10.56 ms at 64K; at the default
-// chunk, 512, between 16K and 32K: docs/Performance.md); before the tile
-// attention kernel it was between 14K and 16K, before chunk_state_pass
-// between 16K and 32K, and before chunk_scan ran parallel over the state
-// (docs/TileIR.md) between 256K and 512K.
+// attention at about 32K tokens at d = 64 (predicted for sm_90a: 1.34
+// against 0.69 ms at 16K, 2.671 against 2.675 ms at 32K, 5.33 against
+// 10.56 ms at 64K, since chunk_output's state steps come by bulk copies;
+// between 32K and 64K before; at the default chunk, 512, below 16K:
+// docs/Performance.md); before the tile attention kernel it was between
+// 14K and 16K, before chunk_state_pass between 16K and 32K, and before
+// chunk_scan ran parallel over the state (docs/TileIR.md) between 256K and
+// 512K.
 TEST(CostModel, ShortSequencesUseAttentionLongOnesChunked) {
   EXPECT_EQ(chooseFormulation(layer(256, 64, 2), 64),
             FormulationKind::Attention);
-  EXPECT_EQ(chooseFormulation(layer(1 << 15, 64, 2), 64),
+  EXPECT_EQ(chooseFormulation(layer(1 << 14, 64, 2), 64),
             FormulationKind::Attention);
   EXPECT_EQ(chooseFormulation(layer(1 << 16, 64, 2), 64),
             FormulationKind::Chunked);

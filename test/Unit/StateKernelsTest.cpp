@@ -378,6 +378,48 @@ TEST(ChunkOutputTile, StateCopiesTakeDistinctSlots) {
   }
 }
 
+// Unrotated bf16 layers take their state steps by bulk copies, the chunk
+// states in 8-column pieces: a step's rows of one piece are then one run
+// (the rows f .. f + n - 1 at n adjacent 16-byte slots), the pieces dim 8
+// elements apart, the halves' pieces inside the slot. A split q (rotated,
+// f16) keeps the copies by thread and the rows one after the other.
+TEST(ChunkOutputTile, BulkCopiesReadStatesInPieces) {
+  for (int64_t e : {32, 64, 128}) {
+    std::optional<ChunkOutputTile> bulk =
+        chunkOutputTile(512, 2, 64, e, false, false, true);
+    ASSERT_TRUE(bulk.has_value());
+    EXPECT_TRUE(bulk->bulkState(e)) << "e = " << e;
+    int64_t dim = 2080, NV = ChunkOutputTile::valueColumns(e);
+    for (int64_t c = 0; c < NV; c += 8)
+      for (int64_t f = 0; f + 1 < dim; f += 97) {
+        int64_t at = ChunkOutputTile::stateOffset(dim, e, true, f, c);
+        EXPECT_EQ(ChunkOutputTile::stateOffset(dim, e, true, f + 1, c), at + 8);
+        EXPECT_EQ(ChunkOutputTile::stateOffset(dim, e, true, f, c + 7), at + 7);
+        EXPECT_EQ(at / ChunkOutputTile::statePieceElements(dim), c / 8);
+      }
+    EXPECT_EQ(ChunkOutputTile::stateOffset(dim, e, true, dim - 1, NV - 1) + 1,
+              ChunkOutputTile::stateHalfElements(dim, e));
+    // Row by row otherwise.
+    EXPECT_EQ(ChunkOutputTile::stateOffset(dim, e, false, 3, 9), 3 * NV + 9);
+    for (bool f16 : {false, true})
+      for (bool rotates : {false, true}) {
+        if (!f16 && !rotates)
+          continue;
+        std::optional<ChunkOutputTile> split =
+            chunkOutputTile(512, 2, 64, e, f16, rotates, true);
+        ASSERT_TRUE(split.has_value());
+        EXPECT_TRUE(split->warpgroupState(e));
+        EXPECT_FALSE(split->bulkState(e))
+            << "e = " << e << ", f16 " << f16 << ", rotated " << rotates;
+      }
+  }
+  // Short chunks (programs of 32 rows) copy by thread.
+  std::optional<ChunkOutputTile> short32 =
+      chunkOutputTile(32, 2, 64, 64, false, false, true);
+  ASSERT_TRUE(short32.has_value());
+  EXPECT_FALSE(short32->bulkState(64));
+}
+
 // chunk_state_pass decays once a chunk where it has a producer of its own
 // at p = 2 and a chunk takes two steps or more; else every step.
 TEST(ChunkStatePass, DecaysOnceAChunkWhereChunksTakeTwoSteps) {

@@ -81,9 +81,7 @@ LogicalResult lowerBulkCopy(tile::BulkCopyOp op, RuntimeCalls &calls) {
 
 } // namespace
 
-LogicalResult sympow::emulator::lowerBulkCopyOps(Operation *fn,
-                                                 RuntimeCalls &calls) {
-  // A thread's repeated copies as single ones first, as on the GPU.
+void sympow::emulator::expandRepeatedBulkCopies(Operation *fn) {
   SmallVector<tile::BulkCopyOp> repeated;
   fn->walk([&](tile::BulkCopyOp op) {
     if (tile::isThreadLevel(op))
@@ -91,6 +89,11 @@ LogicalResult sympow::emulator::lowerBulkCopyOps(Operation *fn,
   });
   for (tile::BulkCopyOp op : repeated)
     op.expandRepeats();
+}
+
+LogicalResult sympow::emulator::lowerBulkCopyOps(Operation *fn,
+                                                 RuntimeCalls &calls) {
+  expandRepeatedBulkCopies(fn); // (none left where the counts expanded them)
   SmallVector<Operation *> ops;
   fn->walk([&](Operation *op) {
     if (isa<tile::MbarrierInitOp, tile::MbarrierArriveOp, tile::MbarrierWaitOp,

@@ -327,6 +327,7 @@ struct GPUToEmulator
         // First, so that only the kernel's own ops are counted, not those
         // the instrumentation and the lowering of gpu ops add (one
         // thread's regions as scf.if on thread 0, which the counts know).
+        expandRepeatedBulkCopies(fn);
         lowerElected(fn);
         insertOperationCounts(fn, calls);
         lowerFlushMath(fn);

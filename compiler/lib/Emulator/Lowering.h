@@ -97,6 +97,9 @@ mlir::LogicalResult lowerWarpgroupOps(mlir::Operation *fn, RuntimeCalls &calls);
 /// arithmetic as warp instructions (warp 0 runs it on the GPU).
 void lowerElected(mlir::Operation *fn);
 
+/// A thread's repeated bulk copies as a loop of single ones, as on the GPU:
+/// before the counts, so that the loop's index math counts.
+void expandRepeatedBulkCopies(mlir::Operation *fn);
 /// Replaces sympow_tile.mbarrier_init/arrive/wait and bulk_copy in `fn` by
 /// runtime calls (the emulator's mbarriers).
 mlir::LogicalResult lowerBulkCopyOps(mlir::Operation *fn, RuntimeCalls &calls);

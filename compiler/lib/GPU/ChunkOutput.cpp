@@ -90,6 +90,12 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     workgroup.push_back(workgroupMemRef({operands}, bf16));
   if (splitQK)
     workgroup.push_back(workgroupMemRef({R * QS}, bf16));
+  // The state buffers' mbarriers, where bulk copies fill them, and the
+  // copies' source start (below).
+  if (split.bulkState(s.e)) {
+    workgroup.push_back(workgroupMemRef({2}, b.getI64Type()));
+    workgroup.push_back(workgroupMemRef({1}, b.getI64Type()));
+  }
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, runtime::KernelId::ChunkOutput, P,
@@ -304,6 +310,10 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   // offsets: as runs too, ptxas spilled the rotated kernel on sm_80.)
   Value slotStart =
       E.mul(slot, E.idx(ChunkOutputTile::stateSlotElements(dim, s.e)));
+  // A half's rows lie one after the other, or (bulk copies) its 8-column
+  // pieces, each its rows' runs in order (ChunkOutputTile::stateOffset).
+  int64_t statePiece = ChunkOutputTile::statePieceElements(dim);
+  bool bulk = split.bulkState(s.e);
   auto stageState = [&](Value rowsStart, int64_t tileRows, Value from,
                         Value to) {
     constexpr int64_t L = 8;
@@ -395,7 +405,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     Value at0 = E.mul(thread, t.index(L));
     Value at0i32 = E.indexCast(at0, t.type(i32));
     SmallVector<StepRun> stepRuns;
-    if (twoBuffers) {
+    if (twoBuffers && !bulk) {
       int64_t runs = F * NV / L;
       for (int64_t from = 0; from < runs; from += P) {
         StepRun run;
@@ -457,6 +467,79 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         }
       }
     };
+    // With bulk copies the buffers hold a step's rows as N-major core
+    // matrices, each 8-column piece's rows one run FP rows apart, as the
+    // state holds them (in pieces): the step (a, r0) of `rows` rows into buffer
+    // `buffer` is one bulk copy per piece and half, from one thread (an
+    // elected lane of warp 0), which then arrives on the buffer's mbarrier
+    // with their bytes. Its rows below a (in a's first step) are rows of
+    // the state before a's (finite): q's columns there are zero in the
+    // dots' A. Rows past the state do not occur (r0 + rows <= d).
+    Value barriers = bulk ? Value(wg[next]) : Value(),
+          sourceStart = bulk ? Value(wg[next + 1]) : Value();
+    int64_t blockPieces = EV / L, firstZ = s.e / L;
+    auto bulkStep = [&](Value a, int64_t r0, int64_t rows, Value buffer) {
+      auto elected = tile::ElectedOp::create(b, loc);
+      OpBuilder::InsertionGuard inside(b);
+      b.setInsertionPointToStart(&elected.getBody().front());
+      // The sources from the slot's start in i32: as index sums, LLVM
+      // hoisted (slot start + each step's constant rows and half) out of
+      // the loop, a 64-bit register each (bulk copies take no immediate
+      // offset), where the sign extension of a sum keeps its constants in.
+      // The slot's start is read from workgroup memory, where the first
+      // elected region left it: kept in registers (hoisted with each
+      // step's constant offsets, a 64-bit address a kind of step), it took
+      // the registers of a fourth program per SM.
+      Value slotStart = E.indexCast(
+          memref::LoadOp::create(b, loc, sourceStart, ValueRange{E.idx(0)}),
+          b.getIndexType());
+      Value a32 = E.indexCast(a, i32);
+      Value rowStart = E.mul(
+          E.add(E.div(E.mul(a32, E.sub(E.i32(2 * s.d - 1), a32)), E.i32(2)),
+                E.i32(r0)),
+          E.i32(L));
+      Value bar = buffer, bytes = E.idx(rows * 16);
+      Value bufferStart = E.mul(buffer, E.idx(stateBuffer));
+      std::array<Value, 2> halves = {rowsHi, rowsLo};
+      for (int64_t half : {0, 1}) {
+        Value halfStart =
+            E.add(rowStart,
+                  E.i32(half * ChunkOutputTile::stateHalfElements(dim, s.e)));
+        auto copy = [&](Value piece, int64_t destPiece, int64_t n) {
+          Value from = E.add(E.mul(E.indexCast(piece, i32), E.i32(statePiece)),
+                             halfStart);
+          auto op = tile::BulkCopyOp::create(
+              b, loc, chunkHalves,
+              E.add(slotStart, E.indexCast(from, b.getIndexType())),
+              halves[half], E.add(bufferStart, E.idx(destPiece * FP * L)),
+              bytes, barriers, bar, Value());
+          op.setRepeat(n);
+          op.setSourceStride(statePiece);
+          op.setDestStride(FP * L);
+        };
+        if (split.columnBlocks == 1) {
+          copy(E.idx(0), 0, NV / L);
+          continue;
+        }
+        // The block's pieces, then Z's (and its zeros) after them.
+        copy(E.div(firstColumn, E.idx(L)), 0, blockPieces);
+        copy(E.idx(firstZ), blockPieces, 1);
+      }
+      tile::MbarrierArriveOp::create(b, loc, barriers, bar,
+                                     E.idx(2 * (NV / L) * rows * 16), Value());
+    };
+    if (bulk) {
+      auto elected = tile::ElectedOp::create(b, loc);
+      {
+        OpBuilder::InsertionGuard inside(b);
+        b.setInsertionPointToStart(&elected.getBody().front());
+        for (int64_t i : {0, 1})
+          tile::MbarrierInitOp::create(b, loc, barriers, E.idx(i), 1, Value());
+        memref::StoreOp::create(b, loc, E.indexCast(slotStart, b.getI64Type()),
+                                sourceStart, ValueRange{E.idx(0)});
+      }
+      gpu::BarrierOp::create(b, loc);
+    }
     // Each a's state rows from its 16-row block a0 on, in steps of F rows;
     // with two buffers step n uses buffer n % 2. So that every step's
     // buffer is a constant (and its descriptors with it), an a's part is
@@ -465,13 +548,21 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // (Two a's per loop iteration instead let ptxas keep the first a's
     // products live into the second's MMAs: spills.)
     int64_t firstStep = 0;
-    if (twoBuffers)
+    // Rows that the bulk copies bring for the step from r0 (the state's
+    // rows end at d).
+    auto bulkRows = [&](int64_t r0) { return std::min(F, s.d - r0); };
+    if (bulk)
+      bulkStep(E.idx(0), 0, bulkRows(0), E.idx(0));
+    else if (twoBuffers)
       copyStep(E.idx(0), E.idx(0), 0, /*firstOfA=*/true, F);
     acc = noState;
     for (int64_t a0 = 0; a0 < s.d; a0 += 16) {
       int64_t blockAs = std::min<int64_t>(16, s.d - a0);
       int64_t stepsPerA = (DK - a0 + F - 1) / F;
-      bool alternates = twoBuffers && stepsPerA % 2 == 1;
+      // (With bulk copies a step's buffer is a runtime parity instead:
+      // constant descriptors, loop-invariant, took vector registers where
+      // the bulk copies' elected region runs in the loop.)
+      bool alternates = twoBuffers && !bulk && stepsPerA % 2 == 1;
       // One a's part: its rows times q, then times each row's q_a; `odd`:
       // a - a0 is odd.
       auto partOfA = [&](Value a, bool odd, Value accIn) -> Value {
@@ -479,30 +570,50 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         for (int64_t i = 0; i < stepsPerA; ++i) {
           int64_t r0 = a0 + i * F, rowsHere = std::min(F, DK - r0);
           int64_t buffer = 0;
+          Value stepBuffer; // with bulk copies: 0 or 1, at runtime
           if (twoBuffers) {
             int64_t parity = (firstStep + (odd ? stepsPerA : 0) + i) % 2;
-            t.asyncWait();
-            if (warpgroup) // the copies, to the MMAs' async proxy
-              tile::AsyncProxyFenceOp::create(b, loc);
-            gpu::BarrierOp::create(b, loc);
-            if (warpgroup) // the step before's MMAs, off the other buffer
+            if (bulk) {
+              // Step n = firstStep + (a - a0) stepsPerA + i fills buffer
+              // n % 2 for the (n / 2)-th time: that phase's parity. Then
+              // the step before's MMAs (off the other buffer) end in every
+              // warp before its refill is issued.
+              Value n = E.add(E.mul(E.sub(a, E.idx(a0)), E.idx(stepsPerA)),
+                              E.idx(firstStep + i));
+              stepBuffer = E.rem(n, E.idx(2));
+              tile::MbarrierWaitOp::create(b, loc, barriers, stepBuffer,
+                                           E.rem(E.div(n, E.idx(2)), E.idx(2)),
+                                           Value());
               tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{});
+              gpu::BarrierOp::create(b, loc);
+            } else {
+              t.asyncWait();
+              if (warpgroup) // the copies, to the MMAs' async proxy
+                tile::AsyncProxyFenceOp::create(b, loc);
+              gpu::BarrierOp::create(b, loc);
+              if (warpgroup) // the step before's MMAs, off the other buffer
+                tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{});
+            }
             int64_t other = (1 - parity) * stateBuffer;
+            // The next step's copies: (nextA, nextR0), a's first or not.
+            auto fill = [&](Value nextA, int64_t nextR0, bool firstOfA) {
+              if (bulk)
+                bulkStep(nextA, nextR0, bulkRows(nextR0),
+                         E.sub(E.idx(1), stepBuffer));
+              else
+                copyStep(nextA, E.idx(nextR0), other, firstOfA, nextR0 + F);
+            };
             if (i + 1 < stepsPerA) {
-              copyStep(a, E.idx(r0 + F), other, false, r0 + 2 * F);
+              fill(a, r0 + F, false);
             } else {
               // The next a, in this block or (past its last a) the next.
               Value nextA = E.add(a, E.idx(1));
               int64_t nextA0 = a0 + 16;
-              E.ifThen(E.ult(nextA, E.idx(a0 + blockAs)), [&] {
-                copyStep(nextA, E.idx(a0), other, true, a0 + F);
-              });
+              E.ifThen(E.ult(nextA, E.idx(a0 + blockAs)),
+                       [&] { fill(nextA, a0, true); });
               if (nextA0 < s.d)
                 E.ifThen(E.cmpi(arith::CmpIPredicate::eq, nextA, E.idx(nextA0)),
-                         [&] {
-                           copyStep(nextA, E.idx(nextA0), other, true,
-                                    nextA0 + F);
-                         });
+                         [&] { fill(nextA, nextA0, true); });
             }
             buffer = parity * stateBuffer;
           } else {
@@ -517,14 +628,39 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           };
           if (warpgroup) {
             for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
-              auto qOf = [&](Value array) { return qAt(array, k0); };
+              // In a's first step its rows below a hold the rows of the
+              // state before a's: q's columns there are zero.
+              auto qOf = [&](Value array) -> Value {
+                Value q = qAt(array, k0);
+                if (!bulk || i != 0 || k0 != r0)
+                  return q;
+                auto type = cast<RankedTensorType>(q.getType());
+                Value column =
+                    tile::MatrixRangeOp::create(b, loc, type.clone(i32), 1);
+                Value bound = tile::SplatOp::create(
+                    b, loc, type.clone(i32),
+                    E.indexCast(E.sub(a, E.idx(k0)), i32));
+                Value zero = tile::SplatOp::create(
+                    b, loc, type,
+                    arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16)));
+                return E.select(E.ult(column, bound), zero, q);
+              };
               // Rows k0 - r0 .. + 15 of the step: 8 k of 8 columns per
               // core matrix, the next 8 k 128 bytes on, the next 8
               // columns FP 16 bytes on.
+              // Buffer 0's descriptor advanced to the step's buffer (in
+              // 16 bytes: TileWarpgroupOps.td).
               auto stateOf = [&](Value array) -> Value {
-                return tile::WarpgroupDescriptorOp::create(
-                    b, loc, array, E.idx(buffer + (k0 - r0) * 8), 0, 128,
-                    FP * 16);
+                Value first = tile::WarpgroupDescriptorOp::create(
+                    b, loc, array, E.idx((bulk ? 0 : buffer) + (k0 - r0) * 8),
+                    0, 128, FP * 16);
+                if (!bulk)
+                  return first;
+                assert(stateBuffer * 2 % 16 == 0 && "buffers 16 bytes apart");
+                return E.add(
+                    first,
+                    E.indexCast(E.mul(stepBuffer, E.idx(stateBuffer * 2 / 16)),
+                                b.getI64Type()));
               };
               auto mma = [&](Value qA, Value rows) {
                 dot = tile::WarpgroupMmaOp::create(

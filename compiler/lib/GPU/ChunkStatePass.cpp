@@ -166,6 +166,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   int64_t stepsPerChunk = (C + K - 1) / K;
   Value bh = E.add(E.mul(batch, E.idx(s.h)), h);
   Value firstRow = E.mul(x, E.idx(R));
+  // The chunk states' layout: what chunk_output reads (ChunkOutputTile.h).
+  std::optional<ChunkOutputTile> outputTile = outputTileOf(s, C);
+  bool pieceMajor = outputTile && outputTile->bulkState(s.e);
   Value rows = E.min(E.idx(R), E.sub(E.idx(dim), firstRow));
   Value cols = E.idx(s.e);
   Value gamma = logGamma ? E.load(logGamma, {h}) : Value();
@@ -527,8 +530,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     // Slot `slot`'s rows of the halves: w_f [S_f | Z_f | 0 ...] as bf16 hi
     // and lo: S's columns from the accumulator, then Z and the zeros as the
     // row's 8 slots of partial sums (NO = e + 8).
-    int64_t NO = ChunkOutputTile::valueColumns(s.e);
-    assert(NO == s.e + 8 && "Z and 7 zeros after S in a row of the halves");
+    assert(ChunkOutputTile::valueColumns(s.e) == s.e + 8 &&
+           "Z and 7 zeros after S in a row of the halves");
     // Row f's weight in the halves: scale^p and phi's factor of the row,
     // times the factor the accumulator lacks.
     double phiScale = std::pow(std::abs(s.effectiveScale()), double(s.p));
@@ -543,15 +546,22 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       auto [zHi, zLo] = tile::splitBf16(
           b, loc,
           E.mul(z, E.mul(E.mul(scales, scales), t.constant(f32, phiScale, 2))));
+      // Row by row, or each 8-column piece's rows in order where
+      // chunk_output's bulk copies read them (ChunkOutputTile::stateOffset).
+      int64_t NO = ChunkOutputTile::valueColumns(s.e);
+      int64_t piece = pieceMajor ? ChunkOutputTile::statePieceElements(dim) : 0,
+              rowStride = pieceMajor ? 8 : NO;
       Value at = E.add(
           E.mul(slot, E.idx(ChunkOutputTile::stateSlotElements(dim, s.e))),
-          E.mul(firstRow, E.idx(NO)));
-      Value zAt = E.add(E.add(t.splat(E.add(at, E.idx(s.e)), 2),
-                              E.mul(t.expand(localRow, 2), t.index(NO, 2))),
-                        slotOfRow);
+          E.mul(firstRow, E.idx(rowStride)));
+      Value zAt = E.add(
+          E.add(
+              t.splat(E.add(at, E.idx(pieceMajor ? s.e / 8 * piece : s.e)), 2),
+              E.mul(t.expand(localRow, 2), t.index(rowStride, 2))),
+          slotOfRow);
       Value half = E.idx(ChunkOutputTile::stateHalfElements(dim, s.e));
       for (auto [sHalf, zHalf] : {std::pair{sHi, zHi}, std::pair{sLo, zLo}}) {
-        m.store(sHalf, chunkHalves, at, NO, rows, cols, paired);
+        m.store(sHalf, chunkHalves, at, rowStride, rows, cols, paired, piece);
         t.store(zHalf, chunkHalves, zAt, inRows, /*contiguous=*/true);
         at = E.add(at, half);
         zAt = E.add(zAt, t.splat(half, 2));
@@ -828,13 +838,18 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       Value c = rowFactor(accType);
       Value w = E.mul(E.mul(c, c), mw.splat(accType, phiScale));
       auto [hi, lo] = tile::splitBf16(b, loc, E.mul(acc, w));
+      // Row by row, or each 8-column piece's rows in order where
+      // chunk_output's bulk copies read them (ChunkOutputTile::stateOffset).
+      int64_t piece = pieceMajor ? ChunkOutputTile::statePieceElements(dim) : 0,
+              rowStride = pieceMajor ? 8 : NO;
       Value at = E.add(
           E.mul(slot, E.idx(ChunkOutputTile::stateSlotElements(dim, s.e))),
-          E.mul(firstRow, E.idx(NO)));
+          E.mul(firstRow, E.idx(rowStride)));
       Value half = E.idx(ChunkOutputTile::stateHalfElements(dim, s.e));
-      mw.store(hi, chunkHalves, at, NO, rows, E.idx(NO), /*paired=*/true);
-      mw.store(lo, chunkHalves, E.add(at, half), NO, rows, E.idx(NO),
-               /*paired=*/true);
+      mw.store(hi, chunkHalves, at, rowStride, rows, E.idx(NO),
+               /*paired=*/true, piece);
+      mw.store(lo, chunkHalves, E.add(at, half), rowStride, rows, E.idx(NO),
+               /*paired=*/true, piece);
     };
     auto chunkSlot = [&](const Step &st) {
       Value n = E.indexCast(st.n, b.getIndexType());

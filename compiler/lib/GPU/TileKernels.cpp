@@ -176,9 +176,9 @@ Value MatrixTiles::loadTransposed(RankedTensorType type, Value base,
 }
 
 void MatrixTiles::store(Value x, Value base, Value offset, int64_t stride,
-                        Value rows, Value cols, bool paired) {
+                        Value rows, Value cols, bool paired, int64_t pieces) {
   tile::MatrixStoreOp::create(b, loc, x, base, offset, stride,
-                              /*transposed=*/false, rows, cols, paired);
+                              /*transposed=*/false, rows, cols, paired, pieces);
 }
 
 Value MatrixTiles::dot(Value a, Value bOperand, Value acc) {

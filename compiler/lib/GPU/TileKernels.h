@@ -97,7 +97,7 @@ struct MatrixTiles {
   /// The inverse of load; `paired`: an accumulator's adjacent columns as
   /// one 8-byte store (offset, stride and cols even, the buffer aligned).
   void store(Value x, Value base, Value offset, int64_t stride, Value rows = {},
-             Value cols = {}, bool paired = false);
+             Value cols = {}, bool paired = false, int64_t pieces = 0);
   /// acc + a b; split precision (hi + lo bf16 halves) when an operand is
   /// f32.
   Value dot(Value a, Value bOperand, Value acc);

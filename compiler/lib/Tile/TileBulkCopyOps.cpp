@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -124,20 +125,37 @@ void BulkCopyOp::expandRepeats() {
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  auto loop =
-      scf::ForOp::create(b, loc, index(0), index(getRepeat()), index(1));
+  // The starts advance by the strides as the loop's values: one add each
+  // a copy.
+  SmallVector<Value> starts = {getSourceStart(), getDestStart()};
+  auto loop = scf::ForOp::create(b, loc, index(0), index(getRepeat()), index(1),
+                                 starts);
+  // Not unrolled: unrolled, ptxas computed every copy's 64-bit addresses
+  // ahead in uniform registers, and the loop-invariant values that lived
+  // there (wgmma descriptors) moved to vector registers, 40 more a thread
+  // in chunk_output. (scf-to-cf hands the LLVM attribute on to the loop's
+  // branch: sympow-loop-annotations.)
+  MLIRContext *ctx = getContext();
+  if (ctx->getLoadedDialect<LLVM::LLVMDialect>()) {
+    auto noUnroll = LLVM::LoopUnrollAttr::get(ctx, b.getBoolAttr(true), {}, {},
+                                              {}, {}, {}, {});
+    loop->setAttr("llvm.loop_annotation",
+                  LLVM::LoopAnnotationAttr::get(ctx, {}, {}, {}, noUnroll, {},
+                                                {}, {}, {}, {}, {}, {}, {}, {},
+                                                {}, {}));
+  }
   b.setInsertionPointToStart(loop.getBody());
-  Value i = loop.getInductionVar();
-  auto shifted = [&](Value start, int64_t stride) -> Value {
-    if (!stride)
-      return start;
-    return arith::AddIOp::create(
-        b, loc, start, arith::MulIOp::create(b, loc, i, index(stride)));
-  };
-  BulkCopyOp::create(b, loc, getSource(),
-                     shifted(getSourceStart(), getSourceStride()), getDest(),
-                     shifted(getDestStart(), getDestStride()), getBytes(),
+  Value source = loop.getRegionIterArg(0), dest = loop.getRegionIterArg(1);
+  BulkCopyOp::create(b, loc, getSource(), source, getDest(), dest, getBytes(),
                      getBarriers(), getIndex(), getMask());
+  auto advance = [&](Value start, int64_t stride) -> Value {
+    return stride
+               ? arith::AddIOp::create(b, loc, start, index(stride)).getResult()
+               : start;
+  };
+  scf::YieldOp::create(b, loc,
+                       ValueRange{advance(source, getSourceStride()),
+                                  advance(dest, getDestStride())});
   erase();
 }
 

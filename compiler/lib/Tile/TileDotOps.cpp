@@ -199,6 +199,11 @@ LogicalResult MatrixStoreOp::verify() {
                       getTransposed() || getStride() % 2))
     return emitOpError("pairs columns of an accumulator stored row by row "
                        "with an even stride");
+  if (getPieces() && (!isa<MmaAttr>(getValue().getType().getEncoding()) ||
+                      getTransposed() || getPieces() % 8))
+    return emitOpError("stores an accumulator's 8-column pieces row by row, a "
+                       "multiple of 8 elements apart, not ")
+           << getPieces();
   return verifyMatrixAccess(*this, getBase().getType(), getValue().getType(),
                             getRows(), getCols());
 }

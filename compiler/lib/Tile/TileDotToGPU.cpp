@@ -198,11 +198,34 @@ Access getAccess(Builder &B, OpT op, const Fragments &f) {
       rowStep = op.getRowStride();
   }
   // base + (row, col) -> one index per thread, plus constants per element.
-  Value first = B.add(B.mul(at.row, rowStep), B.mul(at.col, colStep));
+  // In 8-column pieces `pieces` apart, a thread's accumulator columns are
+  // 2 (lane % 4) + {0, 1} in each piece (its offsets of whole pieces).
+  int64_t pieces = 0;
+  if constexpr (std::is_same_v<OpT, MatrixStoreOp>)
+    pieces = op.getPieces();
+  // Where a warp's columns start on a piece (8 | cols / warpsN), each
+  // element's piece is the thread's plus a constant.
+  bool piecesAligned =
+      pieces && f.role == Role::Acc && (f.cols / f.mma.getWarpsN()) % 8 == 0;
+  auto inPieces = [&](Value col) {
+    return B.add(B.mul(B.div(col, 8), pieces), B.rem(col, 8));
+  };
+  Value first = B.mul(at.row, rowStep);
+  if (!pieces)
+    first = B.add(first, B.mul(at.col, colStep));
+  else if (piecesAligned)
+    first = B.add(first, inPieces(at.col));
   first = B.add(op.getOffset(), first);
   Access access;
   for (auto [dr, dc] : at.deltas) {
-    access.indices.push_back(B.add(first, dr * rowStep + dc * colStep));
+    if (pieces && !piecesAligned)
+      access.indices.push_back(
+          B.add(B.add(first, dr * rowStep), inPieces(B.add(at.col, dc))));
+    else if (pieces)
+      access.indices.push_back(
+          B.add(first, dr * rowStep + dc / 8 * pieces + dc % 8));
+    else
+      access.indices.push_back(B.add(first, dr * rowStep + dc * colStep));
     if (!op.getRows())
       continue;
     auto below = [&](Value x, int64_t d, Value bound) {

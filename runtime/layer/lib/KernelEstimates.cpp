@@ -670,6 +670,12 @@ int64_t chunkOutputRegisters(const ChunkOutputTile &split, int64_t e) {
 /// per-program figures); a key step's weights per score by their kind (the
 /// steps before the first row and those from it) from chunks of 128, 256
 /// and 512 at T = 1024, within 2.5% of those counts.
+// chunk_output's factored state part with bulk copies (below), integer
+// operations: per a and query row, per step and thread (fitted), per bulk
+// copy (its loop's two adds on one thread, counted as its warp's).
+constexpr double kIntPerARow = 121.1, kIntPerStep = 2.665,
+                 kIntPerBulkCopy = 2;
+
 KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
                                const ChunkOutputTile &split) {
   double R = double(split.rowsPerProgram), K = double(split.keysPerStep),
@@ -688,11 +694,14 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   if (split.factorsState) {
     // Per program: each a's state rows from its 16-row block a0 to DK, in
     // steps of F rows, then the rows' q_a; the a of one block alike.
-    double kSteps = 0, steps = 0, runs = 0;
+    double kSteps = 0, steps = 0, runs = 0, bulkRows = 0;
     for (double a0 = 0; a0 < z.d; a0 += 16) {
       double as = std::min(16.0, z.d - a0), k = DK - a0;
       kSteps += as * k / 16;
       steps += as * std::ceil(k / F);
+      // Bulk copies bring each step's rows up to d (those below a too).
+      for (double r = a0; r < z.d; r += F)
+        bulkRows += as * std::min(F, z.d - r);
       // One buffer: each pass of P runs loads in every thread (rows past
       // the state read its last one), stores the runs inside the step.
       for (double r = 0; r < k; r += F)
@@ -722,13 +731,31 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
       state.globalLoads = u(copied);
       state.globalLoadBytes = u(2 * 2 * z.D * NV);
       state.barriers = u(steps + 1);
-      if (split.warpgroupState(cols(z.e))) {
-        // With the warpgroup MMA (64 rows, B read once a warpgroup): fitted
-        // to the emulator over ten layers (d 16 to 128, e 32 to 128, bf16
-        // and f16, rotated or not, chunks 128 to 256; the key step's split
-        // operands below with them): per a and query row, and each step's
-        // scalar index math per thread.
+      if (split.bulkState(cols(z.e))) {
+        // With the warpgroup MMA (64 rows, B read once a warpgroup), a
+        // step's rows by bulk copies, one per 8-column piece and half from
+        // one thread: their loops' index math counts 32 times (a warp's
+        // instructions). The integer work fitted to the emulator over six
+        // unrotated bf16 layers (d 16 to 64, e 32 and 64, T = 1024, chunks
+        // of 256): per a and query row, each step's scalar work per thread;
+        // the rest as the cp.async figures below (unchanged by the copies).
         // The row factors q_a are read from q as staged: no stores.
+        double bulk = steps * 2 * NV / 8, bulkBytes = bulkRows * NV * 2 * 2;
+        state.globalLoads = 0;
+        state.bulkCopies = u(bulk);
+        state.globalLoadBytes = u(bulkBytes);
+        state.fp32Alu = u(16.98 * aRows);
+        state.intAlu = u(kIntPerARow * aRows + kIntPerStep * steps * P +
+                         kIntPerBulkCopy * 32 * bulk);
+        state.sharedLoads = u(3.73 * aRows);
+        state.sharedLoadBytes = u(14.82 * copied + 34.05 * aRows);
+        state.sharedStoreBytes = u(bulkBytes + 1.31 * aRows);
+      } else if (split.warpgroupState(cols(z.e))) {
+        // With the warpgroup MMA, the copies 16-byte runs from every thread
+        // (split q: rotated or f16): fitted to the emulator over ten layers
+        // (d 16 to 128, e 32 to 128, bf16 and f16, rotated or not, chunks
+        // 128 to 256; the key step's split operands below with them): per
+        // a and query row, and each step's scalar index math per thread.
         state.fp32Alu = u((16.98 + 6.58 * rot) * aRows);
         state.intAlu = u((126.4 + 34.22 * rot) * aRows + 16.88 * steps * P);
         state.sharedLoads = u(3.73 * aRows);

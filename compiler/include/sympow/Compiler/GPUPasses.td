@@ -154,6 +154,21 @@ def SympowLowerBulkCopies : Pass<"sympow-lower-bulk-copies"> {
   ];
 }
 
+def SympowLoopAnnotations : Pass<"sympow-loop-annotations"> {
+  let summary = "Give LLVM branches the loop annotations that scf.for "
+                "handed on as a discardable attribute";
+  let description = [{
+    `convert-scf-to-cf` hands an `scf.for`'s `llvm.loop_annotation`
+    attribute on to the loop's back edge, which `cf`-to-LLVM keeps as a
+    discardable attribute of the `llvm.br`; the translation to LLVM IR
+    reads only the branch's own `loop_annotation`. This pass moves it
+    there, so that the loop's metadata (e.g. `llvm.loop.unroll.disable` on
+    the bulk copies' loops, TileBulkCopyOps.cpp) reaches LLVM and ptxas.
+    The NVVM pipeline runs it after the conversion to LLVM.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def SympowCheckGpuBinaries : Pass<"sympow-check-gpu-binaries",
                                   "::mlir::ModuleOp"> {
   let summary = "Fail if a gpu.module was not turned into a gpu.binary";

@@ -107,10 +107,16 @@ def Tile_MatrixStoreOp : Tile_Op<"matrix_store", [AttrSizedOperandSegments]> {
     kernel's promise that `offset`, `stride` and the column bound are even
     and the buffer aligned to two elements: each thread's two adjacent
     columns go as one store (8 bytes for f32, 4 for bf16), behind one
-    bounds test.
+    bounds test. `pieces p` (accumulators, not transposed) stores the
+    columns in 8-column pieces p elements apart: element (i, j) goes to
+    `base[offset + i * stride + (j / 8) * p + j % 8]`, so that each piece's
+    rows are one run (with `stride 8`) that a bulk copy can move whole.
 
     ```mlir
     sympow_tile.matrix_store %c, %out[%at] stride 64
+        : tensor<64x64xf32, #mma>, memref<?xf32>
+    // [piece][row][8]: piece j / 8 of 64 rows at (j / 8) 512.
+    sympow_tile.matrix_store %c, %out[%at] stride 8 pieces 512 paired
         : tensor<64x64xf32, #mma>, memref<?xf32>
     ```
   }];
@@ -118,11 +124,14 @@ def Tile_MatrixStoreOp : Tile_Op<"matrix_store", [AttrSizedOperandSegments]> {
                        Arg<Tile_Buffer, "", [MemWrite]>:$base, Index:$offset,
                        ConfinedAttr<I64Attr, [IntPositive]>:$stride,
                        UnitAttr:$transposed, Optional<Index>:$rows,
-                       Optional<Index>:$cols, UnitAttr:$paired);
+                       Optional<Index>:$cols, UnitAttr:$paired,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr,
+                           [IntNonNegative]>, "0">:$pieces);
   let assemblyFormat = [{
     $value `,` $base `[` $offset `]` `stride` $stride
     (`transposed` $transposed^)? (`bounds` `(` $rows^ `,` $cols `)`)?
-    (`paired` $paired^)? attr-dict `:` type($value) `,` type($base)
+    (`pieces` $pieces^)? (`paired` $paired^)? attr-dict `:` type($value) `,`
+    type($base)
   }];
   let hasVerifier = 1;
 }

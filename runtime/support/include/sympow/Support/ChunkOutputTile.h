@@ -97,6 +97,11 @@ struct ChunkOutputTile {
     return factorsState && stateBuffers == 2 && rowsPerProgram == 64 &&
            valueColumns(programColumns(e)) <= 136;
   }
+  /// Whether a step's state rows come by bulk copies from one thread (an
+  /// mbarrier per buffer), where the warpgroup MMA takes q unsplit: a
+  /// rotated (or f16) q's lo half beside them took the registers of a
+  /// fourth program per SM; those copy 16-byte runs in every thread.
+  bool bulkState(int64_t e) const { return warpgroupState(e) && !splitScores; }
   /// Whether the operand arrays have a lo half: phi(Q) is built as hi + lo,
   /// and split scores take the keys' lo halves.
   bool operandLo() const { return splitScores || !factorsState; }
@@ -118,9 +123,24 @@ struct ChunkOutputTile {
   /// hi then the lo bf16 half of w_f [S_f | Z_f | 0 ...], `dim` rows of
   /// valueColumns(e), w_f = scale^p times phi's multinomial factor of row f.
   /// Staging a piece of it is then a copy of whole 16-byte runs: no
-  /// conversion, no weight, Z already in its column.
+  /// conversion, no weight, Z already in its column. A half holds its rows
+  /// one after the other, or, where bulk copies read it (`bulkState`), its
+  /// 8-column pieces one after the other, each piece its `dim` rows'
+  /// 16-byte runs in row order: the rows of a piece that a step stages are
+  /// then one run of global memory, which one bulk copy moves
+  /// (stateOffset). (Row by row a thread's stores of a chunk state are
+  /// one address and small offsets; in pieces, at p = 4 (52360 rows) the
+  /// offsets passed what a store instruction holds and spilled 268 bytes.)
   static int64_t stateHalfElements(int64_t dim, int64_t e) {
     return dim * valueColumns(e);
+  }
+  /// Elements of one 8-column piece of a half in pieces.
+  static int64_t statePieceElements(int64_t dim) { return dim * 8; }
+  /// Where element (row f, column c) of [S | Z] lies in a half.
+  static int64_t stateOffset(int64_t dim, int64_t e, bool pieces, int64_t f,
+                             int64_t c) {
+    return pieces ? c / 8 * statePieceElements(dim) + f * 8 + c % 8
+                  : f * valueColumns(e) + c;
   }
   static int64_t stateSlotElements(int64_t dim, int64_t e) {
     return 2 * stateHalfElements(dim, e);
@@ -200,7 +220,8 @@ struct ChunkOutputTile {
     int64_t queries = rowsPerProgram * keyStride(d) * (splitScores ? 2 : 1);
     return 2 * (queries + (operandLo() ? 2 : 1) * operandElements(d) +
                 2 * rowElements(e)) +
-           4 * (3 * rowsPerProgram + keyGateElements(keysPerStep) + threads());
+           4 * (3 * rowsPerProgram + keyGateElements(keysPerStep) + threads()) +
+           (bulkState(e) ? 32 : 0); // the mbarriers, a copy start
   }
 };
 
