@@ -48,11 +48,8 @@
 
 // SM90: .target sm_90a
 // SM90-SAME: mbarrier.init.shared{{(::cta)?}}.b64 {{[^;]*}}, %r{{[0-9]+}};
-// The destination and the barrier as 32-bit shared addresses; thread 1's
-// repeated copies a loop that is not unrolled.
+// The destination and the barrier as 32-bit shared addresses.
 // SM90-SAME: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r{{[0-9]+}}], [%rd{{[0-9]+}}], %r{{[0-9]+}}, [%r{{[0-9]+}}];
-// SM90-SAME: .pragma \22nounroll\22;
-// SM90-SAME: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
 // SM90-SAME: mbarrier.arrive.expect_tx.shared{{(::cta)?}}.b64
 // SM90-SAME: mbarrier.try_wait.parity.shared{{(::cta)?}}.b64
 // SM90-NOT: cp.async.cg

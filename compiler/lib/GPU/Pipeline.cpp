@@ -72,7 +72,6 @@ void buildGpuToNVVMPipeline(OpPassManager &pm,
   lower.addPass(createConvertGpuOpsToNVVMOps());
   // NVVM ops written as inline PTX (wgmma.mma_async).
   lower.addPass(createConvertNVVMToLLVMPass());
-  lower.addPass(createSympowLoopAnnotations());
   lower.addPass(createCanonicalizerPass());
   lower.addPass(createCSEPass());
   lower.addPass(createReconcileUnrealizedCastsPass());

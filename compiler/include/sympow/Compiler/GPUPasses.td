@@ -131,17 +131,22 @@ def SympowLowerBulkCopies : Pass<"sympow-lower-bulk-copies"> {
     The thread-level mbarrier and bulk-copy ops (TileBulkCopyOps.td) become
     NVVM: `mbarrier.init`, `mbarrier.arrive[.expect_tx]` and a
     `try_wait.parity` loop on the barrier's workgroup address, and on sm_90a
-    `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`.
-    Before sm_90 (no bulk copies, no transaction counts) the issuing thread
-    copies its run in 16-byte `cp.async`s followed by
-    `cp.async.mbarrier.arrive` (the barrier's pending count rises by one
-    and falls when they land: no net change), arrivals drop their
-    `expect_tx`, and the wait loops on `test_wait.parity`: one kernel IR
-    serves both targets. A `sympow_tile.elected` region becomes `if (warp
-    == 0) if (elect.sync)` on sm_90 (warp-uniform code, where ptxas issues
-    each bulk copy as one UBLKCP) and `if (thread == 0)` before; repeated
-    copies become a loop. The NVVM pipeline runs it with its chip, before
-    the nvgpu lowering; the emulator runs the ops itself.
+    `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`
+    (inline PTX with 32-bit shared addresses for the destination and the
+    barrier). Before sm_90 (no bulk copies, no transaction counts) a copy
+    is 16-byte `cp.async`s followed by one `cp.async.mbarrier.arrive` per
+    thread (the barrier's pending count rises by one and falls when they
+    land: no net change), arrivals drop their `expect_tx`, and the wait
+    loops on `test_wait.parity`: one kernel IR serves both targets. A
+    `sympow_tile.elected` region becomes `if (warp == 0) if (elect.sync)`
+    on sm_90 (warp-uniform code, where ptxas issues each bulk copy as one
+    UBLKCP) and `if (warp == 0)` before, whose lanes share each copy's
+    16-byte pieces (lane l the pieces l, l + 32, ...) while its mbarrier
+    ops and stores run on lane 0. Repeated copies become a loop that LLVM
+    does not unroll on sm_90 (unrolled, ptxas held every copy's addresses
+    in uniform registers at once), and the outer loop of each lane's
+    cp.asyncs before. The NVVM pipeline runs it with its chip, before the
+    nvgpu lowering; the emulator runs the ops itself.
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_90a\"",
@@ -152,21 +157,6 @@ def SympowLowerBulkCopies : Pass<"sympow-lower-bulk-copies"> {
     "::mlir::NVVM::NVVMDialect", "::mlir::memref::MemRefDialect",
     "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect"
   ];
-}
-
-def SympowLoopAnnotations : Pass<"sympow-loop-annotations"> {
-  let summary = "Give LLVM branches the loop annotations that scf.for "
-                "handed on as a discardable attribute";
-  let description = [{
-    `convert-scf-to-cf` hands an `scf.for`'s `llvm.loop_annotation`
-    attribute on to the loop's back edge, which `cf`-to-LLVM keeps as a
-    discardable attribute of the `llvm.br`; the translation to LLVM IR
-    reads only the branch's own `loop_annotation`. This pass moves it
-    there, so that the loop's metadata (e.g. `llvm.loop.unroll.disable` on
-    the bulk copies' loops, TileBulkCopyOps.cpp) reaches LLVM and ptxas.
-    The NVVM pipeline runs it after the conversion to LLVM.
-  }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def SympowCheckGpuBinaries : Pass<"sympow-check-gpu-binaries",

@@ -120,9 +120,10 @@ def Tile_BulkCopyOp : Tile_Op<"bulk_copy", [
     threads still read the destination (a barrier first). In a tile kernel
     the starts and sizes are tiles (one per thread) and `mask` says which
     threads issue; on a thread they are indices. Before sm_90 the issuing
-    thread copies the run in 16-byte `cp.async`s that arrive on the barrier
-    when they land (`cp.async.mbarrier.arrive`, no net change of its
-    arrival count), so the same kernel runs on both. `repeat n
+    thread (in an `elected` region: warp 0's lanes together) copies the run
+    in 16-byte `cp.async`s that arrive on the barrier when they land
+    (`cp.async.mbarrier.arrive`, no net change of its arrival count), so
+    the same kernel runs on both. `repeat n
     source_stride s dest_stride t` issues n such copies, the i-th i s
     elements further in the source and i t in the destination (each
     thread's copies from its own scalars: the pieces of a tile one thread
@@ -174,9 +175,12 @@ def Tile_ElectedOp : Tile_Op<"elected", [SingleBlock, NoTerminator,
     0) if (elect.sync)`): from warp-uniform code ptxas issues each
     `cp.async.bulk` as one UBLKCP, where under `if (thread == 0)` it wraps
     each in a loop over the active lanes (docs/Performance.md, "Bulk copies
-    for the chunk states"); before sm_90 it is thread 0. The emulator runs
-    it on thread 0 and counts its arithmetic as warp instructions (32
-    thread operations each), as warp 0 executes it.
+    for the chunk states"); before sm_90 it is warp 0, whose lanes share
+    each bulk copy's 16-byte cp.asyncs while its mbarrier ops and stores
+    run on lane 0 (one thread issued a chunk_output step's 576 cp.asyncs in
+    turn), so that a body's arithmetic must be the same on every lane. The
+    emulator runs it on thread 0 and counts its arithmetic as warp
+    instructions (32 thread operations each), as warp 0 executes it.
 
     ```mlir
     sympow_tile.elected {
