@@ -482,14 +482,12 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
       auto elected = tile::ElectedOp::create(b, loc);
       OpBuilder::InsertionGuard inside(b);
       b.setInsertionPointToStart(&elected.getBody().front());
-      // The sources from the slot's start in i32: as index sums, LLVM
-      // hoisted (slot start + each step's constant rows and half) out of
-      // the loop, a 64-bit register each (bulk copies take no immediate
-      // offset), where the sign extension of a sum keeps its constants in.
       // The slot's start is read from workgroup memory, where the first
-      // elected region left it: kept in registers (hoisted with each
-      // step's constant offsets, a 64-bit address a kind of step), it took
-      // the registers of a fourth program per SM.
+      // elected region left it: as a loop invariant, LLVM hoisted it plus
+      // each kind of step's constant rows and half out of the loop, a
+      // 64-bit register each (bulk copies take no immediate offset), which
+      // took the registers of a fourth program per SM. The offsets within
+      // the slot in i32 (a slot holds fewer than 2^31 elements).
       Value slotStart = E.indexCast(
           memref::LoadOp::create(b, loc, sourceStart, ValueRange{E.idx(0)}),
           b.getIndexType());
