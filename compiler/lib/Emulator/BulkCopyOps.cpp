@@ -93,7 +93,6 @@ void sympow::emulator::expandRepeatedBulkCopies(Operation *fn) {
 
 LogicalResult sympow::emulator::lowerBulkCopyOps(Operation *fn,
                                                  RuntimeCalls &calls) {
-  expandRepeatedBulkCopies(fn); // (none left where the counts expanded them)
   SmallVector<Operation *> ops;
   fn->walk([&](Operation *op) {
     if (isa<tile::MbarrierInitOp, tile::MbarrierArriveOp, tile::MbarrierWaitOp,

@@ -101,7 +101,7 @@ void lowerElected(mlir::Operation *fn);
 /// before the counts, so that the loop's index math counts.
 void expandRepeatedBulkCopies(mlir::Operation *fn);
 /// Replaces sympow_tile.mbarrier_init/arrive/wait and bulk_copy in `fn` by
-/// runtime calls (the emulator's mbarriers).
+/// runtime calls (the emulator's mbarriers); repeated copies expanded first.
 mlir::LogicalResult lowerBulkCopyOps(mlir::Operation *fn, RuntimeCalls &calls);
 
 /// Replaces thread/block ids, barriers, shuffles and nvgpu ops in `fn` by

@@ -567,8 +567,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         Value dot = noState;
         for (int64_t i = 0; i < stepsPerA; ++i) {
           int64_t r0 = a0 + i * F, rowsHere = std::min(F, DK - r0);
-          int64_t buffer = 0;
-          Value stepBuffer; // with bulk copies: 0 or 1, at runtime
+          int64_t buffer = 0; // the step's buffer's offset (bulk: below)
+          Value stepBuffer;   // with bulk copies: 0 or 1, at runtime
           if (twoBuffers) {
             int64_t parity = (firstStep + (odd ? stepsPerA : 0) + i) % 2;
             if (bulk) {
@@ -613,7 +613,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                 E.ifThen(E.cmpi(arith::CmpIPredicate::eq, nextA, E.idx(nextA0)),
                          [&] { fill(nextA, nextA0, true); });
             }
-            buffer = parity * stateBuffer;
+            if (!bulk)
+              buffer = parity * stateBuffer;
           } else {
             gpu::BarrierOp::create(b, loc); // the previous dots' readers
             stageState(E.add(rowOfB0(a), E.idx(r0)), rowsHere,
@@ -650,8 +651,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
               // 16 bytes: TileWarpgroupOps.td).
               auto stateOf = [&](Value array) -> Value {
                 Value first = tile::WarpgroupDescriptorOp::create(
-                    b, loc, array, E.idx((bulk ? 0 : buffer) + (k0 - r0) * 8),
-                    0, 128, FP * 16);
+                    b, loc, array, E.idx(buffer + (k0 - r0) * 8), 0, 128,
+                    FP * 16);
                 if (!bulk)
                   return first;
                 assert(stateBuffer * 2 % 16 == 0 && "buffers 16 bytes apart");

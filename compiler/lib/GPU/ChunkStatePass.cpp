@@ -166,9 +166,16 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   int64_t stepsPerChunk = (C + K - 1) / K;
   Value bh = E.add(E.mul(batch, E.idx(s.h)), h);
   Value firstRow = E.mul(x, E.idx(R));
-  // The chunk states' layout: what chunk_output reads (ChunkOutputTile.h).
+  // The chunk states' layout, what chunk_output reads: row by row, or each
+  // 8-column piece's rows in order where its bulk copies read them
+  // (ChunkOutputTile::stateOffset): a row's stride and the pieces' (0: row
+  // by row).
   std::optional<ChunkOutputTile> outputTile = outputTileOf(s, C);
   bool pieceMajor = outputTile && outputTile->bulkState(s.e);
+  int64_t stateRowStride =
+              ChunkOutputTile::stateOffset(dim, s.e, pieceMajor, 1, 0),
+          statePieces =
+              pieceMajor ? ChunkOutputTile::statePieceElements(dim) : 0;
   Value rows = E.min(E.idx(R), E.sub(E.idx(dim), firstRow));
   Value cols = E.idx(s.e);
   Value gamma = logGamma ? E.load(logGamma, {h}) : Value();
@@ -546,22 +553,20 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       auto [zHi, zLo] = tile::splitBf16(
           b, loc,
           E.mul(z, E.mul(E.mul(scales, scales), t.constant(f32, phiScale, 2))));
-      // Row by row, or each 8-column piece's rows in order where
-      // chunk_output's bulk copies read them (ChunkOutputTile::stateOffset).
-      int64_t NO = ChunkOutputTile::valueColumns(s.e);
-      int64_t piece = pieceMajor ? ChunkOutputTile::statePieceElements(dim) : 0,
-              rowStride = pieceMajor ? 8 : NO;
       Value at = E.add(
           E.mul(slot, E.idx(ChunkOutputTile::stateSlotElements(dim, s.e))),
-          E.mul(firstRow, E.idx(rowStride)));
-      Value zAt = E.add(
-          E.add(
-              t.splat(E.add(at, E.idx(pieceMajor ? s.e / 8 * piece : s.e)), 2),
-              E.mul(t.expand(localRow, 2), t.index(rowStride, 2))),
-          slotOfRow);
+          E.mul(firstRow, E.idx(stateRowStride)));
+      // Z's column, e, of the rows.
+      Value zAt =
+          E.add(E.add(t.splat(E.add(at, E.idx(ChunkOutputTile::stateOffset(
+                                            dim, s.e, pieceMajor, 0, s.e))),
+                              2),
+                      E.mul(t.expand(localRow, 2), t.index(stateRowStride, 2))),
+                slotOfRow);
       Value half = E.idx(ChunkOutputTile::stateHalfElements(dim, s.e));
       for (auto [sHalf, zHalf] : {std::pair{sHi, zHi}, std::pair{sLo, zLo}}) {
-        m.store(sHalf, chunkHalves, at, rowStride, rows, cols, paired, piece);
+        m.store(sHalf, chunkHalves, at, stateRowStride, rows, cols, paired,
+                statePieces);
         t.store(zHalf, chunkHalves, zAt, inRows, /*contiguous=*/true);
         at = E.add(at, half);
         zAt = E.add(zAt, t.splat(half, 2));
@@ -838,18 +843,14 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       Value c = rowFactor(accType);
       Value w = E.mul(E.mul(c, c), mw.splat(accType, phiScale));
       auto [hi, lo] = tile::splitBf16(b, loc, E.mul(acc, w));
-      // Row by row, or each 8-column piece's rows in order where
-      // chunk_output's bulk copies read them (ChunkOutputTile::stateOffset).
-      int64_t piece = pieceMajor ? ChunkOutputTile::statePieceElements(dim) : 0,
-              rowStride = pieceMajor ? 8 : NO;
       Value at = E.add(
           E.mul(slot, E.idx(ChunkOutputTile::stateSlotElements(dim, s.e))),
-          E.mul(firstRow, E.idx(rowStride)));
+          E.mul(firstRow, E.idx(stateRowStride)));
       Value half = E.idx(ChunkOutputTile::stateHalfElements(dim, s.e));
-      mw.store(hi, chunkHalves, at, rowStride, rows, E.idx(NO),
-               /*paired=*/true, piece);
-      mw.store(lo, chunkHalves, E.add(at, half), rowStride, rows, E.idx(NO),
-               /*paired=*/true, piece);
+      mw.store(hi, chunkHalves, at, stateRowStride, rows, E.idx(NO),
+               /*paired=*/true, statePieces);
+      mw.store(lo, chunkHalves, E.add(at, half), stateRowStride, rows,
+               E.idx(NO), /*paired=*/true, statePieces);
     };
     auto chunkSlot = [&](const Step &st) {
       Value n = E.indexCast(st.n, b.getIndexType());

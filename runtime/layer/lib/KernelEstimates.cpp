@@ -656,6 +656,11 @@ int64_t chunkOutputRegisters(const ChunkOutputTile &split, int64_t e) {
   return split.factorsState ? 160 : 153;
 }
 
+// chunk_output's factored state part with bulk copies (below), integer
+// operations: per a and query row, per step and thread (fitted), per bulk
+// copy (its loop's two adds on one thread, counted as its warp's).
+constexpr double kIntPerARow = 121.1, kIntPerStep = 2.665, kIntPerBulkCopy = 2;
+
 /// chunk_output as a tile kernel (ChunkOutputTile.h): program (query tile,
 /// query head, sequence) multiplies phi(Q) with the chunk's state in steps
 /// of F rows (or, factored at p = 2, one a at a time: the state rows from
@@ -670,12 +675,6 @@ int64_t chunkOutputRegisters(const ChunkOutputTile &split, int64_t e) {
 /// per-program figures); a key step's weights per score by their kind (the
 /// steps before the first row and those from it) from chunks of 128, 256
 /// and 512 at T = 1024, within 2.5% of those counts.
-// chunk_output's factored state part with bulk copies (below), integer
-// operations: per a and query row, per step and thread (fitted), per bulk
-// copy (its loop's two adds on one thread, counted as its warp's).
-constexpr double kIntPerARow = 121.1, kIntPerStep = 2.665,
-                 kIntPerBulkCopy = 2;
-
 KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
                                const ChunkOutputTile &split) {
   double R = double(split.rowsPerProgram), K = double(split.keysPerStep),
@@ -731,37 +730,36 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
       state.globalLoads = u(copied);
       state.globalLoadBytes = u(2 * 2 * z.D * NV);
       state.barriers = u(steps + 1);
-      if (split.bulkState(cols(z.e))) {
-        // With the warpgroup MMA (64 rows, B read once a warpgroup), a
-        // step's rows by bulk copies, one per 8-column piece and half from
-        // one thread: their loops' index math counts 32 times (a warp's
-        // instructions). The integer work fitted to the emulator over six
-        // unrotated bf16 layers (d 16 to 64, e 32 and 64, T = 1024, chunks
-        // of 256): per a and query row, each step's scalar work per thread;
-        // the rest as the cp.async figures below (unchanged by the copies).
+      if (split.warpgroupState(cols(z.e))) {
+        // With the warpgroup MMA (64 rows, B read once a warpgroup): fitted
+        // to the emulator over ten layers (d 16 to 128, e 32 to 128, bf16
+        // and f16, rotated or not, chunks 128 to 256; the key step's split
+        // operands below with them): per a and query row, and each step's
+        // scalar index math per thread.
         // The row factors q_a are read from q as staged: no stores.
-        double bulk = steps * 2 * NV / 8, bulkBytes = bulkRows * NV * 2 * 2;
-        state.globalLoads = 0;
-        state.bulkCopies = u(bulk);
-        state.globalLoadBytes = u(bulkBytes);
-        state.fp32Alu = u(16.98 * aRows);
-        state.intAlu = u(kIntPerARow * aRows + kIntPerStep * steps * P +
-                         kIntPerBulkCopy * 32 * bulk);
-        state.sharedLoads = u(3.73 * aRows);
-        state.sharedLoadBytes = u(14.82 * copied + 34.05 * aRows);
-        state.sharedStoreBytes = u(bulkBytes + 1.31 * aRows);
-      } else if (split.warpgroupState(cols(z.e))) {
-        // With the warpgroup MMA, the copies 16-byte runs from every thread
-        // (split q: rotated or f16): fitted to the emulator over ten layers
-        // (d 16 to 128, e 32 to 128, bf16 and f16, rotated or not, chunks
-        // 128 to 256; the key step's split operands below with them): per
-        // a and query row, and each step's scalar index math per thread.
         state.fp32Alu = u((16.98 + 6.58 * rot) * aRows);
-        state.intAlu = u((126.4 + 34.22 * rot) * aRows + 16.88 * steps * P);
         state.sharedLoads = u(3.73 * aRows);
         state.sharedLoadBytes = u(14.82 * copied + 34.05 * aRows);
-        state.sharedStoreBytes = u(15.95 * copied + 1.31 * aRows);
-        state.globalLoads += u(1.70 * rot * aRows);
+        if (split.bulkState(cols(z.e))) {
+          // A step's rows by bulk copies, one per 8-column piece and half
+          // from one thread (unrotated bf16: rot = 0): their loops' index
+          // math counts 32 times (a warp's instructions). The integer work
+          // refitted over six such layers (d 16 to 64, e 32 and 64, T =
+          // 1024, chunks of 256): per a and query row, each step's scalar
+          // work per thread.
+          double bulk = steps * 2 * NV / 8, bulkBytes = bulkRows * NV * 2 * 2;
+          state.globalLoads = 0;
+          state.bulkCopies = u(bulk);
+          state.globalLoadBytes = u(bulkBytes);
+          state.intAlu = u(kIntPerARow * aRows + kIntPerStep * steps * P +
+                           kIntPerBulkCopy * 32 * bulk);
+          state.sharedStoreBytes = u(bulkBytes + 1.31 * aRows);
+        } else {
+          // The copies 16-byte runs from every thread.
+          state.intAlu = u((126.4 + 34.22 * rot) * aRows + 16.88 * steps * P);
+          state.sharedStoreBytes = u(15.95 * copied + 1.31 * aRows);
+          state.globalLoads += u(1.70 * rot * aRows);
+        }
       } else {
         // Without it (32 or 16 rows; rows past 136 columns), per copy with
         // the rows' q_a and q's staging folded in: fitted at p = 2, d = e =
