@@ -41,6 +41,15 @@
 // F64: fp64 192 192
 // F64: int_alu 64 64
 // F64: distinct global bytes: loaded 0, stored 256
+//
+// @packed, block 32: 16-bit arithmetic on vectors counts a pair of elements
+// as one operation (HMUL2/HFMA2): a vector<4xbf16> mulf and fma are 2 + 2;
+// the truncation from f32, the extension back and the f32 mulf (4 each)
+// count by elements.
+// RUN: sympow-emulate %s --kernel packed --block 32 --arg f32:128=0.5 --counts | FileCheck %s --check-prefix=PACKED
+// PACKED: fp32_fma 64 64
+// PACKED: fp32_alu 448 448
+// PACKED: fp64 0 0
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -80,6 +89,20 @@ module attributes {gpu.container_module} {
         scf.yield %t : f32
       }
       memref.store %w, %out[%i] : memref<?xf32>
+      gpu.return
+    }
+
+    gpu.func @packed(%io: memref<?xf32>) kernel {
+      %c4 = arith.constant 4 : index
+      %tid = gpu.thread_id x
+      %i = arith.muli %tid, %c4 : index
+      %v = vector.load %io[%i] : memref<?xf32>, vector<4xf32>
+      %h = arith.truncf %v : vector<4xf32> to vector<4xbf16>
+      %m = arith.mulf %h, %h : vector<4xbf16>
+      %f = math.fma %h, %m, %h : vector<4xbf16>
+      %x = arith.extf %f : vector<4xbf16> to vector<4xf32>
+      %y = arith.mulf %x, %v : vector<4xf32>
+      vector.store %y, %io[%i] : memref<?xf32>, vector<4xf32>
       gpu.return
     }
 

@@ -11,6 +11,9 @@
 // Units (docs/Emulator.md, "Counters"):
 //   fp32Fma  math.fma, vector.fma, llvm.intr.fma/fmuladd on f16/bf16/f32
 //            (a mulf feeding an addf is two fp32Alu: no contraction)
+//   16-bit   addf, subf, mulf, negf and fma whose operands and result are
+//            all vectors of f16 or of bf16 count a pair of elements as one
+//            operation: the GPU's packed HADD2/HMUL2/HFMA2 (sm_80 on)
 //   fp32Alu  every other arith op on f16/bf16/f32 (add, sub, mul, neg,
 //            min/max, cmpf, extf/truncf, int<->float conversions) and the
 //            cheap math ops (absf, copysign, floor, ceil, round, trunc,
@@ -85,6 +88,22 @@ int64_t lanes(Operation *op) {
   return 1;
 }
 
+/// Operations of a packed 16-bit op (addf, subf, mulf, negf, fma on
+/// vectors of f16 or of bf16 only: one instruction a pair), else lanes(op).
+int64_t packedLanes(Operation *op) {
+  auto packed = [&](Type t) {
+    auto v = dyn_cast<VectorType>(t);
+    return v && (v.getElementType().isF16() || v.getElementType().isBF16());
+  };
+  bool arithmetic = isa<arith::AddFOp, arith::SubFOp, arith::MulFOp,
+                        arith::NegFOp, math::FmaOp, vector::FMAOp>(op) ||
+                    op->getName().getStringRef() == "llvm.intr.fma";
+  if (!arithmetic || !llvm::all_of(op->getOperandTypes(), packed) ||
+      !llvm::all_of(op->getResultTypes(), packed))
+    return lanes(op);
+  return (lanes(op) + 1) / 2;
+}
+
 /// A float op's unit: `unit` for f16/bf16/f32, fp64 when f64 is involved.
 Unit floatUnit(Operation *op, Unit unit) {
   return anyType(op, isF64) ? Fp64 : unit;
@@ -101,12 +120,12 @@ std::pair<Unit, int64_t> classify(Operation *op) {
       return {Int, lanes(op)};
     if (anyType(op, isFloat))
       return {floatUnit(op, isa<arith::DivFOp, arith::RemFOp>(op) ? Sfu : Alu),
-              lanes(op)};
+              packedLanes(op)};
     return {Int, lanes(op)};
   }
   if (dialect == "math") {
     if (name == "fma")
-      return {floatUnit(op, Fma), lanes(op)};
+      return {floatUnit(op, Fma), packedLanes(op)};
     if (!anyType(op, isFloat))
       return {Int, lanes(op)};
     bool cheap = llvm::is_contained({"absf", "copysign", "floor", "ceil",
@@ -121,7 +140,7 @@ std::pair<Unit, int64_t> classify(Operation *op) {
   if (isa<vector::FMAOp>(op) ||
       op->getName().getStringRef() == "llvm.intr.fma" ||
       op->getName().getStringRef() == "llvm.intr.fmuladd")
-    return {floatUnit(op, Fma), lanes(op)};
+    return {floatUnit(op, Fma), packedLanes(op)};
   if (auto r = dyn_cast<vector::ReductionOp>(op)) {
     int64_t n =
         r.getSourceVectorType().getNumElements() - 1 + (r.getAcc() ? 1 : 0);

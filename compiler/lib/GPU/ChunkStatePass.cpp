@@ -60,6 +60,25 @@ using namespace mlir;
 
 namespace sympow::chunked {
 
+/// w k_a k_b as bf16 hi + lo from bf16 tiles k_a, k_b and w's halves, in
+/// bf16 arithmetic (a bf16x2 instruction for a pair of tokens): k_a k_b has
+/// 16 bits, so p = RN(k_a k_b) and its rest fma(k_a, k_b, -p) are exact;
+/// hi = RN(p w_hi) with its exact rest r, lo = RN(p w_lo + RN(rest_p w_hi
+/// + r)). Each rounding is of a term about 2^-8 of the product's size, so
+/// hi + lo is within about 2^-15 of w k_a k_b relative (a split of the f32
+/// product, within 2^-17, took about twice the instructions: the keys'
+/// extension to f32, two multiplies and the split's four).
+static std::pair<Value, Value>
+weightedKeyProducts(Emitter &E, Value ka, Value kb,
+                    std::pair<Value, Value> w) {
+  Value p = E.mul(ka, kb);
+  Value pRest = E.fma(ka, kb, E.neg(p));
+  Value hi = E.mul(p, w.first);
+  Value r = E.fma(p, w.first, E.neg(hi));
+  Value lo = E.fma(p, w.second, E.fma(pRest, w.first, r));
+  return {hi, lo};
+}
+
 LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
                              const AttentionKernelSpec &s, int64_t C,
                              int64_t dim, const ChunkStatePass &split) {
@@ -777,6 +796,13 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         if (Value decay = later[token / KD])
           w[pair] = E.mul(w[pair], t.splat(decay, 2));
       }
+      // With bf16 keys at p = 2, each pair's weights as bf16 hi + lo too
+      // (weightedKeyProducts).
+      bool bf16Products = bf16Keys && s.p == 2;
+      std::pair<Value, Value> wHalves[2];
+      if (bf16Products)
+        for (int64_t pair : {0, 1})
+          wHalves[pair] = tile::splitBf16(b, loc, w[pair]);
       SmallVector<Value> his, los;
       for (int64_t q = 0; q < 4; ++q) {
         // Row half q % 2, tokens 8 (q / 2) on.
@@ -785,11 +811,20 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         for (Value key : keyOffsets[half])
           at.push_back(
               t.run(E.add(E.add(key, keyAt), t.index(token / 2 * KS2)), 2));
-        Value product = gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr,
-                                                /*contiguous=*/true);
-        auto [hi, lo] = tile::splitBf16(b, loc, E.mul(product, w[q / 2]));
-        his.push_back(hi);
-        los.push_back(lo);
+        std::pair<Value, Value> halves;
+        if (bf16Products) {
+          auto load = [&](Value from) {
+            return t.load(keys, from, nullptr, /*contiguous=*/true);
+          };
+          halves = weightedKeyProducts(E, load(at[0]), load(at[1]),
+                                       wHalves[q / 2]);
+        } else {
+          Value product = gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr,
+                                                  /*contiguous=*/true);
+          halves = tile::splitBf16(b, loc, E.mul(product, w[q / 2]));
+        }
+        his.push_back(halves.first);
+        los.push_back(halves.second);
       }
       return std::pair{Value(tile::FragmentsOp::create(b, loc, aType, his)),
                        Value(tile::FragmentsOp::create(b, loc, aType, los))};

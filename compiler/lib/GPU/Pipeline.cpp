@@ -57,6 +57,7 @@ void buildGpuToNVVMPipeline(OpPassManager &pm,
   kernels.addPass(createSympowLowerBulkCopies(bulk));
   kernels.addPass(createSympowLowerBF16MmaSync());
   kernels.addPass(createSympowLowerFlushMath());
+  kernels.addPass(createSympowLowerBf16Fma());
   kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createSCFToControlFlowPass());
 

@@ -419,15 +419,24 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   double weightDecays =
       split.chunkDecay ? R * K / 4 + (segments + 1) * PC
                        : 2 * R * NO + (segments - 1) / segments * R * K / 4;
+  // bf16 keys at p = 2 multiply as bf16 pairs (weightedKeyProducts in
+  // ChunkStatePass.cpp: per element 2 packed fma, 4.14 other f32 and 0.62
+  // int operations, the differences the emulator counted at d = e = 64,
+  // T = 1024, against the f32 products' 5.64 and 3.12).
+  bool packedProducts = bf16Keys && p == 2;
+  double perElement = packedProducts ? 4.14 : 5.64 + (p - 2);
   step.fp32Alu =
-      u(R * K * (5.64 + (p - 2)) + weightDecays + 6.45 * splitV * K * NV);
+      u(R * K * perElement + weightDecays + 6.45 * splitV * K * NV);
+  if (packedProducts)
+    step.fp32Fma = u(2 * R * K);
   // Per thread the step's place, buffers and fragments' offsets (43.9);
   // each run's index math and masks; bf16 extended by their bits (a shift
   // or an and each): the staged 16-bit keys, more factors' index math.
   step.intAlu = u(43.9 * P + 8.02 * runs + R * K * 0.586 * (p - 2) +
-                  (bf16Keys ? 1.56 * p * R * K
-                   : rot    ? 0
-                            : K * z.d));
+                  (packedProducts ? 0.62 * R * K
+                   : bf16Keys     ? 1.56 * p * R * K
+                   : rot          ? 0
+                                  : K * z.d));
   step.sfu = u(2 * PP);
   step.barriers = 1;
   step.shuffles = u(PP / 32 * std::log2(KD));

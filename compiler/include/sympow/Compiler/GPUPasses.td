@@ -98,6 +98,21 @@ def SympowLowerFlushMath : Pass<"sympow-lower-flush-math"> {
   ];
 }
 
+def SympowLowerBf16Fma : Pass<"sympow-lower-bf16-fma"> {
+  let summary = "Lower math.fma on bf16 to llvm.intr.fma (fma.rn.bf16x2)";
+  let description = [{
+    `math.fma` on bf16 scalars or vectors of a distributed kernel becomes
+    `llvm.intr.fma`, which NVPTX selects as `fma.rn.bf16x2` (one HFMA2.BF16
+    for two elements) on sm_80 and later. Upstream `convert-gpu-to-nvvm`
+    would call libdevice's `__nv_fmaf` on the operands extended to f32 and
+    round the result back: the same value (an f32 fma of bf16 operands
+    rounds once) in about four instructions an element. The NVVM pipeline
+    runs it before `convert-gpu-to-nvvm`; the emulator's lowering of
+    math.fma gives the same values.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def SympowLowerWarpgroupMma : Pass<"sympow-lower-warpgroup-mma"> {
   let summary = "Lower sympow_tile.warpgroup_* ops: wgmma on sm_90a, mma.sync before";
   let description = [{
