@@ -446,6 +446,15 @@ TEST(ChunkStatePass, DecaysOnceAChunkWhereChunksTakeTwoSteps) {
             b.sharedBytes(64, 64, false, false));
 }
 
+// The consumers multiply keys as bf16 pairs only where a product of two
+// keys splits exactly into bf16 hi + lo: bf16 keys as they come, p = 2.
+TEST(ChunkStatePass, PacksKeyProductsOfUnrotatedBf16AtPowerTwo) {
+  EXPECT_TRUE(ChunkStatePass::packedKeyProducts(2, false, false));
+  EXPECT_FALSE(ChunkStatePass::packedKeyProducts(2, true, false)); // f16
+  EXPECT_FALSE(ChunkStatePass::packedKeyProducts(2, false, true)); // rotated
+  EXPECT_FALSE(ChunkStatePass::packedKeyProducts(4, false, false));
+}
+
 // chunk_state_pass's staged arrays are the warpgroup MMA's canonical
 // layouts, padded so that its staging does not conflict: the 8 threads of
 // a quarter warp storing one token's 8 blocks of values hit 8 different

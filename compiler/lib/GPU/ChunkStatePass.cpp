@@ -774,6 +774,10 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         keyOffsets[half].push_back(E.add(pairRow, E.mul(i, t.index(2))));
     }
     Value weightOffset = E.mul(pairInQuad, t.index(2));
+    // The keys multiply as bf16 pairs, each pair's weights split into bf16
+    // hi + lo too (weightedKeyProducts).
+    bool bf16Products = ChunkStatePass::packedKeyProducts(
+        s.p, s.dtype == ElementKind::F16, s.rotates());
     auto rowFactor = [&](RankedTensorType type) {
       return mw.loadTransposed(type, rowFactors, E.idx(0), 0);
     };
@@ -796,9 +800,6 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         if (Value decay = later[token / KD])
           w[pair] = E.mul(w[pair], t.splat(decay, 2));
       }
-      // With bf16 keys at p = 2, each pair's weights as bf16 hi + lo too
-      // (weightedKeyProducts).
-      bool bf16Products = bf16Keys && s.p == 2;
       std::pair<Value, Value> wHalves[2];
       if (bf16Products)
         for (int64_t pair : {0, 1})

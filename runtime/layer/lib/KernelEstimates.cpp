@@ -423,7 +423,8 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   // ChunkStatePass.cpp: per element 2 packed fma, 4.14 other f32 and 0.62
   // int operations, the differences the emulator counted at d = e = 64,
   // T = 1024, against the f32 products' 5.64 and 3.12).
-  bool packedProducts = bf16Keys && p == 2;
+  bool packedProducts =
+      ChunkStatePass::packedKeyProducts(int64_t(p), f16, z.rotates);
   double perElement = packedProducts ? 4.14 : 5.64 + (p - 2);
   step.fp32Alu =
       u(R * K * perElement + weightDecays + 6.45 * splitV * K * NV);
