@@ -27,7 +27,8 @@
 // the ones), building their Phi^T elements in registers as the A fragments
 // of register-A warpgroup MMAs (wgmma on sm_90a, mma.sync per warp before),
 // split once into hi + lo bf16 halves (about 16 bits, the accuracy the
-// 16-bit inputs' states are held to), against the staged values (bf16,
+// 16-bit inputs' states are held to; for bf16 keys at p = 2 built by
+// packed bf16 arithmetic, weightedKeyProducts), against the staged values (bf16,
 // exact for bf16 inputs; hi + lo for f16); their parts are summed through
 // workgroup memory where a chunk state is written. Every array a step
 // writes has two buffers (step i's is i % 2): one barrier a step, which
