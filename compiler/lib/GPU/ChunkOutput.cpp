@@ -200,31 +200,34 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
       return start;
     return E.add(spread(start, L), E.rem(t.range(L), t.index(L, L)));
   };
-  // Stages `tileRows` rows as bf16 halves [row][stride]: columns [0, width)
-  // from body(j, c, inTile, L) in runs of adjacent columns (loads of
-  // `sourceBytes` elements), then columns
-  // [width, padded) from tail(j, c, inTile, L). j, c and inTile are one
-  // element per thread (its run's row, first column and whether the run
-  // is inside the tile); both return the run's L values as f32.
+  // Stages columns [from, from + width) of `tileRows` rows as bf16 halves
+  // [row][stride] from values(j, c, inTile, L), in runs of adjacent columns
+  // (loads of `sourceBytes` elements). j, c and inTile are one element per
+  // thread (its run's row, first column and whether the run is inside the
+  // tile); values returns the run's L values as f32.
   using RunValues =
       llvm::function_ref<Value(Value j, Value c, Value inTile, int64_t L)>;
+  auto stageColumns = [&](int64_t tileRows, int64_t from, int64_t width,
+                          int64_t stride, int64_t sourceBytes, Value hi,
+                          Value lo, RunValues values) {
+    int64_t L = vectorRun(width, sourceBytes);
+    forRunStarts(tileRows * width, L, [&](Value start) {
+      Value j = E.div(start, t.index(width));
+      Value c = E.add(E.rem(start, t.index(width)), t.index(from));
+      Value inTile = E.ult(start, t.index(tileRows * width));
+      t.storeBf16(values(j, c, inTile, L), hi, lo,
+                  runOffsets(E.add(E.mul(j, t.index(stride)), c), L),
+                  spread(inTile, L), L > 1);
+    });
+  };
+  // Columns [0, width) from body, then [width, padded) from tail.
   auto stageRowRuns = [&](int64_t tileRows, int64_t width, int64_t padded,
                           int64_t stride, int64_t sourceBytes, Value hi,
                           Value lo, RunValues body, RunValues tail) {
-    auto part = [&](int64_t from, int64_t W, RunValues values) {
-      int64_t L = vectorRun(W, sourceBytes);
-      forRunStarts(tileRows * W, L, [&](Value start) {
-        Value j = E.div(start, t.index(W));
-        Value c = E.add(E.rem(start, t.index(W)), t.index(from));
-        Value inTile = E.ult(start, t.index(tileRows * W));
-        t.storeBf16(values(j, c, inTile, L), hi, lo,
-                    runOffsets(E.add(E.mul(j, t.index(stride)), c), L),
-                    spread(inTile, L), L > 1);
-      });
-    };
-    part(0, width, body);
+    stageColumns(tileRows, 0, width, stride, sourceBytes, hi, lo, body);
     if (padded > width)
-      part(width, padded - width, tail);
+      stageColumns(tileRows, width, padded - width, stride, sourceBytes, hi,
+                   lo, tail);
   };
   // The slots of a run that fall on column EV (the [S | Z] and [V | 1]
   // extra column); c is the run's first column.
@@ -828,23 +831,30 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         gpu::BarrierOp::create(b, loc); // the previous step's readers
         stageKeys(k, s.h, h, kt, count, K, operandHi,
                   splitQK ? operandLo : Value(), false);
-        // [V | 1 | 0 ...]: the ones column at EV for the step's keys (the
-        // program's block of columns).
+        // [V | 1 | 0 ...], the program's block of columns: V every step;
+        // the ones column at EV and the zeros after it only in the first,
+        // since no later step writes there (the state's steps before did).
+        // Its ones in rows past count weigh nothing: those keys' weights
+        // are 0 (masked, past T).
         Value valueRows = E.add(tokenBase(kt, s.h, h, s.e), firstColumn);
-        stageRowRuns(
-            K, EV, NV, VS, inputBytes, rowsHi, splitV ? rowsLo : Value(),
+        Value valuesLo = splitV ? rowsLo : Value();
+        stageColumns(
+            K, 0, EV, VS, inputBytes, rowsHi, valuesLo,
             [&](Value j, Value c, Value inTile, int64_t L) {
               Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
               Value at = E.add(
                   E.add(t.splat(valueRows), E.mul(j, t.index(s.h * s.e))), c);
               return t.convert(
                   t.load(v, runOffsets(at, L), spread(live, L), L > 1), f32);
-            },
-            [&](Value j, Value c, Value inTile, int64_t L) {
-              Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
-              return E.select(t.logicalAnd(spread(live, L), atColumnE(c, L)),
-                              t.constant(f32, 1.0, L), t.constant(f32, 0.0, L));
             });
+        E.ifThen(E.cmpi(arith::CmpIPredicate::eq, step, E.idx(0)), [&] {
+          stageColumns(K, EV, NV - EV, VS, inputBytes, rowsHi, valuesLo,
+                       [&](Value, Value c, Value, int64_t L) {
+                         return E.select(atColumnE(c, L),
+                                         t.constant(f32, 1.0, L),
+                                         t.constant(f32, 0.0, L));
+                       });
+        });
 
         // The step's gates (thread j < K: key j's, 0 past count) summed
         // after each key by a reversed scan of shuffles (K keys are one

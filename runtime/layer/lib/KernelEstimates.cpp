@@ -841,6 +841,22 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   key.sharedStoreBytes = u(1.401 * keyUnits);
   key.shuffles = u(W * (std::log2(K) + 5.25));
   key.barriers = 2;
+  // [V | 1]'s columns past EV (the ones column, zeros) are staged in the
+  // first key step only: per pass of P threads over them, each thread's
+  // index math and the select of 1 or 0 (as the emulator counts it at d =
+  // e = 64), and a 16-byte store per row's run, hi (and lo for f16
+  // values). The per-unit figures above were fitted with them in every
+  // step.
+  double tailRuns = K * (NV - EV) / 8, tailPasses = std::ceil(tailRuns / P);
+  OpCounts valueTail;
+  valueTail.intAlu = u(49 * P * tailPasses);
+  valueTail.fp32Alu = u(8 * P * tailPasses);
+  valueTail.sharedStores = u(tailRuns * pv);
+  valueTail.sharedStoreBytes = u(16 * tailRuns * pv);
+  key.intAlu -= valueTail.intAlu - u(P); // and the first step's test
+  key.fp32Alu -= valueTail.fp32Alu;
+  key.sharedStores -= valueTail.sharedStores;
+  key.sharedStoreBytes -= valueTail.sharedStoreBytes;
   // Split operands (f32 keys as bf16 hi + lo, f16 values too): fitted with
   // the factored state part above, per staged element.
   double splitKeys = K * DK * (split.splitScores ? 1 : 0),
@@ -880,6 +896,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   base.sfu = u(2 * R * z.d * rot + 24 * R);
   base.shuffles = u(6.75 * W);
   base.barriers = u(4 + std::log2(R));
+  base += valueTail; // once a program
 
   // Programs of one chunk of `tokens` tokens, `span` rows each (all of a
   // chunk shorter than R): key steps up to each tile's last row, those from
