@@ -226,8 +226,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                           Value lo, RunValues body, RunValues tail) {
     stageColumns(tileRows, 0, width, stride, sourceBytes, hi, lo, body);
     if (padded > width)
-      stageColumns(tileRows, width, padded - width, stride, sourceBytes, hi,
-                   lo, tail);
+      stageColumns(tileRows, width, padded - width, stride, sourceBytes, hi, lo,
+                   tail);
   };
   // The slots of a run that fall on column EV (the [S | Z] and [V | 1]
   // extra column); c is the run's first column.
