@@ -843,8 +843,8 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   key.barriers = 2;
   // [V | 1]'s columns past EV (the ones column, zeros) are staged in the
   // first key step only: per pass of P threads over them, each thread's
-  // index math and the select of 1 or 0 (as the emulator counts it at d =
-  // e = 64), and a 16-byte store per row's run, hi (and lo for f16
+  // index math and the select of 1 or 0 (49 and 8: the emulator's count
+  // at d = e = 64 in each step before), and a 16-byte store per row's run, hi (and lo for f16
   // values). The per-unit figures above were fitted with them in every
   // step.
   double tailRuns = K * (NV - EV) / 8, tailPasses = std::ceil(tailRuns / P);
@@ -853,10 +853,12 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   valueTail.fp32Alu = u(8 * P * tailPasses);
   valueTail.sharedStores = u(tailRuns * pv);
   valueTail.sharedStoreBytes = u(16 * tailRuns * pv);
-  key.intAlu -= valueTail.intAlu - u(P); // and the first step's test
-  key.fp32Alu -= valueTail.fp32Alu;
-  key.sharedStores -= valueTail.sharedStores;
-  key.sharedStoreBytes -= valueTail.sharedStoreBytes;
+  // (Counts are unsigned: a difference below 0 would wrap.)
+  auto less = [](uint64_t &from, uint64_t by) { from -= std::min(from, by); };
+  less(key.intAlu, valueTail.intAlu - u(P)); // and the first step's test
+  less(key.fp32Alu, valueTail.fp32Alu);
+  less(key.sharedStores, valueTail.sharedStores);
+  less(key.sharedStoreBytes, valueTail.sharedStoreBytes);
   // Split operands (f32 keys as bf16 hi + lo, f16 values too): fitted with
   // the factored state part above, per staged element.
   double splitKeys = K * DK * (split.splitScores ? 1 : 0),

@@ -135,10 +135,6 @@ struct ChunkStatePass {
   static bool bf16Keys(bool f16, bool rotatedKeys) {
     return !f16 && !rotatedKeys;
   }
-  /// The rows of bf16 keys: dim i's pair is one 4-byte word, the row stride
-  /// (in elements) twice the least number of words >= d that is 8 modulo
-  /// 32, so that a warp's 4-byte reads (8 rows' dims by 4 adjacent pairs)
-  /// take 32 banks. f32 keys keep keyPairStride.
   /// Whether the consumers multiply the keys as bf16 pairs (their A
   /// fragments' halves in packed bf16 arithmetic, weightedKeyProducts in
   /// ChunkStatePass.cpp): bf16 keys as they come at p = 2, where a product
@@ -146,6 +142,10 @@ struct ChunkStatePass {
   static bool packedKeyProducts(int64_t p, bool f16, bool rotatedKeys) {
     return p == 2 && bf16Keys(f16, rotatedKeys);
   }
+  /// The rows of bf16 keys: dim i's pair is one 4-byte word, the row stride
+  /// (in elements) twice the least number of words >= d that is 8 modulo
+  /// 32, so that a warp's 4-byte reads (8 rows' dims by 4 adjacent pairs)
+  /// take 32 banks. f32 keys keep keyPairStride.
   static int64_t keyRowElements(int64_t d, bool bf16) {
     if (!bf16)
       return keyPairStride(d);
