@@ -544,6 +544,48 @@ TEST(ChunkStatePass, StagedLayoutsAvoidBankConflicts) {
   EXPECT_EQ(chunkStatePass(2, 64, 128, 512, 2, false, false)->threads(), 256);
 }
 
+// Where the state steps come by bulk copies (unrotated bf16, p = 2) and a
+// chunk is whole programs of 128 rows, a program is two warpgroups stacked
+// (each state step and key step staged once for 128 rows): 256 threads,
+// two programs per SM at 128 registers (as four of 128 threads), in the
+// static 48 KiB; rows of 136 columns (d = e = 128) one program per SM in
+// dynamic workgroup memory. Split q or values and short chunks keep 64.
+TEST(ChunkOutputTile, BulkStateStepsServeTwoWarpgroups) {
+  for (int64_t chunk : {128, 256, 512, 1024})
+    for (int64_t d : {16, 32, 64}) {
+      std::optional<ChunkOutputTile> paired =
+          chunkOutputTile(chunk, 2, d, 64, false, false, true);
+      ASSERT_TRUE(paired.has_value());
+      EXPECT_TRUE(paired->pairedWarpgroups()) << chunk << ", d = " << d;
+      EXPECT_EQ(paired->rowSpan, 128);
+      EXPECT_EQ(paired->threads(), 256);
+      EXPECT_TRUE(paired->bulkState(64));
+      EXPECT_EQ(paired->minProgramsPerSM(64), 2);
+      EXPECT_EQ(paired->registerCap(64), 128);
+      EXPECT_LE(paired->sharedBytes(d, 64), kStaticSharedBytes);
+    }
+  for (bool f16 : {false, true})
+    for (bool rotates : {false, true}) {
+      if (!f16 && !rotates)
+        continue;
+      std::optional<ChunkOutputTile> split =
+          chunkOutputTile(512, 2, 64, 64, f16, rotates, true);
+      ASSERT_TRUE(split.has_value());
+      EXPECT_EQ(split->rowsPerProgram, 64) << f16 << rotates;
+    }
+  EXPECT_EQ(chunkOutputTile(64, 2, 64, 64, false, false, true)->rowsPerProgram,
+            64);
+  EXPECT_EQ(chunkOutputTile(192, 2, 64, 64, false, false, true)->rowsPerProgram,
+            64);
+  std::optional<ChunkOutputTile> wide =
+      chunkOutputTile(512, 2, 128, 128, false, false, true);
+  ASSERT_TRUE(wide.has_value());
+  EXPECT_TRUE(wide->pairedWarpgroups());
+  EXPECT_EQ(wide->minProgramsPerSM(128), 1);
+  EXPECT_GT(wide->sharedBytes(128, 128), kStaticSharedBytes);
+  EXPECT_LE(wide->sharedBytes(128, 128), wide->sharedBudget(128));
+}
+
 // The factored state part (p = 2) double-buffers its state rows wherever
 // two buffers fit in static workgroup memory (every d up to 128 at e = d),
 // and keeps the factored form with one buffer where they do not (the phi(Q)
@@ -590,7 +632,9 @@ TEST(ChunkOutputTile, FactoredStateDoubleBuffersWhereItFits) {
   EXPECT_EQ(wider->programColumns(256), 64);
   EXPECT_EQ(wider->stateBuffers, 2);
   EXPECT_TRUE(wider->warpgroupState(256));
-  EXPECT_EQ(wider->minProgramsPerSM(256), 4);
+  EXPECT_TRUE(wider->pairedWarpgroups());
+  EXPECT_EQ(wider->minProgramsPerSM(256), 2);
+  EXPECT_EQ(wider->registerCap(256), 128);
   EXPECT_EQ(
       wider->sharedBytes(64, 256),
       chunkOutputTile(256, 2, 64, 64, false, false, true)->sharedBytes(64, 64));

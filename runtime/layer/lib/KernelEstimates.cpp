@@ -718,10 +718,11 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     }
     double products = split.splitScores ? 3 : 2;
     if (split.warpgroupState(cols(z.e))) {
-      // One warpgroup MMA (64 x NV x 16) per product and 16 rows, its B
-      // read once for the 4 warps; q's fragments by ldmatrix.
-      state.wgmma = u(kSteps * products);
-      state.wgmmaMultiplyAdds = u(kSteps * products * 64 * 16 * NV);
+      // One warpgroup MMA (64 x NV x 16) per product, 16 rows and
+      // warpgroup, its B read once for the 4 warps; q's fragments by
+      // ldmatrix.
+      state.wgmma = u(kSteps * products * R / 64);
+      state.wgmmaMultiplyAdds = u(kSteps * products * R * 16 * NV);
       state.ldmatrix = u(W * kSteps * halves);
     } else {
       state.mma[int(MmaShape::M16N8K16F16)] = u(W * kSteps * NV / 8 * products);
@@ -889,6 +890,31 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   diagonal.fp32Alu = u(6 * R * K);
   diagonal.fp32Fma = u(R * K);
   diagonal.sfu = u(2 * R * K);
+  // A warp whose 16 rows all lie before a step's first key skips the
+  // step's dots and weights: per warp and such step, its share of the
+  // per-row work (the row part of the per-unit figures, a masked step's
+  // weighing, the dots and their fragments).
+  OpCounts skipped;
+  {
+    double rowShare = R * K / keyUnits / W;
+    skipped.mma[int(MmaShape::M16N8K16F16)] =
+        u(double(key.mma[int(MmaShape::M16N8K16F16)]) / W);
+    skipped.ldmatrix = u(double(key.ldmatrix) / W);
+    skipped.fp32Alu =
+        u(double(key.fp32Alu) * rowShare + double(diagonal.fp32Alu) / W);
+    skipped.fp32Fma = u(double(diagonal.fp32Fma) / W);
+    skipped.intAlu =
+        u(double(key.intAlu) * rowShare + double(diagonal.intAlu) / W);
+    skipped.sfu = u(8 * 16 + double(diagonal.sfu) / W);
+    skipped.sharedLoads = u(double(key.sharedLoads) * rowShare);
+    skipped.sharedLoadBytes = u(double(key.sharedLoadBytes) * rowShare);
+    skipped.shuffles = u(double(key.shuffles) / W);
+  }
+  // (Counts are unsigned: a difference below 0 would wrap.)
+  auto minus = [](OpCounts &from, const OpCounts &by) {
+    for (int i = 0; i < kNumCounts; ++i)
+      countAt(from, i) -= std::min(countAt(from, i), countAt(by, i));
+  };
   // q staged (and rotated), y stored element by element.
   base.globalLoads = u(R * z.d * (1 + rot) / 4);
   base.globalLoadBytes = u(R * z.d * z.s * (1 + rot) + 8 * R * rot);
@@ -912,6 +938,14 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     c += times(key, keySteps);
     c += times(before, stepsBefore);
     c += times(diagonal, keySteps - stepsBefore);
+    // The warps whose rows all lie before a masked step's first key (the
+    // step's first key `offset` tokens past the tile's first row).
+    double done = 0;
+    for (double step = stepsBefore; step < keySteps; ++step) {
+      double offset = step * K - l * span;
+      done += std::clamp(std::floor(offset / 16), 0.0, W);
+    }
+    minus(c, times(skipped, done));
     c += base;
     c.globalLoadBytes += u(4 * l * span);
     c.barriers += u(2 * std::ceil(l * span / P));

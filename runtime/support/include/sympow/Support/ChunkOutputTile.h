@@ -51,7 +51,9 @@ inline int64_t valueColumnBlocks(int64_t e) {
 
 struct ChunkOutputTile {
   /// Query rows per program: 16 per warp, one warp column (mma<warps =
-  /// [R / 16, 1]>), so that P feeds P [V | 1] in registers.
+  /// [R / 16, 1]>), so that P feeds P [V | 1] in registers. 128 (two
+  /// warpgroups) where the state steps come by bulk copies
+  /// (`pairedWarpgroups`).
   int64_t rowsPerProgram = 64;
   /// Query rows a program takes: rowsPerProgram, which then divides the
   /// chunk, or a whole chunk shorter than it (the rows past the chunk are
@@ -94,9 +96,15 @@ struct ChunkOutputTile {
   /// most 136 columns (e <= 128): one MMA's N is at most 256, and a
   /// thread's accumulators of both kinds (N / 2 floats each) must fit.
   bool warpgroupState(int64_t e) const {
-    return factorsState && stateBuffers == 2 && rowsPerProgram == 64 &&
+    return factorsState && stateBuffers == 2 &&
+           (rowsPerProgram == 64 || pairedWarpgroups()) &&
            valueColumns(programColumns(e)) <= 136;
   }
+  /// Programs of 128 rows, two warpgroups stacked: both multiply their rows
+  /// by each staged state step (one copy serves twice the rows, and the
+  /// chunk's state is read from L2 half as often) and stage each key step
+  /// together (half the staging a thread).
+  bool pairedWarpgroups() const { return rowsPerProgram == 128; }
   /// Whether a step's state rows come by bulk copies from one thread (an
   /// mbarrier per buffer), where the warpgroup MMA takes q unsplit: a
   /// rotated (or f16) q's lo half beside them took the registers of a
@@ -153,7 +161,11 @@ struct ChunkOutputTile {
   /// load in ldmatrix x4 pairs); three (168) for f16 values, whose hi + lo
   /// halves spilled 8 to 12 bytes at 128.
   int32_t minProgramsPerSM(int64_t e) const {
-    if (threads() != 128 || valueColumns(programColumns(e)) / 2 > 36)
+    if (valueColumns(programColumns(e)) / 2 > 36)
+      return 1;
+    if (threads() == 256 && !splitValues)
+      return 2; // 128 registers, as four programs of 128 threads
+    if (threads() != 128)
       return 1;
     return splitValues ? 3 : 4;
   }
@@ -244,10 +256,10 @@ inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
   if (ChunkOutputTile::valueColumns(e) > 136)
     s.columnBlocks = valueColumnBlocks(e);
   int64_t DK = ChunkOutputTile::keyColumns(d);
-  for (int64_t rows : {64, 32, 16}) {
+  for (int64_t rows : {128, 64, 32, 16}) {
     if (chunk % rows == 0)
       s.rowSpan = rows;
-    else if (chunk < rows && (chunk > rows / 2 || rows == 16))
+    else if (rows < 128 && chunk < rows && (chunk > rows / 2 || rows == 16))
       s.rowSpan = chunk;
     else
       continue;
@@ -266,6 +278,9 @@ inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
               Steps{16, 1}}) {
           s.stateBuffers = factors ? buffers : 1;
           s.stateRowsPerStep = factors ? std::min(DK, stateRows) : keys;
+          // Two warpgroups only where the state steps come by bulk copies.
+          if (s.pairedWarpgroups() && !s.bulkState(e))
+            continue;
           if (s.sharedBytes(d, e) <= s.sharedBudget(e))
             return s;
         }
