@@ -146,7 +146,9 @@ INSTANTIATE_TEST_SUITE_P(
                      RotaryLayout::Interleaved, 0, 1},
                     5},
         // Chunks longer than 64: the tile chunk_output (query tiles of 64
-        // rows; of 32 where 64 does not divide the chunk). At p = 2 it
+        // rows; of 32 where 64 does not divide the chunk; of 128, two
+        // warpgroups, where unrotated bf16 state steps come by bulk
+        // copies and 128 divides the chunk). At p = 2 it
         // factors the state's part (q itself as the dots' operand: split
         // after a rotation or for f16, exact for bf16; d = 48 stages each
         // a in one step of 48 rows; a rotated d = 64 at e = 48 in steps of
@@ -165,6 +167,17 @@ INSTANTIATE_TEST_SUITE_P(
         ChunkedCase{{"p2_bf16_data_none_d128_e128_c128", 2, 128, 128, 2, 1,
                      ElementKind::BF16, GateKind::Data, ScheduleKind::None},
                     128},
+        // Two tiles of 128 rows a chunk: the second walks 4 key steps
+        // before its first row (weights by products) and its warps skip
+        // the masked steps after their rows; d = e = 128 one program per
+        // SM.
+        ChunkedCase{{"p2_bf16_data_none_d32_e32_c256", 2, 32, 32, 2, 1,
+                     ElementKind::BF16, GateKind::Data, ScheduleKind::None},
+                    256},
+        ChunkedCase{{"p2_bf16_head_none_d128_e128_c256", 2, 128, 128, 1, 1,
+                     ElementKind::BF16, GateKind::Head, ScheduleKind::None,
+                     RotaryLayout::Interleaved, 0, 1},
+                    256},
         ChunkedCase{{"p2_f16_both_none_c96", 2, 32, 16, 2, 2, ElementKind::F16,
                      GateKind::Both, ScheduleKind::None},
                     96},
@@ -335,10 +348,11 @@ INSTANTIATE_TEST_SUITE_P(
                        ElementKind::BF16, AttentionPath::Auto, 64},
         SaturationCase{"chunked_tile_f16_c16", runtime::Formulation::Chunked,
                        ElementKind::F16, AttentionPath::Auto, 16},
-        // The tile chunk_output: rows 64 .. 127 of a chunk walk two key
-        // steps before their first row (weights by products) first.
-        SaturationCase{"chunked_tile_bf16_c128", runtime::Formulation::Chunked,
-                       ElementKind::BF16, AttentionPath::Auto, 128, 160},
+        // The tile chunk_output: rows 128 .. 159 of a chunk (its second
+        // program of two warpgroups) walk four key steps before their
+        // first row (weights by products) first.
+        SaturationCase{"chunked_tile_bf16_c256", runtime::Formulation::Chunked,
+                       ElementKind::BF16, AttentionPath::Auto, 256, 160},
         SaturationCase{"recurrent_f32", runtime::Formulation::Recurrent,
                        ElementKind::F32, AttentionPath::Auto, 0}),
     [](const ::testing::TestParamInfo<SaturationCase> &info) {

@@ -608,7 +608,7 @@ TEST(ChunkOutputTile, FactoredStateDoubleBuffersWhereItFits) {
   }
   // d = e = 128, one program per SM by its registers: two buffers of 32
   // rows in dynamic shared memory (16 fit the static 48 KiB), warpgroup
-  // MMAs of N = 136. Four programs of e = 64 keep the static limit.
+  // MMAs of N = 136. Programs of e = 64 (several an SM) keep the static limit.
   std::optional<ChunkOutputTile> wide =
       chunkOutputTile(1024, 2, 128, 128, false, false, true);
   ASSERT_TRUE(wide.has_value());

@@ -658,11 +658,12 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
 
 /// The registers ptxas gives the tile chunk_output (at the cap where it has
 /// one): the warpgroup path with rows wider than 72 columns holds 68
-/// accumulator floats of each kind (228 on sm_90a at d = e = 128).
+/// accumulator floats of each kind (228 on sm_90a at d = e = 128 in
+/// programs of 64 rows, 242 in programs of two warpgroups).
 int64_t chunkOutputRegisters(const ChunkOutputTile &split, int64_t e) {
   if (split.warpgroupState(e) &&
       ChunkOutputTile::valueColumns(split.programColumns(e)) > 72)
-    return 228;
+    return split.pairedWarpgroups() ? 242 : 228;
   return split.factorsState ? 160 : 153;
 }
 
@@ -842,6 +843,9 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   key.sharedStoreBytes = u(1.401 * keyUnits);
   key.shuffles = u(W * (std::log2(K) + 5.25));
   key.barriers = 2;
+  // The per-unit figures alone (the tail and split operands below are
+  // staging, which every warp does), for the steps a warp skips.
+  const OpCounts keyPerUnit = key;
   // [V | 1]'s columns past EV (the ones column, zeros) are staged in the
   // first key step only: per pass of P threads over them, each thread's
   // index math and the select of 1 or 0 (49 and 8: the emulator's count
@@ -896,19 +900,21 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   // weighing, the dots and their fragments).
   OpCounts skipped;
   {
+    const OpCounts &k = keyPerUnit;
     double rowShare = R * K / keyUnits / W;
     skipped.mma[int(MmaShape::M16N8K16F16)] =
-        u(double(key.mma[int(MmaShape::M16N8K16F16)]) / W);
-    skipped.ldmatrix = u(double(key.ldmatrix) / W);
+        u(double(k.mma[int(MmaShape::M16N8K16F16)]) / W);
+    skipped.ldmatrix = u(double(k.ldmatrix) / W);
     skipped.fp32Alu =
-        u(double(key.fp32Alu) * rowShare + double(diagonal.fp32Alu) / W);
+        u(double(k.fp32Alu) * rowShare + double(diagonal.fp32Alu) / W);
     skipped.fp32Fma = u(double(diagonal.fp32Fma) / W);
     skipped.intAlu =
-        u(double(key.intAlu) * rowShare + double(diagonal.intAlu) / W);
+        u(double(k.intAlu) * rowShare + double(diagonal.intAlu) / W);
     skipped.sfu = u(8 * 16 + double(diagonal.sfu) / W);
-    skipped.sharedLoads = u(double(key.sharedLoads) * rowShare);
-    skipped.sharedLoadBytes = u(double(key.sharedLoadBytes) * rowShare);
-    skipped.shuffles = u(double(key.shuffles) / W);
+    skipped.sharedLoads = u(double(k.sharedLoads) * rowShare);
+    skipped.sharedLoadBytes = u(double(k.sharedLoadBytes) * rowShare);
+    // The row maxima's shuffles (the gate scan's run before the branch).
+    skipped.shuffles = u(5.25);
   }
   // (Counts are unsigned: a difference below 0 would wrap.)
   auto minus = [](OpCounts &from, const OpCounts &by) {

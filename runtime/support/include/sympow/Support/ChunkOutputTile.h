@@ -156,10 +156,11 @@ struct ChunkOutputTile {
   int64_t phiStride() const { return ldmatrixRowStride(stateRowsPerStep); }
   /// Programs per SM that ptxas must fit, where a thread's [num | den]
   /// accumulators take at most 36 floats (e <= 64), else one (ptxas' own
-  /// choice): four (a cap of 128 registers) for bf16 values, which ptxas
-  /// fits without spills (rotated q and k too, since their key fragments
-  /// load in ldmatrix x4 pairs); three (168) for f16 values, whose hi + lo
-  /// halves spilled 8 to 12 bytes at 128.
+  /// choice): of 128 threads four (a cap of 128 registers) for bf16 values,
+  /// which ptxas fits without spills (rotated q and k too, since their key
+  /// fragments load in ldmatrix x4 pairs), three (168) for f16 values,
+  /// whose hi + lo halves spilled 8 to 12 bytes at 128; of 256 (two
+  /// warpgroups, bf16 values) two, the same 128 registers.
   int32_t minProgramsPerSM(int64_t e) const {
     if (valueColumns(programColumns(e)) / 2 > 36)
       return 1;
@@ -174,7 +175,7 @@ struct ChunkOutputTile {
   int64_t registerCap(int64_t e) const {
     return sympow::registerCap(minProgramsPerSM(e), threads());
   }
-  /// Workgroup bytes a split may take: the static 48 KiB where four
+  /// Workgroup bytes a split may take: the static 48 KiB where several
   /// programs share an SM; where registers allow one (e > 64), dynamic
   /// shared memory up to what two programs of every target fit (d = e =
   /// 128: two buffers of 32 state rows, 62 KB, where 48 KiB held 16).
@@ -278,8 +279,11 @@ inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
               Steps{16, 1}}) {
           s.stateBuffers = factors ? buffers : 1;
           s.stateRowsPerStep = factors ? std::min(DK, stateRows) : keys;
-          // Two warpgroups only where the state steps come by bulk copies.
-          if (s.pairedWarpgroups() && !s.bulkState(e))
+          // Two warpgroups only where the state steps come by bulk copies,
+          // in the longest steps (else 64 rows with them: shorter steps pay
+          // their barriers and staging twice as often).
+          if (s.pairedWarpgroups() &&
+              (!s.bulkState(e) || keys != 32 || stateRows != 32))
             continue;
           if (s.sharedBytes(d, e) <= s.sharedBudget(e))
             return s;
