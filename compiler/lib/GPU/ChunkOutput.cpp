@@ -825,6 +825,85 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   // or exp per score (below).
   Value stepsBefore = E.div(before, E.idx(K));
   bool gated = s.gate != GateKind::None;
+  // One key step's part of a warp's rows (keys from kt, the step's gate
+  // sums staged, `carry` G of its last key): the scores, their weights
+  // against the running maximum mOld, and P [V | 1] added to the rescaled
+  // sums accIn.
+  auto addKeyStep = [&](Value step, Value kt, Value carry, Value accIn,
+                        Value mOld) -> SmallVector<Value> {
+    // Scores q.k (split: the small products first).
+    Value scores = splatTo(scoreType, 0.0);
+    for (int64_t k0 = 0; k0 < DK; k0 += 16) {
+      auto qOf = [&](Value array) {
+        return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0), QS);
+      };
+      auto kOf = [&](Value array) {
+        return m.loadTransposed(m.operand(1, 16, K, bf16), array, E.idx(k0),
+                                QS);
+      };
+      Value aHi = qOf(qHi), bHi = kOf(operandHi);
+      if (splitQK) {
+        scores = m.dot(qOf(qLo), bHi, scores);
+        scores = m.dot(aHi, kOf(operandLo), scores);
+      }
+      scores = m.dot(aHi, bHi, scores);
+    }
+    // lw = p log2|q.k| + p log2(scale) + G_i - G_j = p log2|q.k| +
+    // rowPart_i + sigma_j, rowPart_i = G_i + p log2(scale) - G of the
+    // step's last key.
+    Value rowPart =
+        E.sub(giScaled, tile::SplatOp::create(b, loc, rowType, carry));
+    // Weights 2^(lw - m) against a new running maximum m (-inf rows,
+    // nothing yet, shift by 0).
+    auto shiftOf = [&](Value running) { return m.shiftOf(running); };
+    auto rowMax = [&](Value x) { return m.rowMax(x, rowType); };
+    // Steps from the program's first row on (a uniform branch) mask
+    // their scores and take lw per score; the steps before it, whose
+    // keys are before every row and all inside, take u = (q.k)^p
+    // 2^sigma_j (in f32, the range phi(q) . S has): 2^lw = u
+    // 2^rowPart_i, so that the row's maximum and the weights 2^(lw -
+    // m) take a log and an exp per row, none per score.
+    SmallVector<Value> weighed = E.ifElse(
+        E.cmpi(arith::CmpIPredicate::uge, step, stepsBefore),
+        TypeRange{scoreType, rowType},
+        [&]() -> SmallVector<Value> {
+          Value logBase = repeat(rowPart, scoreType);
+          if (gated)
+            logBase = E.add(logBase, m.load(scoreType, keyGates, E.idx(0), 0));
+          // (The log and the exp flush subnormals: |q.k| below 2^-126
+          // and weights below 2^-126 of the row's largest weigh 0.)
+          Value lw = E.fma(power, E.log2Flush(E.abs(scores)), logBase);
+          Value key = E.add(colIndex, splatPosition(E.sub(kt, t0)));
+          Value inside = t.logicalAnd(
+              E.cmpi(arith::CmpIPredicate::sle, key, rowIndex),
+              E.cmpi(arith::CmpIPredicate::slt, key, splatPosition(rows)));
+          lw = E.select(inside, lw, scoreNegInf);
+          Value mNew = E.max(mOld, rowMax(lw));
+          return {E.exp2Flush(E.sub(lw, repeat(shiftOf(mNew), scoreType))),
+                  mNew};
+        },
+        [&]() -> SmallVector<Value> {
+          Value u = E.power(E.mul(scores, scores), s.p / 2);
+          if (gated) // else 2^sigma_j = 1
+            u = E.mul(u, m.load(scoreType, keyGates, E.idx(K), 0));
+          Value mNew = E.max(mOld, E.add(E.log2Approx(rowMax(u)), rowPart));
+          Value rowWeight = E.exp2Approx(E.sub(rowPart, shiftOf(mNew)));
+          return {E.mul(u, repeat(rowWeight, scoreType)), mNew};
+        });
+    Value weights = weighed[0], mNew = weighed[1];
+    Value shift = shiftOf(mNew);
+    Value pA = tile::ToOperandOp::create(b, loc, m.operand(0, R, K, bf16),
+                                         t.convert(weights, bf16));
+    Value alpha = E.exp2Approx(E.sub(mOld, shift));
+    Value out = E.mul(accIn, repeat(alpha, accType));
+    auto valuesOf = [&](Value array) {
+      return m.load(m.operand(1, K, NV, bf16), array, E.idx(0), VS);
+    };
+    if (splitV)
+      out = m.dot(pA, valuesOf(rowsLo), out);
+    out = m.dot(pA, valuesOf(rowsHi), out);
+    return {out, mNew};
+  };
   auto loop = E.forLoop(
       E.idx(0), keySteps, E.idx(1), {acc, m0, E.f32(0.0)},
       [&](Value step, ValueRange in) {
@@ -890,88 +969,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
             E.cmpi(arith::CmpIPredicate::sle, E.sub(kt, t0), warpLast);
         SmallVector<Value> added = E.ifElse(
             warpLive, TypeRange{accType, rowType},
-            [&]() -> SmallVector<Value> {
-              // Scores q.k (split: the small products first).
-              Value scores = splatTo(scoreType, 0.0);
-              for (int64_t k0 = 0; k0 < DK; k0 += 16) {
-                auto qOf = [&](Value array) {
-                  return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0),
-                                QS);
-                };
-                auto kOf = [&](Value array) {
-                  return m.loadTransposed(m.operand(1, 16, K, bf16), array,
-                                          E.idx(k0), QS);
-                };
-                Value aHi = qOf(qHi), bHi = kOf(operandHi);
-                if (splitQK) {
-                  scores = m.dot(qOf(qLo), bHi, scores);
-                  scores = m.dot(aHi, kOf(operandLo), scores);
-                }
-                scores = m.dot(aHi, bHi, scores);
-              }
-              // lw = p log2|q.k| + p log2(scale) + G_i - G_j = p log2|q.k| +
-              // rowPart_i + sigma_j, rowPart_i = G_i + p log2(scale) - G of the
-              // step's last key.
-              Value rowPart = E.sub(
-                  giScaled, tile::SplatOp::create(b, loc, rowType, carry));
-              // Weights 2^(lw - m) against a new running maximum m (-inf rows,
-              // nothing yet, shift by 0).
-              auto shiftOf = [&](Value running) { return m.shiftOf(running); };
-              auto rowMax = [&](Value x) { return m.rowMax(x, rowType); };
-              Value mOld = in[1];
-              // Steps from the program's first row on (a uniform branch) mask
-              // their scores and take lw per score; the steps before it, whose
-              // keys are before every row and all inside, take u = (q.k)^p
-              // 2^sigma_j (in f32, the range phi(q) . S has): 2^lw = u
-              // 2^rowPart_i, so that the row's maximum and the weights 2^(lw -
-              // m) take a log and an exp per row, none per score.
-              SmallVector<Value> weighed = E.ifElse(
-                  E.cmpi(arith::CmpIPredicate::uge, step, stepsBefore),
-                  TypeRange{scoreType, rowType},
-                  [&]() -> SmallVector<Value> {
-                    Value logBase = repeat(rowPart, scoreType);
-                    if (gated)
-                      logBase = E.add(logBase,
-                                      m.load(scoreType, keyGates, E.idx(0), 0));
-                    // (The log and the exp flush subnormals: |q.k| below 2^-126
-                    // and weights below 2^-126 of the row's largest weigh 0.)
-                    Value lw =
-                        E.fma(power, E.log2Flush(E.abs(scores)), logBase);
-                    Value key = E.add(colIndex, splatPosition(E.sub(kt, t0)));
-                    Value inside = t.logicalAnd(
-                        E.cmpi(arith::CmpIPredicate::sle, key, rowIndex),
-                        E.cmpi(arith::CmpIPredicate::slt, key,
-                               splatPosition(rows)));
-                    lw = E.select(inside, lw, scoreNegInf);
-                    Value mNew = E.max(mOld, rowMax(lw));
-                    return {E.exp2Flush(
-                                E.sub(lw, repeat(shiftOf(mNew), scoreType))),
-                            mNew};
-                  },
-                  [&]() -> SmallVector<Value> {
-                    Value u = E.power(E.mul(scores, scores), s.p / 2);
-                    if (gated) // else 2^sigma_j = 1
-                      u = E.mul(u, m.load(scoreType, keyGates, E.idx(K), 0));
-                    Value mNew =
-                        E.max(mOld, E.add(E.log2Approx(rowMax(u)), rowPart));
-                    Value rowWeight =
-                        E.exp2Approx(E.sub(rowPart, shiftOf(mNew)));
-                    return {E.mul(u, repeat(rowWeight, scoreType)), mNew};
-                  });
-              Value weights = weighed[0], mNew = weighed[1];
-              Value shift = shiftOf(mNew);
-              Value pA = tile::ToOperandOp::create(
-                  b, loc, m.operand(0, R, K, bf16), t.convert(weights, bf16));
-              Value alpha = E.exp2Approx(E.sub(mOld, shift));
-              Value out = E.mul(in[0], repeat(alpha, accType));
-              auto valuesOf = [&](Value array) {
-                return m.load(m.operand(1, K, NV, bf16), array, E.idx(0), VS);
-              };
-              if (splitV)
-                out = m.dot(pA, valuesOf(rowsLo), out);
-              out = m.dot(pA, valuesOf(rowsHi), out);
-              return {out, mNew};
-            },
+            [&] { return addKeyStep(step, kt, carry, in[0], in[1]); },
             [&]() -> SmallVector<Value> {
               return {in[0], in[1]};
             });

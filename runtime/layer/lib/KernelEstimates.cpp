@@ -64,6 +64,13 @@ OpCounts times(const OpCounts &unit, double n) {
   return out;
 }
 
+/// Takes `by` from every field of `from`, none below 0 (counts are
+/// unsigned: a difference below 0 would wrap).
+void minus(OpCounts &from, const OpCounts &by) {
+  for (int i = 0; i < kNumCounts; ++i)
+    countAt(from, i) -= std::min(countAt(from, i), countAt(by, i));
+}
+
 /// A size as an integer for the split helpers, saturated (a state of 2^36
 /// rows, a head of 2^24 columns): estimates are asked about any layer the
 /// IR can describe, and the helpers multiply sizes in int64_t.
@@ -858,12 +865,10 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   valueTail.fp32Alu = u(8 * P * tailPasses);
   valueTail.sharedStores = u(tailRuns * pv);
   valueTail.sharedStoreBytes = u(16 * tailRuns * pv);
-  // (Counts are unsigned: a difference below 0 would wrap.)
-  auto less = [](uint64_t &from, uint64_t by) { from -= std::min(from, by); };
-  less(key.intAlu, valueTail.intAlu - u(P)); // and the first step's test
-  less(key.fp32Alu, valueTail.fp32Alu);
-  less(key.sharedStores, valueTail.sharedStores);
-  less(key.sharedStoreBytes, valueTail.sharedStoreBytes);
+  // (Less the first step's test, which every step makes.)
+  OpCounts tailEveryStep = valueTail;
+  tailEveryStep.intAlu -= std::min(tailEveryStep.intAlu, u(P));
+  minus(key, tailEveryStep);
   // Split operands (f32 keys as bf16 hi + lo, f16 values too): fitted with
   // the factored state part above, per staged element.
   double splitKeys = K * DK * (split.splitScores ? 1 : 0),
@@ -916,11 +921,6 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     // The row maxima's shuffles (the gate scan's run before the branch).
     skipped.shuffles = u(5.25);
   }
-  // (Counts are unsigned: a difference below 0 would wrap.)
-  auto minus = [](OpCounts &from, const OpCounts &by) {
-    for (int i = 0; i < kNumCounts; ++i)
-      countAt(from, i) -= std::min(countAt(from, i), countAt(by, i));
-  };
   // q staged (and rotated), y stored element by element.
   base.globalLoads = u(R * z.d * (1 + rot) / 4);
   base.globalLoadBytes = u(R * z.d * z.s * (1 + rot) + 8 * R * rot);
