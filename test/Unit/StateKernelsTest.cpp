@@ -477,7 +477,8 @@ TEST(ChunkStatePass, StagedLayoutsAvoidBankConflicts) {
   for (int64_t d = 16; d <= 256; d += 16) {
     int64_t stride = ChunkStatePass::keyPairStride(d);
     EXPECT_GE(stride, 2 * d);
-    EXPECT_LT(stride, 2 * d + 32);
+    EXPECT_GE(stride, 2 * d + 4) << "room for keyRowShift";
+    EXPECT_LT(stride, 2 * d + 36);
     EXPECT_EQ(stride % 4, 0) << "16-byte staging stores, d = " << d;
     // A half warp's 8-byte reads: 4 rows of Phi^T (adjacent dims) by 4
     // threads (adjacent pairs of tokens) take 16 different 8-byte slots of
@@ -511,6 +512,34 @@ TEST(ChunkStatePass, StagedLayoutsAvoidBankConflicts) {
   }
   EXPECT_EQ(ChunkStatePass::keyRowElements(64, /*bf16=*/false),
             ChunkStatePass::keyPairStride(64));
+  // The producer's key runs (8 words of one pair row, as two 16-byte
+  // stores) go down the rows: a quarter warp's stores, 8 adjacent rows
+  // from a multiple of 8 at one column, take the 8 16-byte slots of the
+  // banks once each with the rows shifted (keyRowShift); the consumers'
+  // reads above see 4 rows from a multiple of 4, which share one shift.
+  for (bool bf16 : {true, false})
+    for (int64_t d = 16; d <= 256; d += 16) {
+      int64_t words = ChunkStatePass::keyRowElements(d, bf16) / (bf16 ? 2 : 1);
+      int64_t shiftWords =
+          ChunkStatePass::keyRowShift(4, bf16) / (bf16 ? 2 : 1);
+      EXPECT_EQ(shiftWords, 4);
+      EXPECT_GE(words, (bf16 ? d : 2 * d) + shiftWords) << "d = " << d;
+      for (int64_t first = 0; first < 32; first += 8)
+        for (int64_t store : {0, 1}) {
+          std::vector<int64_t> slots;
+          for (int64_t row = first; row < first + 8; ++row) {
+            int64_t shift =
+                ChunkStatePass::keyRowShift(row, bf16) / (bf16 ? 2 : 1);
+            slots.push_back((row * words + shift + 4 * store) / 4 % 8);
+            EXPECT_EQ(ChunkStatePass::keyRowShift(row, bf16),
+                      ChunkStatePass::keyRowShift(row / 4 * 4, bf16));
+          }
+          std::sort(slots.begin(), slots.end());
+          EXPECT_EQ(std::unique(slots.begin(), slots.end()), slots.end())
+              << (bf16 ? "bf16" : "f32") << " keys, d = " << d << ", rows from "
+              << first;
+        }
+    }
   EXPECT_TRUE(ChunkStatePass::bf16Keys(/*f16=*/false, /*rotated=*/false));
   EXPECT_FALSE(ChunkStatePass::bf16Keys(/*f16=*/true, /*rotated=*/false));
   EXPECT_FALSE(ChunkStatePass::bf16Keys(/*f16=*/false, /*rotated=*/true));

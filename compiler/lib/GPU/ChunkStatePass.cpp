@@ -12,9 +12,8 @@
 //     [S | Z] = exp(G_last) [S | Z] + Phi^T [V | 1],
 //     Phi[t, f] = w_t phi_f(k_t),  w_t = exp(G_last - G_t)
 //   (k_t rotated by chunk_keys for rotating schedules, RotatedOperands.cpp;
-//   G_last - G_t as the sum of the gates after t: a reversed scan per
-//   segment of KD tokens, one warp's, times the decays of the segments
-//   after t's)
+//   G_last - G_t as the sum of the gates after t: one warp's reversed scan
+//   of the step's gates, two tokens a lane)
 //   finally [S | Z] (the layer's state) <- [S | Z]; c <- counts[T - 1].
 //
 // The warpgroups specialize (sympow_tile.warpgroups). Warpgroup 2, the
@@ -28,9 +27,9 @@
 // of register-A warpgroup MMAs (wgmma on sm_90a, mma.sync per warp before),
 // split once into hi + lo bf16 halves (about 16 bits, the accuracy the
 // 16-bit inputs' states are held to; for bf16 keys at p = 2 built by
-// packed bf16 arithmetic, weightedKeyProducts), against the staged values (bf16,
-// exact for bf16 inputs; hi + lo for f16); their parts are summed through
-// workgroup memory where a chunk state is written. Every array a step
+// packed bf16 arithmetic, weightedKeyProducts), against the staged values
+// (bf16, exact for bf16 inputs; hi + lo for f16); their parts are summed
+// through workgroup memory where a chunk state is written. Every array a step
 // writes has two buffers (step i's is i % 2): one barrier a step, which
 // the regions' loops meet. Where the producer's loads or the accumulators
 // do not fit its registers, the same producer code and consumers side by
@@ -90,8 +89,6 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           K = split.tokensPerStep;
   constexpr int64_t PC = ChunkStatePass::consumerThreads;
   int64_t PP = split.producerThreads();
-  // The gates are summed a segment of KD tokens at a time.
-  int64_t KD = split.segmentTokens(), segments = split.segments();
   // bf16 values are exact as bf16; f16 ones as bf16 hi + lo.
   bool splitV = s.dtype == ElementKind::F16;
   Type bf16 = b.getBF16Type();
@@ -104,13 +101,20 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   bool bf16Keys = ChunkStatePass::bf16Keys(splitV, s.rotates());
   int64_t KP = K / 2, KS2 = ChunkStatePass::keyRowElements(s.d, bf16Keys),
           VE = split.valueElements(s.e);
+  // Where pair row j starts, for j a multiple of 4 (its 4 rows share one
+  // shift: keyRowShift).
+  auto keyRowAt = [&](int64_t j) {
+    assert(j % 4 == 0 && "a consumer's rows share the shift");
+    return j * KS2 + ChunkStatePass::keyRowShift(j, bf16Keys);
+  };
   // Elements between blocks of 8 value columns, and between groups of 8
   // rows of Phi^T (ChunkStatePass.h).
   int64_t VB = split.valueBlockBytes() / 2, PG = split.phiGroupBytes() / 2;
   // One step's part of each double-buffered array.
   int64_t keyBuffer = split.keyElements(s.d, bf16Keys),
           phiBuffer = split.phiElements(),
-          weightBuffer = split.weightElements();
+          weightBuffer = split.weightElements(),
+          halvesBuffer = split.weightHalfElements();
   // The workgroup arrays, each by its index; the MMAs' operands start on
   // 16 bytes (TileWarpgroupOps.td: matrix descriptors).
   SmallVector<Type> workgroup;
@@ -136,6 +140,9 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   }
   size_t weightsArray = array(workgroupMemRef({NB * weightBuffer}, f32)),
          valuesHiArray = array(workgroupMemRef({NB * VE}, bf16), true);
+  std::optional<size_t> weightHalvesArray;
+  if (split.weightHalves)
+    weightHalvesArray = array(workgroupMemRef({NB * halvesBuffer}, bf16));
   std::optional<size_t> valuesLoArray;
   if (splitV)
     valuesLoArray = array(workgroupMemRef({NB * VE}, bf16), true);
@@ -174,7 +181,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   };
   Value keys = wg[keysArray], phiHi = arrayAt(phiHiArray),
         phiLo = arrayAt(phiLoArray), weights = wg[weightsArray];
-  Value valuesHi = wg[valuesHiArray], valuesLo = arrayAt(valuesLoArray);
+  Value valuesHi = wg[valuesHiArray], valuesLo = arrayAt(valuesLoArray),
+        weightHalves = arrayAt(weightHalvesArray);
   Value rowFactors = wg[rowFactorsArray],
         inverseFactors = arrayAt(inverseFactorsArray),
         initialZ = arrayAt(initialZArray), exchange = arrayAt(exchangeArray);
@@ -238,19 +246,17 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     return E.mul(parity, E.idx(elements));
   };
   auto parityOf = [&](Value i) { return E.rem(i, E.idx(2)); };
-  // The decays of step `parity`'s segments, from the weights array: the
-  // product of those after each segment (null for the last), which its
-  // weights take, and the step's, which the accumulators take once.
-  auto segmentDecays = [&](Value parity) {
-    Value weightAt = bufferOf(parity, weightBuffer);
-    SmallVector<Value> later(segments);
-    Value stepDecay;
-    for (int64_t segment = segments - 1; segment >= 0; --segment) {
-      later[segment] = stepDecay;
-      Value decay = E.load(weights, {E.add(weightAt, E.idx(K + segment * KD))});
-      stepDecay = stepDecay ? E.mul(stepDecay, decay) : decay;
-    }
-    return std::pair{later, stepDecay};
+  // Step `parity`'s decay and its decay to its chunk's end, as the
+  // producer staged them beside its weights.
+  auto stagedDecay = [&](Value parity, int64_t offset) {
+    return E.load(weights,
+                  {E.add(bufferOf(parity, weightBuffer), E.idx(offset))});
+  };
+  auto stepDecayOf = [&](Value parity) {
+    return stagedDecay(parity, ChunkStatePass::stepDecayOffset(K));
+  };
+  auto chunkEndDecayOf = [&](Value parity) {
+    return stagedDecay(parity, ChunkStatePass::chunkEndDecayOffset(K));
   };
   Value next = E.idx(1);
 
@@ -326,6 +332,12 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     auto spread = [&](Value x, int64_t L) {
       return x ? t.expand(x, L) : Value();
     };
+    // The first warp scans the gates and stages the weights (a branch
+    // uniform in the warp, with no barrier inside); the others skip it.
+    Value weightsWarp = E.ult(
+        E.rem(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), E.idx(PP)),
+        E.idx(32));
+    Type gateType = t.type(f32, 2);
     auto tokenBase = [&](const Step &st, int64_t width) {
       return t.splat(
           gpu_detail::tokenOffset(E, batch, T, st.t0Index, s.h, h, width));
@@ -348,8 +360,14 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           loaded.push_back(t.load(k, t.run(from, L), spread(live, L), L > 1));
         }
       }
-      loaded.push_back(
-          tokenGates(t, s, logG, gamma, batch, T, h, st.t0Index, st.valid));
+      // Lane l's tokens 2 l and 2 l + 1, in the first warp alone (K <= 64).
+      loaded.push_back(E.ifElse(
+          weightsWarp, gateType,
+          [&] {
+            return tokenGates(t, s, logG, gamma, batch, T, h, st.t0Index,
+                              st.valid, /*perThread=*/2);
+          },
+          [&] { return t.constant(f32, 0.0, 2); }));
       return loaded;
     };
     auto fetchValues = [&](const Step &st) {
@@ -364,36 +382,75 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       }
       return loaded;
     };
-    // Step i's keys into its buffer, and its weights: per segment of KD
-    // tokens (one warp's lanes at most, so a scan of shuffles, without
-    // workgroup memory) w_j = exp(G_last - G_j) with G_last the segment's
-    // last prefix, from the sums of the gates from j on, at weights[j], and
-    // those sums' exps at weights[K + j]: the segment's decay exp(G_last)
-    // where j is its first token (every token's, so that no thread keeps a
-    // mask of its own through the loop). Thread j < K holds token j's gate
-    // (0 past valid). The exps are the hardware's (expApprox), where
-    // libdevice's take 8 instructions each.
-    auto stageKeys = [&](ValueRange loaded, Value i, Value parity) {
+    // Step i's keys into its buffer, and its weights: w_j = exp(the sum of
+    // the gates after j in the step + the log decay from the step's end to
+    // its chunk's end), 0 past valid, from one warp's reversed scan of the
+    // gates (lane l holds tokens 2 l and 2 l + 1, no workgroup memory), as
+    // f32 and, where the consumers multiply packed bf16, as bf16 hi + lo;
+    // after them the step's decay and its decay to the chunk's end. That
+    // log decay (0 where the decay is not once a chunk) is 0 where the step
+    // opens its chunk, else `before`: the step before's in the walk, which
+    // the returned value is for the next. The exps are the hardware's
+    // (expApprox), where libdevice's take 8 instructions each.
+    assert(K <= 64 && llvm::isPowerOf2_64(K) && "a step's gates in one warp");
+    auto stageKeys = [&](ValueRange loaded, Value i, Value parity,
+                         Value before) -> Value {
       Value keyAt = t.splat(bufferOf(parity, keyBuffer));
       auto next = loaded.begin();
       for (int64_t from = 0; from < keyRuns; from += PP) {
         Run r = keyRunAt(from);
         Value even = t.convert(*next++, keyType),
               odd = t.convert(*next++, keyType);
-        Value at = E.add(
-            keyAt, E.add(E.mul(r.j, t.index(KS2)), E.mul(r.col, t.index(2))));
+        // (keyRowShift: rows j with j & 4 start 4 words on.)
+        Value shift = E.mul(E.rem(E.div(r.j, t.index(4)), t.index(2)),
+                            t.index(ChunkStatePass::keyRowShift(4, bf16Keys)));
+        Value at = E.add(keyAt, E.add(E.add(E.mul(r.j, t.index(KS2)), shift),
+                                      E.mul(r.col, t.index(2))));
         t.store(t.interleave(even, odd), keys, t.run(at, 2 * L),
                 spread(r.inTile, 2 * L), /*contiguous=*/true);
       }
       Value g = *next;
-      Value fromJ = tile::ScanOp::create(b, loc, g, KD, /*reverse=*/true);
-      Value valid = stepAt(i).valid;
-      Value w = E.select(E.ult(tokens32(thread), t.splat(valid)),
-                         E.expApprox(E.sub(fromJ, g)), t.constant(f32, 0.0));
-      Value inStep = E.ult(thread, t.index(K));
-      Value weightAt = E.add(t.splat(bufferOf(parity, weightBuffer)), thread);
-      t.store(w, weights, weightAt, inStep);
-      t.store(E.expApprox(fromJ), weights, E.add(weightAt, t.index(K)), inStep);
+      Value token = t.range(2);
+      Value toChunkEnd = t.constant(f32, 0.0, 2);
+      if (before)
+        toChunkEnd = E.select(t.splat(stepAt(i).opens, 2), toChunkEnd, before);
+      return E.ifElse(
+          weightsWarp, gateType,
+          [&] {
+            Value fromJ = tile::ScanOp::create(b, loc, g, K, /*reverse=*/true);
+            Value total = tile::SegmentReduceOp::create(
+                b, loc, tile::ReduceKind::sum, g, K);
+            Value w =
+                E.select(E.ult(tokens32(token), t.splat(stepAt(i).valid, 2)),
+                         E.expApprox(E.add(E.sub(fromJ, g), toChunkEnd)),
+                         t.constant(f32, 0.0, 2));
+            Value inStep = t.expand(E.ult(thread, t.index(K / 2)), 2);
+            Value weightAt = t.splat(bufferOf(parity, weightBuffer), 2);
+            t.store(w, weights, E.add(weightAt, token), inStep,
+                    /*contiguous=*/true);
+            if (weightHalves) {
+              auto [hi, lo] = tile::splitBf16(b, loc, w);
+              Value at =
+                  E.add(t.splat(bufferOf(parity, halvesBuffer), 2), token);
+              t.store(hi, weightHalves, at, inStep, /*contiguous=*/true);
+              t.store(lo, weightHalves, E.add(at, t.index(K, 2)), inStep,
+                      /*contiguous=*/true);
+            }
+            // The two decays, one store of thread 0.
+            static_assert(ChunkStatePass::chunkEndDecayOffset(0) ==
+                              ChunkStatePass::stepDecayOffset(0) + 1,
+                          "the decays side by side");
+            Value after = E.add(toChunkEnd, total);
+            Value second = t.eq(E.rem(token, t.index(2, 2)), t.index(1, 2));
+            t.store(E.expApprox(E.select(second, after, total)), weights,
+                    E.add(weightAt,
+                          E.add(t.index(ChunkStatePass::stepDecayOffset(K), 2),
+                                E.rem(token, t.index(2, 2)))),
+                    t.expand(E.ult(thread, t.index(1)), 2),
+                    /*contiguous=*/true);
+            return after;
+          },
+          [&] { return toChunkEnd; });
     };
     // Step i's values into its buffer, in the MMA's layout, N-major core
     // matrices: the run of token j, columns col .. col + LV - 1 at
@@ -432,17 +489,24 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     // consumers after the next barrier; step i + 2's loaded. The buffers'
     // last readers are done (the consumers' step i - 1, before the
     // barrier).
+    // (The loop carries the loads and, where the decay is once a chunk,
+    // the log decay stageKeys hands on.)
     size_t keyLoads = 2 * ((keyRuns + PP - 1) / PP) + 1;
-    auto step = [&](Value i, ValueRange loaded) {
+    bool carriesDecay = split.chunkDecay;
+    auto step = [&](Value i, ValueRange carried) {
+      ValueRange loaded = carriesDecay ? carried.drop_back() : carried;
       size_t valueLoads = loaded.size() - keyLoads;
       Value i1 = E.add(i, next);
       Value parity = parityOf(i1);
       stageValues(loaded.take_front(valueLoads), parity);
-      stageKeys(loaded.drop_front(valueLoads), i1, parity);
+      Value after = stageKeys(loaded.drop_front(valueLoads), i1, parity,
+                              carriesDecay ? carried.back() : Value());
       tile::AsyncProxyFenceOp::create(b, loc);
       Step st = stepAt(E.add(i1, next));
       SmallVector<Value> ahead = fetchValues(st);
       llvm::append_range(ahead, fetchKeys(st));
+      if (carriesDecay)
+        ahead.push_back(after);
       return ahead;
     };
     Role role;
@@ -451,16 +515,17 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     role.start = [&] {
       Value zero = E.idx(0);
       Step first = stepAt(zero);
-      stageKeys(fetchKeys(first), zero, zero);
+      Value after = stageKeys(fetchKeys(first), zero, zero, Value());
       stageValues(fetchValues(first), zero);
       stageOnes();
       tile::AsyncProxyFenceOp::create(b, loc);
-      return SmallVector<Value>{};
+      return carriesDecay ? SmallVector<Value>{after} : SmallVector<Value>{};
     };
-    role.beforeFirst = [&](ValueRange) {
+    role.beforeFirst = [&](ValueRange carried) {
       Step second = stepAt(next);
       SmallVector<Value> loaded = fetchValues(second);
       llvm::append_range(loaded, fetchKeys(second));
+      llvm::append_range(loaded, carried);
       return loaded;
     };
     role.step = step;
@@ -471,7 +536,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       return loaded;
     };
     role.stageKeys = [&](ValueRange loaded, Value i) {
-      stageKeys(loaded.take_back(keyLoads), i, E.idx(0));
+      stageKeys(loaded.take_back(keyLoads), i, E.idx(0), Value());
     };
     role.stageValues = [&](ValueRange loaded, Value) {
       stageValues(loaded.drop_back(keyLoads), E.idx(0));
@@ -655,16 +720,11 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     // Phi^T of step i (from its keys and weights) into its buffer: RK
     // tokens per thread, a pair at a time, unrolled: each pair's addresses
     // are the first pair's plus a constant, which the loads and stores take
-    // as immediate offsets. A pair's tokens lie in one segment. Returns Z's
-    // partial sums after the step and the step's decay: the accumulators
-    // take the segments' decays' product once, and each segment's weights
-    // the decays of the segments after it (one multiply per pair of
-    // weights, where decaying the accumulators per segment took one per
-    // accumulator element).
-    assert(KD % 8 == 0 && "a slot straddles two segments");
+    // as immediate offsets. Returns Z's partial sums after the step and the
+    // step's decay, which the accumulators take once.
     auto buildPhi = [&](Value zPart, Value parity) -> std::pair<Value, Value> {
       Value weightAt = bufferOf(parity, weightBuffer);
-      auto [later, stepDecay] = segmentDecays(parity);
+      Value stepDecay = stepDecayOf(parity);
       Value keyAt = t.splat(bufferOf(parity, keyBuffer));
       Value phiAt = E.add(firstPhi, t.splat(bufferOf(parity, phiBuffer), 2));
       Value tokenAt = E.add(firstToken, t.splat(weightAt, 2));
@@ -674,13 +734,11 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         SmallVector<Value> at;
         for (Value key : firstKeys)
           at.push_back(
-              t.run(E.add(E.add(key, keyAt), t.index(ahead / 2 * KS2)), 2));
+              t.run(E.add(E.add(key, keyAt), t.index(keyRowAt(ahead / 2))), 2));
         Value product = gpu_detail::rowProducts(t, f32, keys, 0, at, nullptr,
                                                 /*contiguous=*/true);
         Value wt = t.load(weights, E.add(tokenAt, t.index(ahead, 2)), nullptr,
                           /*contiguous=*/true);
-        if (Value decay = later[ahead / KD])
-          wt = E.mul(wt, t.splat(decay, 2));
         // Split once here, so that the MMAs read native operands.
         Value phi = E.mul(product, wt);
         zPart = E.add(zPart, phi);
@@ -775,36 +833,37 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         keyOffsets[half].push_back(E.add(pairRow, E.mul(i, t.index(2))));
     }
     Value weightOffset = E.mul(pairInQuad, t.index(2));
-    // The keys multiply as bf16 pairs, each pair's weights split into bf16
+    // The keys multiply as bf16 pairs, each pair's weights staged as bf16
     // hi + lo too (weightedKeyProducts).
     bool bf16Products = ChunkStatePass::packedKeyProducts(
         s.p, s.dtype == ElementKind::F16, s.rotates());
+    assert(bf16Products == split.weightHalves && "weights staged as used");
     auto rowFactor = [&](RankedTensorType type) {
       return mw.loadTransposed(type, rowFactors, E.idx(0), 0);
     };
     Value accZero = mw.splat(accType, 0.0);
 
     // The A fragments (hi, lo) of the step's tokens 16 kb .. 16 kb + 15
-    // from the staged keys and weights of buffer `parity`; `later` the
-    // decay of the step's segments after each segment.
-    auto fragmentsOf = [&](Value parity, int64_t kb, ArrayRef<Value> later) {
+    // from the staged keys and weights of buffer `parity`.
+    auto fragmentsOf = [&](Value parity, int64_t kb) {
       Value keyAt = t.splat(bufferOf(parity, keyBuffer));
-      Value weightAt =
-          E.add(t.splat(bufferOf(parity, weightBuffer)), weightOffset);
       // The weights of the two pairs of tokens (8 apart), each shared by
-      // both row halves.
+      // both row halves: as staged, f32 or bf16 hi + lo.
+      auto weightPair = [&](Value array, int64_t buffer, int64_t token) {
+        Value at = E.add(t.splat(bufferOf(parity, buffer)), weightOffset);
+        return t.load(array, t.run(E.add(at, t.index(token)), 2), nullptr,
+                      /*contiguous=*/true);
+      };
       Value w[2];
+      std::pair<Value, Value> wHalves[2];
       for (int64_t pair : {0, 1}) {
         int64_t token = 16 * kb + 8 * pair;
-        w[pair] = t.load(weights, t.run(E.add(weightAt, t.index(token)), 2),
-                         nullptr, /*contiguous=*/true);
-        if (Value decay = later[token / KD])
-          w[pair] = E.mul(w[pair], t.splat(decay, 2));
+        if (bf16Products)
+          wHalves[pair] = {weightPair(weightHalves, halvesBuffer, token),
+                           weightPair(weightHalves, halvesBuffer, K + token)};
+        else
+          w[pair] = weightPair(weights, weightBuffer, token);
       }
-      std::pair<Value, Value> wHalves[2];
-      if (bf16Products)
-        for (int64_t pair : {0, 1})
-          wHalves[pair] = tile::splitBf16(b, loc, w[pair]);
       SmallVector<Value> his, los;
       for (int64_t q = 0; q < 4; ++q) {
         // Row half q % 2, tokens 8 (q / 2) on.
@@ -812,7 +871,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         SmallVector<Value> at;
         for (Value key : keyOffsets[half])
           at.push_back(
-              t.run(E.add(E.add(key, keyAt), t.index(token / 2 * KS2)), 2));
+              t.run(E.add(E.add(key, keyAt), t.index(keyRowAt(token / 2))), 2));
         std::pair<Value, Value> halves;
         if (bf16Products) {
           auto load = [&](Value from) {
@@ -836,7 +895,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     // values (hi + lo for f16, lo Phi times lo v dropped as split_bf16
     // does), the small products first. Buffer 1's descriptors are buffer
     // 0's advanced by its bytes (TileWarpgroupOps.td).
-    auto multiply = [&](Value acc, Value parity, ArrayRef<Value> later) {
+    auto multiply = [&](Value acc, Value parity) {
       Value valueAt =
           split.buffers() == 1
               ? Value()
@@ -844,7 +903,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       assert(K % 32 == 0 && "whole 16-token blocks for each warpgroup");
       int64_t blocks = K / 32; // this warpgroup's 16-token blocks
       for (int64_t kb = g * blocks; kb < (g + 1) * blocks; ++kb) {
-        auto [aHi, aLo] = fragmentsOf(parity, kb, later);
+        auto [aHi, aLo] = fragmentsOf(parity, kb);
         // B: the values' 16 tokens from 16 kb, the next 8 tokens 128 bytes
         // on, the next 8 columns VB elements on (N-major: transpose_b).
         auto valuesOf = [&](Value array) -> Value {
@@ -968,17 +1027,13 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         return SmallVector<Value>{acc};
       return SmallVector<Value>{accZero, E.f32(1.0)};
     };
-    // With the decay once a chunk the loop also carries the decay from the
-    // end of the step before (in the walk: the next step of the chunk) to
-    // the chunk's end, 1 where a chunk opens; after a chunk's last step of
-    // the walk, the chunk's decay.
+    // With the decay once a chunk the loop also carries the step's decay
+    // to its chunk's end (as staged): after a chunk's last step of the
+    // walk, the chunk's decay, which the final state takes.
     role.step = [&](Value i, ValueRange carried) {
       Value acc = carried[0];
       Value parity = parityOf(i);
       Step st = stepAt(i);
-      Value toChunkEnd;
-      if (split.chunkDecay)
-        toChunkEnd = E.select(st.opens, E.f32(1.0), carried[1]);
       if (g == 0) {
         Value opensLater = arith::AndIOp::create(
             b, loc, st.opens, E.cmpi(arith::CmpIPredicate::ne, i, E.idx(0)));
@@ -998,20 +1053,18 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
             },
             [&] { return acc; });
       }
-      auto [later, stepDecay] = segmentDecays(parity);
+      // Where the decay is once a chunk the weights carry the decay to the
+      // chunk's end (as the producer staged them); else the accumulators
+      // take the step's decay once.
       Value decayed;
       if (split.chunkDecay) {
-        // Each segment's weights take the decay to the chunk's end.
-        for (Value &decay : later)
-          decay = decay ? E.mul(decay, toChunkEnd) : toChunkEnd;
-        acc = multiply(acc, parity, later);
-        decayed = E.mul(toChunkEnd, stepDecay);
+        acc = multiply(acc, parity);
+        decayed = chunkEndDecayOf(parity);
       } else {
-        // The accumulators take the step's decay once, each segment's
-        // weights the later segments'.
         acc = multiply(
-            E.mul(tile::SplatOp::create(b, loc, accType, stepDecay), acc),
-            parity, later);
+            E.mul(tile::SplatOp::create(b, loc, accType, stepDecayOf(parity)),
+                  acc),
+            parity);
       }
       if (g == 1) {
         // Hand the part over where a chunk ends before the last (the

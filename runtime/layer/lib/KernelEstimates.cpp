@@ -329,10 +329,9 @@ struct StatePassShape {
                  bool f16)
       : R(double(split.rowsPerProgram)), K(double(split.tokensPerStep)),
         PC(double(ChunkStatePass::consumerThreads)),
-        PP(double(split.producerThreads())), KD(double(split.segmentTokens())),
-        segments(K / KD), NV(z.e), RK(R * K / PC), p(z.p), splitV(f16 ? 1 : 0),
-        N(std::ceil(z.T / C)), steps(N * std::ceil(C / K)),
-        rot(z.rotates ? 1 : 0), E1(z.e + 1) {
+        PP(double(split.producerThreads())), KD(K), segments(K / KD), NV(z.e),
+        RK(R * K / PC), p(z.p), splitV(f16 ? 1 : 0), N(std::ceil(z.T / C)),
+        steps(N * std::ceil(C / K)), rot(z.rotates ? 1 : 0), E1(z.e + 1) {
     keyRuns = K / 2 * z.d / double(split.keyRun(cols(z.d), z.rotates));
     valueRuns = K * NV / double(split.valueRun(cols(z.e)));
     runs = 2 * keyRuns + valueRuns;
@@ -372,114 +371,140 @@ static KernelEstimate statePassLaunch(const Sizes &z, double C,
 /// 16-bit inputs; ChunkStatePass.h): programs of R state rows per (head,
 /// sequence), each walking the tokens in steps of K inside a chunk. The
 /// producer loads a step's keys (rotated), values and gates two steps ahead
-/// and stages them in runs (the weights by a warp scan of the gates per
-/// segment); the two consumer warpgroups each take half a step's tokens,
-/// build their Phi^T elements as the A fragments of register-A warpgroup
-/// MMAs (p key loads and one weight load per pair of tokens, the split
-/// into bf16 hi + lo) against the staged [V | 1] (hi + lo for f16: a third
-/// product), each into its own accumulators of all R rows of [S | Z | 0 ...]
-/// (NO = e + 8 columns), decayed once a step. Where a chunk ends warpgroup
-/// 1 hands its part over through workgroup memory and warpgroup 0 writes
-/// the chunk state; the final state is summed by warpgroup 1. Memory,
-/// tensor and barrier figures follow the code; fp32, int and the
-/// per-program and per-chunk figures were fitted on the emulator's heaviest
-/// program, T = 512 against 1024, chunks of 256, at p = 2 (d, e = 64/64,
-/// 32/32, 32/16; bf16, f16, learned rotation) and p = 4 (d = 16, e = 32).
+/// and stages them in runs, and its first warp the weights ready to use (a
+/// scan of the step's gates, two tokens a lane; bf16 hi + lo beside the f32
+/// where the consumers multiply packed bf16); the two consumer warpgroups
+/// each take half a step's tokens, build their Phi^T elements as the A
+/// fragments of register-A warpgroup MMAs (p key loads a pair of tokens,
+/// the weights as staged) against the staged [V | 1] (hi + lo for f16: a
+/// third product), each into its own accumulators of all R rows of [S | Z
+/// | 0 ...] (NO = e + 8 columns). Where a chunk ends warpgroup 1 hands its
+/// part over through workgroup memory and warpgroup 0 writes the chunk
+/// state; the final state is summed by warpgroup 1. Memory, tensor,
+/// barrier and workgroup wavefront figures follow the code; fp32, int and
+/// the per-program and per-chunk figures were fitted on the emulator's
+/// heaviest program at p = 2, d = e = 64 (bf16, f16, learned rotation),
+/// T = 1024 and 2048, chunks of 256 and 512 (steps, chunks and the program
+/// apart).
 static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
                                                 const ChunkStatePass &split,
                                                 bool f16) {
   StatePassShape sh(z, C, split, f16);
   double P = double(split.threads()), R = sh.R, K = sh.K, PC = sh.PC,
-         PP = sh.PP, KD = sh.KD, segments = sh.segments, NV = sh.NV, RK = sh.RK,
-         p = sh.p, splitV = sh.splitV, N = sh.N, steps = sh.steps, rot = sh.rot,
-         E1 = sh.E1, keyRuns = sh.keyRuns, valueRuns = sh.valueRuns,
-         runs = sh.runs;
+         NV = sh.NV, RK = sh.RK, p = sh.p, splitV = sh.splitV, N = sh.N,
+         steps = sh.steps, rot = sh.rot, E1 = sh.E1, keyRuns = sh.keyRuns,
+         valueRuns = sh.valueRuns, runs = sh.runs;
   double NO = double(split.valueColumns(cols(z.e)));
+  double halves = split.weightHalves ? 1 : 0;
   bool bf16Keys = ChunkStatePass::bf16Keys(f16, z.rotates);
   double keyPairBytes = bf16Keys ? 4 : 8;
   // (Step i fetches step i + 2: the loop's last two fetch masked tokens.)
   OpCounts step = sh.stepLoads(z);
-  // Per pair of tokens of a consumer thread p key words and, per two pairs
-  // (both row halves), one weight pair; each segment's decay.
-  step.sharedLoads = u(PC * RK / 2 * (p + 0.5) + PC * segments + K);
+  // Per pair of tokens of a consumer thread p key words; per 16 tokens two
+  // weight pairs (each shared by both row halves), as f32 or as bf16 hi
+  // and lo pairs; the step's decay.
+  double weightLoads = PC * RK / 4 * (1 + halves);
+  step.sharedLoads = u(PC * RK / 2 * p + weightLoads + PC);
   // Per 16 tokens one MMA per product, its B (the values) read from
   // workgroup memory as the emulator counts operands (Block.cpp).
   double products = 2 + splitV, kSteps = K / 16;
   step.wgmma = u(kSteps * products);
   step.wgmmaMultiplyAdds = u(kSteps * 64 * 16 * products * NO);
-  step.sharedLoadBytes =
-      u(PC * RK / 2 * (p * keyPairBytes + 4) + 4 * PC * segments + 4 * K +
-        kSteps * 2 * 16 * products * NO);
-  // The keys' runs, the values' (hi and lo for f16), the weights and the
-  // decays from each token on.
-  double stagedStores = keyRuns + (1 + splitV) * valueRuns + 2 * K,
-         stagedBytes =
-             keyPairBytes / 2 * K * z.d + 2 * (1 + splitV) * K * NV + 8 * K;
+  step.sharedLoadBytes = u(PC * RK / 2 * p * keyPairBytes + 8 * PC * RK / 4 +
+                           4 * PC + kSteps * 2 * 16 * products * NO);
+  // Every load a warp's contiguous words or one broadcast word.
+  step.sharedLoadWavefronts = u(step.sharedLoadBytes / 128);
+  // The keys' runs, the values' (hi and lo for f16), the weights (two a
+  // lane of the first warp, f32 and the halves) and both decays (one
+  // store).
+  double weightStores = K / 2 * (1 + 2 * halves) + 1;
+  double keyBytes = keyPairBytes / 2 * K * z.d,
+         valueBytes = 2 * (1 + splitV) * K * NV,
+         weightBytes = 4 * K + 4 * halves * K + 8;
+  double stagedStores = keyRuns + (1 + splitV) * valueRuns + weightStores,
+         stagedBytes = keyBytes + valueBytes + weightBytes;
   step.sharedStores = u(stagedStores);
   step.sharedStoreBytes = u(stagedBytes);
-  // Per Phi^T element its product, weight and split (5.64); per staged
-  // f16 value its split. Decayed once a chunk: every segment's weights
-  // take the decay to the chunk's end (and each consumer thread its
-  // product with the later segments' and the step's); else both parts
-  // decay every step and the later segments' decay goes into the earlier
-  // segments' weights.
-  double weightDecays =
-      split.chunkDecay ? R * K / 4 + (segments + 1) * PC
-                       : 2 * R * NO + (segments - 1) / segments * R * K / 4;
-  // bf16 keys at p = 2 multiply as bf16 pairs (weightedKeyProducts in
-  // ChunkStatePass.cpp: per element 2 packed fma, 4.14 other f32 and 0.62
-  // int operations, the differences the emulator counted at d = e = 64,
-  // T = 1024, against the f32 products' 5.64 and 3.12).
+  // Every store a warp's contiguous runs without conflicts (the key rows
+  // shifted: keyRowShift): its bytes' wavefronts; each weight store a
+  // warp's f32 pairs, bf16 pairs, one decay pair.
+  double stagedWavefronts = (keyBytes + valueBytes) / 128 +
+                            std::ceil(8 * K / 2 / 128) +
+                            2 * halves * std::ceil(4 * K / 2 / 128) + 1;
+  step.sharedStoreWavefronts = u(stagedWavefronts);
+  // Per Phi^T element: packed bf16 pairs 2 fma and 2 other f32 (the
+  // products, the weights' pairs); f32 products 4.88 + (p - 2) (product,
+  // weight and split); per f16 value its split (5.08); the first warp's
+  // scan and weights (34 a lane).
   bool packedProducts =
       ChunkStatePass::packedKeyProducts(int64_t(p), f16, z.rotates);
-  double perElement = packedProducts ? 4.14 : 5.64 + (p - 2);
-  step.fp32Alu =
-      u(R * K * perElement + weightDecays + 6.45 * splitV * K * NV);
+  double perElement = packedProducts ? 2 : 4.88 + (p - 2);
+  double weightWarp = 34 * 32;
+  step.fp32Alu = u(R * K * perElement + 5.08 * splitV * K * NV + weightWarp);
+  // Both warpgroups' accumulators decay every step unless the decay is once
+  // a chunk.
+  if (!split.chunkDecay)
+    step.fp32Alu += u(2 * R * NO);
   if (packedProducts)
     step.fp32Fma = u(2 * R * K);
-  // Per thread the step's place, buffers and fragments' offsets (43.9);
-  // each run's index math and masks; bf16 extended by their bits (a shift
-  // or an and each): the staged 16-bit keys, more factors' index math.
-  step.intAlu = u(43.9 * P + 8.02 * runs + R * K * 0.586 * (p - 2) +
-                  (packedProducts ? 0.62 * R * K
+  // Per thread the step's place, buffers and fragments' offsets (31.1);
+  // each run's index math and masks; per f16 value its split's bits; bf16
+  // extended by their bits (a shift or an and each): the staged 16-bit
+  // keys, more factors' index math.
+  step.intAlu = u(31.1 * P + 8.02 * runs + 1.09 * splitV * K * NV +
+                  R * K * 0.586 * (p - 2) +
+                  (packedProducts ? 0.33 * R * K
                    : bf16Keys     ? 1.56 * p * R * K
                    : rot          ? 0
                                   : K * z.d));
-  step.sfu = u(2 * PP);
+  // The weights' and the decays' exps, two tokens a lane; a scan and a
+  // sum of the step's gates.
+  double scanRounds = std::log2(K / 2);
+  step.sfu = u(4 * 32);
   step.barriers = 1;
-  step.shuffles = u(PP / 32 * std::log2(KD));
+  step.shuffles = u(2 * scanRounds);
   OpCounts program = times(step, steps);
   // Once: step 0 staged and the ones column, the rows' factors, their
   // reciprocals and the initial Z over them, the initial state read and
   // written as chunk 0's halves, the final state's parts handed over and
   // summed (pairs of floats a load) and stored. Per chunk state:
   // warpgroup 1's part handed over (R NO stores) and added (R NO loads),
-  // the halves' S and Z pairs (R NO stores of both).
+  // the halves' S and Z pairs (R NO stores of both), the chunk's decay.
   program.globalLoads += u(R * E1);
   program.globalLoadBytes += u(4 * R * E1);
-  program.sharedStores +=
-      u(stagedStores + 2 * K * (1 + splitV) + 3 * R + (N + 1) * R * NO);
-  program.sharedStoreBytes +=
-      u(stagedBytes + 32 * K * (1 + splitV) + 12 * R + 4 * (N + 1) * R * NO);
-  program.sharedLoads += u((N + 1) * R * NO + 3 * PC);
-  program.sharedLoadBytes += u(4 * (N + 1) * R * NO + 12 * PC);
-  program.globalStores = u(N * R * NO + R * (z.e / 2 + 1));
-  program.globalStoreBytes = u(4 * N * R * NO + 4 * R * E1);
-  program.sfu += u(4 * PC);
-  // (Fitted as above: per chunk state's element, per program.)
-  program.fp32Alu += u(6.35 * (N + 1) * R * NO);
+  double onceStores = 2 * K * (1 + splitV) + 3 * R + (N + 1) * R * NO,
+         onceStoreBytes = 32 * K * (1 + splitV) + 12 * R + 4 * (N + 1) * R * NO,
+         onceLoads = (N + 1) * R * NO + 3 * PC + N * PC,
+         onceLoadBytes = 4 * (N + 1) * R * NO + 12 * PC + 4 * N * PC;
+  program.sfu += u(4 * PC + 4 * 32);
+  program.shuffles += u(2 * scanRounds);
+  // (Fitted as above: per chunk state's element, per program, and step 0's
+  // staging.)
+  program.fp32Alu +=
+      u(8 * N * R * NO + 2.55 * R * NO + 5.08 * splitV * K * NV + weightWarp);
   if (split.chunkDecay) {
     // The state before each chunk kept by warpgroup 0 (its first step and
     // before the loop) and read back decayed (multiply, add) by warpgroup
     // 1 at each chunk's end but the last and by warpgroup 0 after the
     // loop.
-    program.sharedStores += u(N * R * NO);
-    program.sharedStoreBytes += u(4 * N * R * NO);
-    program.sharedLoads += u(N * R * NO);
-    program.sharedLoadBytes += u(4 * N * R * NO);
+    onceStores += N * R * NO;
+    onceStoreBytes += 4 * N * R * NO;
+    onceLoads += N * R * NO;
+    onceLoadBytes += 4 * N * R * NO;
     program.fp32Alu += u(2 * N * R * NO);
   }
-  program.intAlu += u(182656);
+  program.sharedStores += u(stagedStores + onceStores);
+  program.sharedStoreBytes += u(stagedBytes + onceStoreBytes);
+  program.sharedLoads += u(onceLoads);
+  program.sharedLoadBytes += u(onceLoadBytes);
+  // The accumulators' words go one a lane at a column stride of 2: twice
+  // their bytes' wavefronts.
+  program.sharedStoreWavefronts +=
+      u(stagedWavefronts + 2 * onceStoreBytes / 128);
+  program.sharedLoadWavefronts += u(2 * onceLoadBytes / 128);
+  program.globalStores = u(N * R * NO + R * (z.e / 2 + 1));
+  program.globalStoreBytes = u(4 * N * R * NO + 4 * R * E1);
+  program.intAlu += u(4.42 * N * R * NO + 182656);
   program.barriers += 2;
   // ptxas' registers under the cap of two programs per SM (80 at d = e =
   // 64 on both targets).

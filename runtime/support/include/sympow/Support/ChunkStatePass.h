@@ -78,13 +78,15 @@ struct ChunkStatePass {
   int64_t tokensPerStep = 64;
   int64_t programs = 1;
 
-  /// Tokens of one segment, a warp's lanes at most: the gates are summed
-  /// per segment by a scan of shuffles, and each segment's weights carry
-  /// the decays of the segments after it.
-  int64_t segmentTokens() const {
-    return tokensPerStep < 32 ? tokensPerStep : 32;
-  }
-  int64_t segments() const { return tokensPerStep / segmentTokens(); }
+  /// The producer stages each step's weights ready to use (one warp's scan
+  /// of the step's gates, two tokens a lane: K <= 64): w_t = exp(the sum
+  /// of the gates after t in the step, plus, where the decay is once a
+  /// chunk, those of the chunk's later steps), so that the consumers
+  /// neither multiply decays nor split weights. `weightHalves`: also as
+  /// bf16 hi + lo pairs, for consumers that multiply packed bf16
+  /// (packedKeyProducts with a producer of its own): the split of each
+  /// pair of weights was about a fifth of a consumer warp's instructions.
+  bool weightHalves = false;
 
   /// The staged values [K x e] as the MMAs' B, N-major core matrices (8
   /// tokens x 8 columns, tokens 16 bytes apart): the bytes between blocks
@@ -117,15 +119,28 @@ struct ChunkStatePass {
   /// The staged keys hold tokens in pairs: row j holds tokens 2j and 2j +
   /// 1, dim i's two elements adjacent (2 i, 2 i + 1), so that Phi^T, which
   /// takes a pair of tokens per thread, reads both with one 8-byte load.
-  /// The row stride (f32 words) is the least >= 2 d that is 8 modulo 32:
-  /// a warp builds Phi^T for 8 rows and 4 adjacent pairs of tokens at a
-  /// time, and the pairs' rows start 8 banks apart, so that a half warp's
-  /// 8-byte reads (4 rows' adjacent dims) do not conflict. (A stride of d
-  /// = 64 per token put all four on one bank: 3.3-way conflicts measured
-  /// on the H100.) Also a multiple of 4: the staging's vector stores stay
-  /// 16-byte aligned.
-  static int64_t keyPairStride(int64_t d) {
-    return 2 * d + ((8 - 2 * d % 32) + 32) % 32;
+  /// The row stride (f32 words) is the least >= 2 d + 4 that is 8 modulo
+  /// 32 (keyRowWords): a warp builds Phi^T for 8 rows and 4 adjacent pairs
+  /// of tokens at a time, and the pairs' rows start 8 banks apart, so that
+  /// a half warp's 8-byte reads (4 rows' adjacent dims) do not conflict. (A
+  /// stride of d = 64 per token put all four on one bank: 3.3-way conflicts
+  /// measured on the H100.) Also a multiple of 4: the staging's vector
+  /// stores stay 16-byte aligned.
+  static int64_t keyPairStride(int64_t d) { return keyRowWords(2 * d); }
+  /// The least stride >= `words` + 4 that is 8 modulo 32: the rows start 8
+  /// banks apart, with room for keyRowShift.
+  static constexpr int64_t keyRowWords(int64_t words) {
+    return words + 4 + ((8 - (words + 4) % 32) + 32) % 32;
+  }
+  /// Elements pair row j of the staged keys starts after j's stride: 4
+  /// words where j & 4. The producer's runs (8 words of one row, two
+  /// 16-byte stores) go down the rows, so a quarter warp stores 8 rows at
+  /// once: 8 banks apart they took only 4 of the 8 16-byte slots of the
+  /// banks, two to a slot (the emulator counted twice the wavefronts);
+  /// shifted, 8. A consumer's reads take 4 adjacent rows from a multiple of
+  /// 4, which share one shift (an immediate offset).
+  static constexpr int64_t keyRowShift(int64_t pairRow, bool bf16) {
+    return (pairRow & 4) ? (bf16 ? 8 : 4) : 0;
   }
   /// Whether the keys are staged as bf16, as they come (exact; the
   /// consumers extend them by their bits, a shift each, where the producer
@@ -143,13 +158,13 @@ struct ChunkStatePass {
     return p == 2 && bf16Keys(f16, rotatedKeys);
   }
   /// The rows of bf16 keys: dim i's pair is one 4-byte word, the row stride
-  /// (in elements) twice the least number of words >= d that is 8 modulo
-  /// 32, so that a warp's 4-byte reads (8 rows' dims by 4 adjacent pairs)
-  /// take 32 banks. f32 keys keep keyPairStride.
+  /// (in elements) twice keyRowWords(d), so that a warp's 4-byte reads (8
+  /// rows' dims by 4 adjacent pairs) take 32 banks. f32 keys keep
+  /// keyPairStride.
   static int64_t keyRowElements(int64_t d, bool bf16) {
     if (!bf16)
       return keyPairStride(d);
-    return 2 * (d + ((8 - d % 32) + 32) % 32);
+    return 2 * keyRowWords(d);
   }
   /// A consumer thread's accumulator floats: with a producer of its own
   /// all 64 rows of [S | Z | 0 ...] over a warpgroup's 128 threads; else
@@ -195,9 +210,21 @@ struct ChunkStatePass {
     return tokensPerStep * (d * (rotatedKeys ? 4 : 2) + 2 * e) /
            (4 * producerThreads());
   }
-  /// Floats of the weights array: a step's weights, then the decays from
-  /// each of its tokens on.
-  int64_t weightElements() const { return 2 * tokensPerStep; }
+  /// Floats of one step's weights: its K weights, then the step's decay
+  /// (which the accumulators take where they decay every step) and the
+  /// decay from the step's start to its chunk's end (where the decay is
+  /// once a chunk: the chunk's decay after its first step of the walk),
+  /// padded to 16 bytes.
+  int64_t weightElements() const { return tokensPerStep + 4; }
+  static constexpr int64_t stepDecayOffset(int64_t tokens) { return tokens; }
+  static constexpr int64_t chunkEndDecayOffset(int64_t tokens) {
+    return tokens + 1;
+  }
+  /// bf16 elements of one step's weight halves: the hi of every token,
+  /// then the lo (where weightHalves).
+  int64_t weightHalfElements() const {
+    return weightHalves ? 2 * tokensPerStep : 0;
+  }
   /// Elements of one step's buffer of the staged keys (f32) and of Phi^T
   /// (each bf16 half): the arrays hold two steps, buffer i % 2 step i's.
   int64_t keyElements(int64_t d, bool bf16) const {
@@ -208,17 +235,17 @@ struct ChunkStatePass {
     return specialized ? 0 : rowsPerProgram * tokensPerStep;
   }
   /// Workgroup bytes: per buffer a step's keys, values as bf16 (hi and lo
-  /// for f16 inputs), weights and, in turn, Phi^T of the program's rows
-  /// (bf16 hi and lo); phi's factor of each row (applied where the state is
-  /// read and written); with a producer of its own its reciprocal, the
-  /// initial Z over it and the exchange of partial states.
+  /// for f16 inputs), weights (and their halves) and, in turn, Phi^T of the
+  /// program's rows (bf16 hi and lo); phi's factor of each row (applied where
+  /// the state is read and written); with a producer of its own its reciprocal,
+  /// the initial Z over it and the exchange of partial states.
   int64_t sharedBytes(int64_t d, int64_t e, bool splitValues,
                       bool rotatedKeys) const {
     int64_t valueBytes = 2 * valueElements(e) * (splitValues ? 2 : 1);
     bool bf16 = bf16Keys(splitValues, rotatedKeys);
     int64_t keyBytes = (bf16 ? 2 : 4) * keyElements(d, bf16);
     return buffers() * (keyBytes + valueBytes + 4 * weightElements() +
-                        2 * 2 * phiElements()) +
+                        2 * weightHalfElements() + 2 * 2 * phiElements()) +
            4 * rowsPerProgram * (specialized ? 3 : 1) + 4 * exchangeElements(e);
   }
 };
@@ -261,6 +288,7 @@ chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
   if (elementBytes == 4 || !dim)
     return std::nullopt;
   ChunkStatePass s;
+  s.weightHalves = ChunkStatePass::packedKeyProducts(p, f16, rotatedKeys);
   s.programs =
       std::max<int64_t>(1, (*dim + s.rowsPerProgram - 1) / s.rowsPerProgram);
   // (f16 values split beside rotated keys spilled at 80: d = 32, e = 64;
@@ -279,6 +307,7 @@ chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
     }
   }
   s.specialized = false;
+  s.weightHalves = false;
   // Threads that also consume hold their loads beside the accumulators:
   // at most 24 registers of them (16 with f16's hi + lo values: p = 4, d =
   // 64 spilled at 24 at two programs per SM).
