@@ -155,6 +155,26 @@ else:
              % (" or ".join(heavy),
                 chunked[-1]["layer"]["dominant_kernel"] if chunked else "none"))
 
+# --profile N: after each kernel's lines its N heaviest counted blocks, the
+# heaviest first, whose operations add up to no more than the kernel's.
+proc = subprocess.run([BENCH, "--variant",
+                       "p=2,d=16,e=16,hq=2,h=1,dtype=bf16,gate=data,"
+                       "formulation=chunked,chunk=64", "--tokens", "128",
+                       "--no-check", "--profile", "3"],
+                      capture_output=True, text=True)
+profiles = re.findall(r"profile of (\w+): (\d+) counted blocks, (\d+) "
+                      r"arithmetic thread operations; the (\d+) with the most:"
+                      r"\n.*\n((?:    .*\n)+)", proc.stdout)
+if proc.returncode != 0 or len(profiles) < 2:
+    fail("--profile 3: exit %d, %d profiles in:\n%s"
+         % (proc.returncode, len(profiles), proc.stdout))
+for kernel, blocks, total, shown, rows in profiles:
+    ops = [int(row.split()[0]) for row in rows.splitlines()]
+    if len(ops) != min(3, int(blocks)) or int(shown) != len(ops) or \
+            ops != sorted(ops, reverse=True) or sum(ops) > int(total) or \
+            not all((kernel + " block ") in row for row in rows.splitlines()):
+        fail("--profile 3 of %s: rows\n%s" % (kernel, rows))
+
 if failures:
     print("%d failure(s)" % len(failures))
     sys.exit(1)

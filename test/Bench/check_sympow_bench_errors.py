@@ -23,6 +23,7 @@ CASES = [
     (["--variant", V, "--direction", "sideways"], "--direction must be forward or backward"),
     (["--variant", V, "--tokens", "64,1000000000000"], "GB of host memory"),
     (["--variant", V, "--json", "/nonexistent-folder/out.json"], "cannot write --json"),
+    (["--variant", V, "--backend", "model", "--profile", "3"], "--profile counts what the emulator runs"),
     # The model predicts only kernels the compiler builds.
     (["--variant", V + ",formulation=chunked,chunk=100", "--backend", "model"],
      "chunk size 100 is not supported"),

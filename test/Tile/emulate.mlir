@@ -6,6 +6,13 @@
 // Four steps of x = exp(0.5) x + 1 from x_i = i.
 // SCAN: arg0 = [9.84869, 17.2377, 24.6268, {{.*}}, 150.241]
 // SCAN: arg1 = [0.5, 0.5, 0.5, 0.5]
+// The profile: the loop body (math.exp, math.fma) ran 4 times in each of
+// the 24 threads, the kernel's entry block once in each.
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel scan --grid 3 --block 8 --arg f32:20=iota --arg f32:4=0.5 --arg i64=20 --profile 5 | FileCheck %s --check-prefix=PROFILE
+// PROFILE: profile of scan: 2 counted blocks, 960 arithmetic thread operations; the 2 with the most:
+// PROFILE-NEXT: ops share runs fma f32 int sfu block
+// PROFILE-NEXT: 864 90.0% 96 96 576 96 96 scan block 0 in scf.for < scan: memref.load math.exp math.fma
+// PROFILE-NEXT: 96 10.0% 24 0 0 96 0 scan block 1 in scan:
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel pairs --grid 1 --block 4 --arg f32:8=iota --arg f32:8 --print | FileCheck %s --check-prefix=PAIRS
 // PAIRS: emulator: ok
 // PAIRS: arg1 = [0, 2, 4, 6, 8, 10, 12, 14]

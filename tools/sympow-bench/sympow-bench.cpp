@@ -83,6 +83,12 @@ static cl::opt<bool>
 static cl::opt<std::string>
     jsonPath("json", cl::desc("Also write the results as JSON to FILE"),
              cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<unsigned> profileTop(
+    "profile", cl::init(0), cl::value_desc("N"),
+    cl::desc("emulator: after each kernel, its N counted MLIR blocks with the "
+             "most arithmetic (runs, operations by unit, each block named by "
+             "its nesting and first ops; docs/Emulator.md, \"Profiles\")"),
+    cl::cat(category));
 static cl::opt<unsigned> seed("seed", cl::init(1),
                               cl::desc("Seed of the random inputs"),
                               cl::cat(category));
@@ -187,6 +193,7 @@ struct KernelRow {
   KernelResources resources;
   KernelPrediction prediction;
   std::optional<Spread> measured;
+  std::string profile; // --profile: the kernel's heaviest blocks
 };
 
 void printRun(const std::string &formulation, int64_t T,
@@ -239,7 +246,7 @@ void printRun(const std::string &formulation, int64_t T,
         (unsigned long long)h.globalLoads,
         (unsigned long long)(h.mma[0] + h.mma[1] + h.mma[2] + h.mma[3]),
         (unsigned long long)h.wgmma, (unsigned long long)h.barriers);
-    llvm::outs() << line;
+    llvm::outs() << line << r.profile;
   }
   llvm::outs() << "  layer: predicted " << ms(predicted) << " ms on "
                << GpuSpec::forArch(arch)->name << " (floor " << ms(floor)
@@ -383,6 +390,10 @@ int main(int argc, char **argv) {
       backendName != "model")
     return usageError("--backend must be emulator, cuda or model, got '" +
                       backendName + "'");
+  if (profileTop > 0 && backendName != "emulator")
+    return usageError("--profile counts what the emulator runs: it needs "
+                      "--backend emulator, got '" +
+                      backendName + "'");
   if (batch < 1)
     return usageError("--batch must be >= 1, got " + std::to_string(batch));
   if (backendName == "cuda" && repeat < 1)
@@ -436,7 +447,9 @@ int main(int argc, char **argv) {
                gpu->name + ")");
     }
   } else {
-    device = runtime::createEmulatorBackend();
+    device = runtime::createEmulatorBackend(
+        profileTop > 0 ? runtime::EmulatorCounting::Profile
+                       : runtime::EmulatorCounting::On);
   }
   bool onGpu = backendName == "cuda";
   bool modelOnly = backendName == "model";
@@ -553,11 +566,15 @@ int main(int argc, char **argv) {
         (void)timing.takeNames();
         for (runtime::EmulatorLaunch &launch :
              runtime::takeEmulatorLaunches(*device))
-          rows.push_back({launch.kernel,
-                          launch.counts,
-                          resources[launch.kernel],
-                          {},
-                          std::nullopt});
+          rows.push_back(
+              {launch.kernel,
+               launch.counts,
+               resources[launch.kernel],
+               {},
+               std::nullopt,
+               profileTop > 0
+                   ? profileTable(launch.kernel, launch.profile, profileTop)
+                   : std::string()});
       } else {
         // Each repetition writes 256 MB just before its first kernel (after
         // the inputs are uploaded), so no kernel finds its inputs in L2

@@ -16,7 +16,8 @@
 // memref descriptors (docs/KernelABI.md). Exit status: 0 when the launch
 // found nothing, 1 when it reported a problem, 2 for usage or compile
 // errors. --counts prints what the launch did (docs/Emulator.md,
-// "Counters"), --counts-json FILE writes it as JSON.
+// "Counters"), --counts-json FILE writes it as JSON, --profile N the N
+// counted blocks with the most arithmetic ("Profiles").
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,6 +79,12 @@ static cl::opt<bool>
     noCount("no-count",
             cl::desc("Launch with LaunchOptions::countOperations off (to "
                      "measure what counting costs)"));
+static cl::opt<unsigned> profileTop(
+    "profile",
+    cl::desc("Print the N counted MLIR blocks with the most arithmetic: how "
+             "often threads ran each and its operations by unit, each named "
+             "by its nesting and first ops (docs/Emulator.md, \"Profiles\")"),
+    cl::value_desc("N"), cl::init(0));
 static cl::opt<std::string>
     countsJson("counts-json",
                cl::desc("Write the launch's counts to this file as JSON"));
@@ -345,6 +352,7 @@ int main(int argc, char **argv) {
   launchOptions.workers = workers;
   launchOptions.timeoutSeconds = timeout;
   launchOptions.countOperations = !noCount;
+  launchOptions.profileBlocks = profileTop > 0;
   emu::LaunchResult result = emu::launch(*kernel, grid, block, dynamicShared,
                                          packed.data(), launchOptions);
   outs() << result.message();
@@ -352,6 +360,8 @@ int main(int argc, char **argv) {
     outs() << "emulator: ok\n";
   if (printCounts)
     printCountsTable(outs(), kernel->name, result.counts);
+  if (profileTop > 0)
+    outs() << sympow::profileTable(kernel->name, result.profile, profileTop);
   if (!countsJson.empty()) {
     std::error_code ec;
     raw_fd_ostream json(countsJson, ec);

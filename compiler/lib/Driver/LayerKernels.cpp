@@ -39,7 +39,7 @@ llvm::Error fail(const llvm::Twine &message) {
 
 /// Bumped when anything after the kernels' IR changes what a cached image
 /// holds (the lowering pipelines, the image formats).
-constexpr const char *kPipelineRevision = "sympow-pipelines-1";
+constexpr const char *kPipelineRevision = "sympow-pipelines-2";
 
 std::string cacheKey(ModuleOp module, llvm::StringRef target) {
   std::string text;

@@ -3,8 +3,9 @@
 // The emulator counts a kernel's arithmetic without a runtime call per op:
 // for every MLIR block of a kernel (or device function) the ops directly in
 // it are counted here by unit, vector ops by their elements, and one call
-// __sympow_emu_count(fma, alu, fp64, sfu, int) is inserted at the start of
-// the block when it has any. This runs before scf-to-cf: an scf.for body
+// __sympow_emu_count(fma, alu, fp64, sfu, int, site) is inserted at the
+// start of the block when it has any (`site` names the block for a
+// profile: blockSite). This runs before scf-to-cf: an scf.for body
 // runs once per iteration, an scf.if branch once when taken, so the sum of
 // the calls a thread makes is exactly the ops it executed.
 //
@@ -198,10 +199,39 @@ bool canHoldCall(Operation *op) {
   return dialect == "scf" || dialect == "affine";
 }
 
+/// What a profile (LaunchOptions::profileBlocks) calls a counted block:
+/// its function, its ordinal among the function's counted blocks, the ops
+/// it is nested in (innermost first) and its first ops, so that it can be
+/// found in the kernel's IR (`sympow-aot --dump-stages`).
+std::string blockSite(Operation *fn, Block *block, int64_t ordinal) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  StringRef name = "kernel";
+  if (auto symbol = fn->getAttrOfType<StringAttr>("sym_name"))
+    name = symbol.getValue();
+  os << name << " block " << ordinal << " in";
+  for (Operation *op = block->getParentOp(); op && op != fn;
+       op = op->getParentOp())
+    os << " " << op->getName().getStringRef() << " <";
+  os << " " << name << ":";
+  int shown = 0;
+  for (Operation &op : *block) {
+    if (isa<arith::ConstantOp>(op))
+      continue;
+    if (shown++ == 4) {
+      os << " ...";
+      break;
+    }
+    os << " " << op.getName().getStringRef();
+  }
+  return text;
+}
+
 } // namespace
 
 void sympow::emulator::insertOperationCounts(Operation *fn,
                                              RuntimeCalls &calls) {
+  int64_t ordinal = 0;
   llvm::MapVector<Block *, Counts> perBlock;
   fn->walk([&](Block *block) {
     Block *target = block;
@@ -235,9 +265,10 @@ void sympow::emulator::insertOperationCounts(Operation *fn,
       }
     OpBuilder b = OpBuilder::atBlockBegin(block);
     Location loc = block->getParentOp()->getLoc();
-    SmallVector<Value, NumUnits> args;
+    SmallVector<Value, NumUnits + 1> args;
     for (int64_t n : c)
       args.push_back(arith::ConstantIntOp::create(b, loc, b.getI64Type(), n));
+    args.push_back(calls.text(b, loc, blockSite(fn, block, ordinal++)));
     calls.call(b, loc, abi::kCount, {}, args);
   }
 }

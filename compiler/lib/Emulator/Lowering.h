@@ -30,6 +30,9 @@ public:
   /// A pointer to a NUL-terminated global string describing `op`:
   /// "<op name> at <location>".
   mlir::Value site(mlir::OpBuilder &b, mlir::Operation *op);
+  /// A pointer to a NUL-terminated global string holding `text`.
+  mlir::Value text(mlir::OpBuilder &b, mlir::Location loc,
+                   llvm::StringRef text);
 
   mlir::Value i32(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
   mlir::Value index(mlir::OpBuilder &b, mlir::Location loc, int64_t v);

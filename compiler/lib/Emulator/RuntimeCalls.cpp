@@ -46,9 +46,13 @@ std::string locationText(Location loc) {
 } // namespace
 
 Value RuntimeCalls::site(OpBuilder &b, Operation *op) {
-  std::string text =
+  return text(
+      b, op->getLoc(),
       (op->getName().getStringRef() + " at " + locationText(op->getLoc()))
-          .str();
+          .str());
+}
+
+Value RuntimeCalls::text(OpBuilder &b, Location loc, StringRef text) {
   auto ptrType = LLVM::LLVMPointerType::get(top.getContext());
   auto it = siteGlobals.find(text);
   if (it == siteGlobals.end()) {
@@ -56,15 +60,15 @@ Value RuntimeCalls::site(OpBuilder &b, Operation *op) {
         "__sympow_emu_site_" + std::to_string(siteGlobals.size());
     OpBuilder decl(top.getBodyRegion());
     decl.setInsertionPointToStart(top.getBody());
-    std::string value = text + '\0';
+    std::string value = text.str() + '\0';
     auto type = LLVM::LLVMArrayType::get(IntegerType::get(top.getContext(), 8),
                                          value.size());
-    LLVM::GlobalOp::create(decl, op->getLoc(), type, /*isConstant=*/true,
+    LLVM::GlobalOp::create(decl, loc, type, /*isConstant=*/true,
                            LLVM::Linkage::Internal, name,
                            decl.getStringAttr(value));
     it = siteGlobals.insert({text, name}).first;
   }
-  return LLVM::AddressOfOp::create(b, op->getLoc(), ptrType, it->second);
+  return LLVM::AddressOfOp::create(b, loc, ptrType, it->second);
 }
 
 Value RuntimeCalls::i32(OpBuilder &b, Location loc, int64_t v) {

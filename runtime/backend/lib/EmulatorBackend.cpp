@@ -68,13 +68,14 @@ public:
       return Status::error("launch of a null kernel");
     const auto &k = *static_cast<const emu::Kernel *>(kernel);
     emu::LaunchOptions options;
-    options.countOperations = counting == EmulatorCounting::On;
+    options.countOperations = counting != EmulatorCounting::Off;
+    options.profileBlocks = counting == EmulatorCounting::Profile;
     emu::LaunchResult result = emu::launch(k, {c.grid.x, c.grid.y, c.grid.z},
                                            {c.block.x, c.block.y, c.block.z},
                                            c.dynamicSharedBytes, args, options);
     {
       std::lock_guard<std::mutex> lock(launchesMutex);
-      launches.push_back({k.name, result.counts});
+      launches.push_back({k.name, result.counts, std::move(result.profile)});
     }
     if (!result.ok())
       return Status::error(result.message());

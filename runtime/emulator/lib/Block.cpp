@@ -73,6 +73,7 @@ bool BlockRunner::init() {
   if (launch.options.detectRaces)
     shadow.assign(sharedBytes, Shadow());
   counting = launch.options.countOperations;
+  profiling = counting && launch.options.profileBlocks;
 
   unsigned n = launch.kernel.numArgs;
   args.assign(launch.args, launch.args + n);
@@ -137,6 +138,18 @@ void BlockRunner::abortThread(ThreadState &t) {
   t.status = ThreadStatus::Aborted;
   blockFailed = true;
   exitFiber(&t.fiber.context, &scheduler);
+}
+
+void BlockRunner::profileBlock(const char *site, int64_t fp32Fma,
+                               int64_t fp32Alu, int64_t fp64, int64_t sfu,
+                               int64_t intAlu) {
+  BlockProfile &p = profile[site];
+  ++p.runs;
+  p.fp32Fma += static_cast<uint64_t>(fp32Fma);
+  p.fp32Alu += static_cast<uint64_t>(fp32Alu);
+  p.fp64 += static_cast<uint64_t>(fp64);
+  p.sfu += static_cast<uint64_t>(sfu);
+  p.intAlu += static_cast<uint64_t>(intAlu);
 }
 
 void BlockRunner::run(Dim3 block, uint64_t linear) {

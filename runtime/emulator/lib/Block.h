@@ -75,6 +75,8 @@ struct LaunchContext {
   std::set<std::pair<const char *, const char *>> racesSeen;
   // Counters merged from the workers (options.countOperations).
   OpCounts total, heaviest;
+  // Per counted block, by its site (options.profileBlocks).
+  std::unordered_map<const char *, BlockProfile> profile;
   uint64_t heaviestLinear = UINT64_MAX; // none yet
   DistinctBytes distinct;
 
@@ -206,6 +208,12 @@ public:
   // this one OS thread, so no atomics.
   bool counting = false;
   OpCounts counts;
+  /// Per counted block, by its site (launch.options.profileBlocks): this
+  /// worker's, merged into the launch's at its end.
+  bool profiling = false;
+  std::unordered_map<const char *, BlockProfile> profile;
+  void profileBlock(const char *site, int64_t fp32Fma, int64_t fp32Alu,
+                    int64_t fp64, int64_t sfu, int64_t intAlu);
   OpCounts total, heaviest;
   uint64_t heaviestLinear = UINT64_MAX;
   /// Counts a thread's access of `bytes` at `addr` (global or workgroup by

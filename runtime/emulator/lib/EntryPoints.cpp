@@ -166,7 +166,7 @@ void __sympow_emu_wgmma_result(int64_t values, int32_t count,
 }
 
 void __sympow_emu_count(int64_t fp32Fma, int64_t fp32Alu, int64_t fp64,
-                        int64_t sfu, int64_t intAlu) {
+                        int64_t sfu, int64_t intAlu, const char *site) {
   BlockRunner &r = *currentThread->runner;
   if (!r.counting)
     return;
@@ -176,6 +176,8 @@ void __sympow_emu_count(int64_t fp32Fma, int64_t fp32Alu, int64_t fp64,
   c.fp64 += static_cast<uint64_t>(fp64);
   c.sfu += static_cast<uint64_t>(sfu);
   c.intAlu += static_cast<uint64_t>(intAlu);
+  if (r.profiling)
+    r.profileBlock(site, fp32Fma, fp32Alu, fp64, sfu, intAlu);
 }
 
 void __sympow_emu_mbarrier(int32_t what, int64_t addr, int64_t root,

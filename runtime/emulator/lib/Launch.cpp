@@ -123,6 +123,15 @@ LaunchResult sympow::emu::launch(const Kernel &kernel, Dim3 grid, Dim3 block,
     }
     if (runner.counting && runner.heaviestLinear != UINT64_MAX) {
       std::lock_guard<std::mutex> lock(context.mutex);
+      for (auto &[site, p] : runner.profile) {
+        BlockProfile &sum = context.profile[site];
+        sum.runs += p.runs;
+        sum.fp32Fma += p.fp32Fma;
+        sum.fp32Alu += p.fp32Alu;
+        sum.fp64 += p.fp64;
+        sum.sfu += p.sfu;
+        sum.intAlu += p.intAlu;
+      }
       context.total += runner.total;
       if (context.heaviestLinear == UINT64_MAX ||
           heavierBlock(runner.heaviest, runner.heaviestLinear,
@@ -186,6 +195,17 @@ LaunchResult sympow::emu::launch(const Kernel &kernel, Dim3 grid, Dim3 block,
     }
     counts.globalLoadDistinctBytes = context.distinct.count(0);
     counts.globalStoreDistinctBytes = context.distinct.count(1);
+    for (auto &[site, p] : context.profile) {
+      context.result.profile.push_back(p);
+      context.result.profile.back().site = site ? site : "(unnamed block)";
+    }
+    // Most operations first; equal ones by site, whatever the workers'
+    // timing.
+    std::sort(context.result.profile.begin(), context.result.profile.end(),
+              [](const BlockProfile &a, const BlockProfile &b) {
+                return std::make_tuple(b.operations(), a.site) <
+                       std::make_tuple(a.operations(), b.site);
+              });
   }
   // Deterministic order whatever the workers' timing.
   std::stable_sort(context.result.reports.begin(), context.result.reports.end(),

@@ -11,6 +11,7 @@
 #define SYMPOW_RUNTIME_EMULATORBACKEND_H
 
 #include "sympow/Runtime/Backend.h"
+#include "sympow/Support/BlockProfile.h"
 #include "sympow/Support/KernelCounts.h"
 
 #include <memory>
@@ -23,7 +24,9 @@ namespace sympow::runtime {
 /// counters of sympow/Support/KernelCounts.h, for the GPU model): callers
 /// that only want results (the C API, numeric checks) skip their cost,
 /// about a fifth of the emulator's time with sectors and wavefronts.
-enum class EmulatorCounting { Off, On };
+/// Profile: counts, and per counted MLIR block its runs and arithmetic
+/// (EmulatorLaunch::profile).
+enum class EmulatorCounting { Off, On, Profile };
 
 /// Images are ImageFormat::HostSharedObject (the bytes of a shared object)
 /// or ImageFormat::EmulatorModule (`image` is a `const emu::Module *` that
@@ -37,6 +40,7 @@ createEmulatorBackend(EmulatorCounting counting = EmulatorCounting::On);
 struct EmulatorLaunch {
   std::string kernel; // the gpu.func name
   LaunchCounts counts;
+  std::vector<BlockProfile> profile; // EmulatorCounting::Profile
 };
 
 /// The launches `backend` ran since the last call, in launch order, and

@@ -170,9 +170,10 @@ void __sympow_emu_wgmma_result(int64_t values, int32_t count, const char *site);
 /// lowering (vector ops count their elements) and called once at the start
 /// of the block each time the calling thread executes it: f32/f16/bf16
 /// FMAs, other f32/f16/bf16 ops, f64 ops, special functions (exp, log, div,
-/// sqrt, ...), integer/index ops and selects.
+/// sqrt, ...), integer/index ops and selects; `site` names the block
+/// (LaunchOptions::profileBlocks).
 void __sympow_emu_count(int64_t fp32Fma, int64_t fp32Alu, int64_t fp64,
-                        int64_t sfu, int64_t intAlu);
+                        int64_t sfu, int64_t intAlu, const char *site);
 /// An mbarrier op (MbarrierOp `what`) on the 8-byte mbarrier at host
 /// address `addr` of workgroup memory, in the allocation [root, root +
 /// rootBytes) (rootBytes -1: unknown); `flags` as __sympow_emu_access's

@@ -18,6 +18,7 @@
 #ifndef SYMPOW_EMULATOR_EMULATOR_H
 #define SYMPOW_EMULATOR_EMULATOR_H
 
+#include "sympow/Support/BlockProfile.h"
 #include "sympow/Support/KernelCounts.h"
 
 #include <cstdint>
@@ -69,6 +70,8 @@ struct Report {
   std::string message;    // the whole report as one readable line
 };
 
+using sympow::BlockProfile;
+
 struct LaunchResult {
   std::vector<Report> reports;
   /// Reports beyond LaunchOptions::maxReports, counted but not kept.
@@ -77,6 +80,8 @@ struct LaunchResult {
   /// launch's shape when off): the whole grid, its heaviest block, the
   /// distinct global bytes. docs/Emulator.md, "Counters", says how.
   LaunchCounts counts;
+  /// The counted blocks, most operations first (profileBlocks).
+  std::vector<BlockProfile> profile;
   bool ok() const { return reports.empty(); }
   /// Every report on its own line; empty when ok().
   std::string message() const;
@@ -101,6 +106,10 @@ struct LaunchOptions {
   /// the lowering, added once per executed block), warp collectives,
   /// barriers, distinct global bytes. Off: every counter stays 0.
   bool countOperations = true;
+  /// With countOperations: also per counted MLIR block (its site names
+  /// it, docs/Emulator.md "Profiles") how often threads ran it and the
+  /// arithmetic that took, into LaunchResult::profile.
+  bool profileBlocks = false;
 };
 
 /// A compiled kernel: the packed entry the lowered code provides.
