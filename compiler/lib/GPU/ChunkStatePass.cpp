@@ -429,13 +429,11 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
             t.store(w, weights, E.add(weightAt, token), inStep,
                     /*contiguous=*/true);
             if (weightHalves) {
-              // Pair l's hi halves at 4 l, its lo halves after them.
               auto [hi, lo] = tile::splitBf16(b, loc, w);
-              Value pairAt = E.mul(E.div(token, t.index(2, 2)), t.index(2, 2));
-              Value at = E.add(t.splat(bufferOf(parity, halvesBuffer), 2),
-                               E.add(token, pairAt));
+              Value at =
+                  E.add(t.splat(bufferOf(parity, halvesBuffer), 2), token);
               t.store(hi, weightHalves, at, inStep, /*contiguous=*/true);
-              t.store(lo, weightHalves, E.add(at, t.index(2, 2)), inStep,
+              t.store(lo, weightHalves, E.add(at, t.index(K, 2)), inStep,
                       /*contiguous=*/true);
             }
             // The two decays, one store of thread 0.
@@ -834,6 +832,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       for (Value i : multiset)
         keyOffsets[half].push_back(E.add(pairRow, E.mul(i, t.index(2))));
     }
+    Value weightOffset = E.mul(pairInQuad, t.index(2));
     // The keys multiply as bf16 pairs, each pair's weights staged as bf16
     // hi + lo too (weightedKeyProducts).
     bool bf16Products = ChunkStatePass::packedKeyProducts(
@@ -850,24 +849,20 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       Value keyAt = t.splat(bufferOf(parity, keyBuffer));
       // The weights of the two pairs of tokens (8 apart), each shared by
       // both row halves: as staged, f32 or bf16 hi + lo.
-      // (A pair's halves one 8-byte load: hi pair, lo pair.)
-      auto weightRun = [&](Value array, int64_t buffer, int64_t from,
-                           int64_t elements) {
-        Value at = E.add(t.splat(bufferOf(parity, buffer)),
-                         E.mul(pairInQuad, t.index(elements)));
-        return t.load(array, t.run(E.add(at, t.index(from)), elements), nullptr,
+      auto weightPair = [&](Value array, int64_t buffer, int64_t token) {
+        Value at = E.add(t.splat(bufferOf(parity, buffer)), weightOffset);
+        return t.load(array, t.run(E.add(at, t.index(token)), 2), nullptr,
                       /*contiguous=*/true);
       };
       Value w[2];
       std::pair<Value, Value> wHalves[2];
       for (int64_t pair : {0, 1}) {
         int64_t token = 16 * kb + 8 * pair;
-        if (bf16Products) {
-          Value halves = weightRun(weightHalves, halvesBuffer, 2 * token, 4);
-          wHalves[pair] = {t.slots(halves, 0, 2), t.slots(halves, 2, 2)};
-        } else {
-          w[pair] = weightRun(weights, weightBuffer, token, 2);
-        }
+        if (bf16Products)
+          wHalves[pair] = {weightPair(weightHalves, halvesBuffer, token),
+                           weightPair(weightHalves, halvesBuffer, K + token)};
+        else
+          w[pair] = weightPair(weights, weightBuffer, token);
       }
       SmallVector<Value> his, los;
       for (int64_t q = 0; q < 4; ++q) {

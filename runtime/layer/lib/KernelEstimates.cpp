@@ -318,23 +318,31 @@ KernelEstimate chunkScan(const Sizes &z, double C) {
 }
 
 /// What both of chunk_state_pass's schedules derive from its split: the
-/// program's rows R, a step's tokens K, its consumer and producer threads,
-/// segments, a consumer thread's elements RK, chunks N and steps, and the
-/// producer's runs (key runs cover a pair of tokens: two loads, one store
-/// of both interleaved; value runs one token).
+/// program's rows R, a step's tokens K, its consumer threads,
+/// a consumer thread's elements RK, chunks N and steps, the producer's runs
+/// (key runs cover a pair of tokens: two loads, one store of both
+/// interleaved; value runs one token) and its first warp's weights (two
+/// tokens a lane: a reversed scan and a sum of the step's gates, log2(K /
+/// 2) rounds of shuffles each; the weights' and both decays' exps; stores
+/// of the f32 pairs, where weightHalves of the bf16 hi and lo pairs, and
+/// one of both decays).
 struct StatePassShape {
-  double R, K, PC, PP, KD, segments, NV, RK, p, splitV, N, steps, rot, E1,
-      keyRuns, valueRuns, runs;
+  double R, K, PC, NV, RK, p, splitV, N, steps, rot, E1, keyRuns, valueRuns,
+      runs, halves, weightStores, weightBytes, weightSfu, weightShuffles;
   StatePassShape(const Sizes &z, double C, const ChunkStatePass &split,
                  bool f16)
       : R(double(split.rowsPerProgram)), K(double(split.tokensPerStep)),
-        PC(double(ChunkStatePass::consumerThreads)),
-        PP(double(split.producerThreads())), KD(K), segments(K / KD), NV(z.e),
-        RK(R * K / PC), p(z.p), splitV(f16 ? 1 : 0), N(std::ceil(z.T / C)),
-        steps(N * std::ceil(C / K)), rot(z.rotates ? 1 : 0), E1(z.e + 1) {
+        PC(double(ChunkStatePass::consumerThreads)), NV(z.e), RK(R * K / PC),
+        p(z.p), splitV(f16 ? 1 : 0), N(std::ceil(z.T / C)),
+        steps(N * std::ceil(C / K)), rot(z.rotates ? 1 : 0), E1(z.e + 1),
+        halves(split.weightHalves ? 1 : 0) {
     keyRuns = K / 2 * z.d / double(split.keyRun(cols(z.d), z.rotates));
     valueRuns = K * NV / double(split.valueRun(cols(z.e)));
     runs = 2 * keyRuns + valueRuns;
+    weightStores = K / 2 * (1 + 2 * halves) + 1;
+    weightBytes = 4 * K + 4 * halves * K + 8;
+    weightSfu = 4 * 32;
+    weightShuffles = 2 * std::log2(K / 2);
   }
   /// A step's global loads: the runs and the gates (rotating schedules
   /// read the keys chunk_keys rotated, f32).
@@ -393,17 +401,16 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   double P = double(split.threads()), R = sh.R, K = sh.K, PC = sh.PC,
          NV = sh.NV, RK = sh.RK, p = sh.p, splitV = sh.splitV, N = sh.N,
          steps = sh.steps, rot = sh.rot, E1 = sh.E1, keyRuns = sh.keyRuns,
-         valueRuns = sh.valueRuns, runs = sh.runs;
+         valueRuns = sh.valueRuns, runs = sh.runs, halves = sh.halves;
   double NO = double(split.valueColumns(cols(z.e)));
-  double halves = split.weightHalves ? 1 : 0;
   bool bf16Keys = ChunkStatePass::bf16Keys(f16, z.rotates);
   double keyPairBytes = bf16Keys ? 4 : 8;
   // (Step i fetches step i + 2: the loop's last two fetch masked tokens.)
   OpCounts step = sh.stepLoads(z);
   // Per pair of tokens of a consumer thread p key words; per 16 tokens two
   // weight pairs (each shared by both row halves), as f32 or as bf16 hi
-  // and lo pairs, 8 bytes each; the step's decay.
-  step.sharedLoads = u(PC * RK / 2 * p + PC * RK / 4 + PC);
+  // and lo pairs; the step's decay.
+  step.sharedLoads = u(PC * RK / 2 * p + PC * RK / 4 * (1 + halves) + PC);
   // Per 16 tokens one MMA per product, its B (the values) read from
   // workgroup memory as the emulator counts operands (Block.cpp).
   double products = 2 + splitV, kSteps = K / 16;
@@ -411,27 +418,21 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   step.wgmmaMultiplyAdds = u(kSteps * 64 * 16 * products * NO);
   step.sharedLoadBytes = u(PC * RK / 2 * p * keyPairBytes + 8 * PC * RK / 4 +
                            4 * PC + kSteps * 2 * 16 * products * NO);
-  // Every load a warp's contiguous words, or broadcast words whose phases
-  // (16 lanes of 8 bytes) take as many wavefronts as their bytes would.
+  // Every load a warp's contiguous words or one broadcast word.
   step.sharedLoadWavefronts = u(step.sharedLoadBytes / 128);
-  // The keys' runs, the values' (hi and lo for f16), the weights (two a
-  // lane of the first warp, f32 and the halves) and both decays (one
-  // store).
-  double weightStores = K / 2 * (1 + 2 * halves) + 1;
+  // The keys' runs, the values' (hi and lo for f16), the weights.
   double keyBytes = keyPairBytes / 2 * K * z.d,
-         valueBytes = 2 * (1 + splitV) * K * NV,
-         weightBytes = 4 * K + 4 * halves * K + 8;
-  double stagedStores = keyRuns + (1 + splitV) * valueRuns + weightStores,
-         stagedBytes = keyBytes + valueBytes + weightBytes;
+         valueBytes = 2 * (1 + splitV) * K * NV;
+  double stagedStores = keyRuns + (1 + splitV) * valueRuns + sh.weightStores,
+         stagedBytes = keyBytes + valueBytes + sh.weightBytes;
   step.sharedStores = u(stagedStores);
   step.sharedStoreBytes = u(stagedBytes);
   // Every store a warp's contiguous runs without conflicts (the key rows
   // shifted: keyRowShift): its bytes' wavefronts; each weight store a
-  // warp's f32 pairs, its hi and its lo pairs (each a pair's 8 bytes
-  // apart), one decay pair.
+  // warp's f32 pairs, bf16 pairs, one decay pair.
   double stagedWavefronts = (keyBytes + valueBytes) / 128 +
                             std::ceil(8 * K / 2 / 128) +
-                            2 * halves * std::ceil(8 * K / 2 / 128) + 1;
+                            2 * halves * std::ceil(4 * K / 2 / 128) + 1;
   step.sharedStoreWavefronts = u(stagedWavefronts);
   // Per Phi^T element: packed bf16 pairs 2 fma and 2 other f32 (the
   // products, the weights' pairs); f32 products 4.88 + (p - 2) (product,
@@ -454,16 +455,13 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   // keys, more factors' index math.
   step.intAlu = u(31.1 * P + 8.02 * runs + 1.09 * splitV * K * NV +
                   R * K * 0.586 * (p - 2) +
-                  (packedProducts ? 0.13 * R * K
+                  (packedProducts ? 0.33 * R * K
                    : bf16Keys     ? 1.56 * p * R * K
                    : rot          ? 0
                                   : K * z.d));
-  // The weights' and the decays' exps, two tokens a lane; a scan and a
-  // sum of the step's gates.
-  double scanRounds = std::log2(K / 2);
-  step.sfu = u(4 * 32);
+  step.sfu = u(sh.weightSfu);
   step.barriers = 1;
-  step.shuffles = u(2 * scanRounds);
+  step.shuffles = u(sh.weightShuffles);
   OpCounts program = times(step, steps);
   // Once: step 0 staged and the ones column, the rows' factors, their
   // reciprocals and the initial Z over them, the initial state read and
@@ -477,8 +475,8 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
          onceStoreBytes = 32 * K * (1 + splitV) + 12 * R + 4 * (N + 1) * R * NO,
          onceLoads = (N + 1) * R * NO + 3 * PC + N * PC,
          onceLoadBytes = 4 * (N + 1) * R * NO + 12 * PC + 4 * N * PC;
-  program.sfu += u(4 * PC + 4 * 32);
-  program.shuffles += u(2 * scanRounds);
+  program.sfu += u(4 * PC + sh.weightSfu);
+  program.shuffles += u(sh.weightShuffles);
   // (Fitted as above: per chunk state's element, per program, and step 0's
   // staging.)
   program.fp32Alu +=
@@ -519,12 +517,12 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
 /// steps of K inside a chunk. With a producer warpgroup of its own, above;
 /// else the 256 threads in turn, between three barriers a step: they load
 /// a step's keys (rotated), values and gates a step ahead, stage them in
-/// runs, and the weights by a warp scan of the gates per segment
-/// (shuffles); build phi of the program's rows in workgroup memory as bf16
-/// hi + lo in pairs of tokens and take native dots of both halves per
-/// segment ([S | Z] = decay [S | Z] + Phi^T [V | 1]), two warpgroups side
-/// by side; f16 values as hi + lo, with a third dot. The state before
-/// every chunk written once. Memory and tensor figures follow the code;
+/// runs, and the first warp the weights by a scan of the step's gates
+/// (shuffles; StatePassShape); build phi of the program's rows in
+/// workgroup memory as bf16 hi + lo in pairs of tokens and take native
+/// dots of both halves ([S | Z] = decay [S | Z] + Phi^T [V | 1]), two
+/// warpgroups side by side; f16 values as hi + lo, with a third dot. The state
+/// before every chunk written once. Memory and tensor figures follow the code;
 /// fp32, int and the per-program and per-chunk figures were fitted on the
 /// emulator's heaviest program, T = 512 against 1024, chunks of 256
 /// (learned rotation at d = 64, e = 128, f16 at e = 96): a step's fp32
@@ -534,19 +532,18 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   if (split.specialized)
     return chunkStatePassInRegisters(z, C, split, f16);
   StatePassShape sh(z, C, split, f16);
-  double R = sh.R, K = sh.K, PC = sh.PC, PP = sh.PP, KD = sh.KD,
-         segments = sh.segments, NV = sh.NV, RK = sh.RK, p = sh.p,
+  double R = sh.R, K = sh.K, PC = sh.PC, NV = sh.NV, RK = sh.RK, p = sh.p,
          splitV = sh.splitV, N = sh.N, steps = sh.steps, rot = sh.rot,
          E1 = sh.E1, keyRuns = sh.keyRuns, valueRuns = sh.valueRuns,
          runs = sh.runs;
   OpCounts step = sh.stepLoads(z);
   // Phi^T in pairs of tokens: p key loads a pair (a dim of both tokens),
-  // one weight load a pair; each segment's decay, in every consumer thread.
+  // one weight load a pair; the step's decay, in every consumer thread.
   double pairLoads = PC * RK / 2 * (p + 1);
   // bf16 keys staged as they come (4 bytes a pair), others as f32 (8).
   bool bf16Keys = ChunkStatePass::bf16Keys(f16, z.rotates);
   double keyPairBytes = bf16Keys ? 4 : 8;
-  step.sharedLoads = u(pairLoads + PC * segments);
+  step.sharedLoads = u(pairLoads + PC);
   // Per 16 tokens, warpgroup MMAs of Phi^T's halves with the values (hi
   // and lo for f16), one per warpgroup (side by side, WN of them, each
   // reading all of Phi^T's rows); their operands leave workgroup memory as
@@ -556,22 +553,22 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
   step.wgmma = u(kSteps * products * WN);
   step.wgmmaMultiplyAdds = u(kSteps * 64 * 16 * products * NV);
   double operandBytes = kSteps * 2 * 16 * products * (64 * WN + NV);
-  step.sharedLoadBytes = u(PC * RK / 2 * (p * keyPairBytes + 8) +
-                           4 * PC * segments + operandBytes);
+  step.sharedLoadBytes =
+      u(PC * RK / 2 * (p * keyPairBytes + 8) + 4 * PC + operandBytes);
   // The keys' runs, the values' (hi and lo for f16), the weights and the
-  // decays from each token on, Phi^T's halves.
-  step.sharedStores = u(keyRuns + (1 + splitV) * valueRuns + 2 * K + R * K);
-  step.sharedStoreBytes = u(keyPairBytes / 2 * K * z.d +
-                            2 * (1 + splitV) * K * NV + 8 * K + 4 * R * K);
+  // decays, Phi^T's halves.
+  step.sharedStores =
+      u(keyRuns + (1 + splitV) * valueRuns + sh.weightStores + R * K);
+  step.sharedStoreBytes =
+      u(keyPairBytes / 2 * K * z.d + 2 * (1 + splitV) * K * NV +
+        sh.weightBytes + 4 * R * K);
   // Per Phi^T element (its product, weight and split, and its add to Z's
   // partial sums), per staged value converted (to bf16; f16 values split),
-  // the accumulators' decay per step, the later segments' decay in each
-  // earlier segment's weights, and per consumer thread (Z's partial sums
-  // decayed, the segments' decays) and per producer thread.
+  // the accumulators' decay per step, and per consumer thread (Z's partial
+  // sums decayed) and per producer thread.
   double accumulators = R * NV;
-  step.fp32Alu =
-      u(5 * PC + K * NV + R * K * (5.79 + (p - 2)) + 5.09 * splitV * K * NV +
-        accumulators + (segments - 1) / segments * R * K);
+  step.fp32Alu = u(5 * PC + K * NV + R * K * (5.79 + (p - 2)) +
+                   5.09 * splitV * K * NV + accumulators);
   // bf16 extended by their bits (a shift or an and each): the hi half of
   // each Phi^T element, the staged 16-bit keys; each run's index math and
   // masks; per thread the step's place and buffers (both roles: a thread
@@ -580,9 +577,9 @@ KernelEstimate chunkStatePass(const Sizes &z, double C,
                   (bf16Keys ? 0.938 * p * R * K
                    : rot    ? 0
                             : K * z.d));
-  step.sfu = u(2 * PP);
+  step.sfu = u(sh.weightSfu);
   step.barriers = 3;
-  step.shuffles = u(PP / 32 * std::log2(KD));
+  step.shuffles = u(sh.weightShuffles);
   // One chunk state's guarded stores: S's column pairs as 8-byte stores
   // where e is even, Z's column alone.
   bool paired = std::fmod(z.e, 2) == 0;

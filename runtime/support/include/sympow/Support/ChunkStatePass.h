@@ -220,9 +220,8 @@ struct ChunkStatePass {
   static constexpr int64_t chunkEndDecayOffset(int64_t tokens) {
     return tokens + 1;
   }
-  /// bf16 elements of one step's weight halves (where weightHalves): per
-  /// pair of tokens its two hi halves, then its two lo halves, so that a
-  /// consumer reads a pair's with one 8-byte load.
+  /// bf16 elements of one step's weight halves: the hi of every token,
+  /// then the lo (where weightHalves).
   int64_t weightHalfElements() const {
     return weightHalves ? 2 * tokensPerStep : 0;
   }
