@@ -310,20 +310,37 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     // The key runs go down the pairs first: a quarter warp's 16-byte stores
     // then take 8 rows 8 banks apart, two to a bank (four along a row).
     int64_t keyRuns = KP * s.d / L;
+    // A later pass whose shift is a whole number of rows (or columns of
+    // pairs) has the first pass's row and column plus a constant: then
+    // every pass's global and workgroup addresses are the first's plus an
+    // immediate, one pointer for all (LLVM does not see through the div and
+    // rem: a pointer per pass took the producer's registers past 80).
     auto keyRunAt = [&](int64_t from) {
       Run r;
       Value run = E.add(thread, t.index(from));
-      r.j = E.rem(run, t.index(KP));
-      r.col = E.mul(E.div(run, t.index(KP)), t.index(L));
+      if (from % KP == 0) {
+        r.j = E.rem(thread, t.index(KP));
+        r.col = E.mul(E.add(E.div(thread, t.index(KP)), t.index(from / KP)),
+                      t.index(L));
+      } else {
+        r.j = E.rem(run, t.index(KP));
+        r.col = E.mul(E.div(run, t.index(KP)), t.index(L));
+      }
       if (from + PP > keyRuns)
         r.inTile = E.ult(run, t.index(keyRuns));
       return r;
     };
     auto runAt = [&](int64_t from, int64_t width, int64_t runLength) {
       Run r;
-      Value start = E.add(E.mul(thread, t.index(runLength)), t.index(from));
-      r.j = E.div(start, t.index(width));
-      r.col = E.rem(start, t.index(width));
+      Value first = E.mul(thread, t.index(runLength));
+      Value start = E.add(first, t.index(from));
+      if (from % width == 0) {
+        r.j = E.add(E.div(first, t.index(width)), t.index(from / width));
+        r.col = E.rem(first, t.index(width));
+      } else {
+        r.j = E.div(start, t.index(width));
+        r.col = E.rem(start, t.index(width));
+      }
       if (from + PP * runLength > K * width)
         r.inTile = E.ult(start, t.index(K * width));
       return r;

@@ -450,10 +450,12 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   if (packedProducts)
     step.fp32Fma = u(2 * R * K);
   // Per thread the step's place, buffers and fragments' offsets (31.1);
-  // each run's index math and masks; per f16 value its split's bits; bf16
-  // extended by their bits (a shift or an and each): the staged 16-bit
-  // keys, more factors' index math.
-  step.intAlu = u(31.1 * P + 8.02 * runs + 1.09 * splitV * K * NV +
+  // each run's index math and masks (7.35: passes a whole number of rows
+  // on take the first pass's row and column plus a constant, 0.67 a run
+  // less than 8.02 by the emulator at bf16, f16 and rotated keys); per f16
+  // value its split's bits; bf16 extended by their bits (a shift or an and
+  // each): the staged 16-bit keys, more factors' index math.
+  step.intAlu = u(31.1 * P + 7.35 * runs + 1.09 * splitV * K * NV +
                   R * K * 0.586 * (p - 2) +
                   (packedProducts ? 0.33 * R * K
                    : bf16Keys     ? 1.56 * p * R * K
