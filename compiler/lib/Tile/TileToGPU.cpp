@@ -938,14 +938,22 @@ Value shuffleLanes(OpBuilder &b, Location loc, Value x, int64_t offset,
 static void simplifyLoweredKernel(gpu::GPUFuncOp fn) {
   MLIRContext *ctx = fn.getContext();
   IRRewriter rewriter(ctx);
+  // What no op uses (a run's offsets that its vector accesses did not
+  // need, a builder's values its caller left unused), users before what
+  // they use.
+  auto eraseDead = [&] {
+    fn.walk<WalkOrder::PostOrder, ReverseIterator>([](Operation *op) {
+      if (isOpTriviallyDead(op))
+        op->erase();
+    });
+  };
+  // First: a dead copy outside a branch would otherwise stand in for the
+  // branch's live one, and CSE would hoist the branch's work out to every
+  // thread.
+  eraseDead();
   DominanceInfo dominance(fn);
   eliminateCommonSubExpressions(rewriter, dominance, fn);
-  // What no op uses any more (a run's offsets that its vector accesses did
-  // not need), users before what they use.
-  fn.walk<WalkOrder::PostOrder, ReverseIterator>([](Operation *op) {
-    if (isOpTriviallyDead(op))
-      op->erase();
-  });
+  eraseDead();
   fn.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
 }
 

@@ -449,14 +449,18 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
     step.fp32Alu += u(2 * R * NO);
   if (packedProducts)
     step.fp32Fma = u(2 * R * K);
-  // Per thread the step's place, buffers and fragments' offsets (31.1);
-  // each run's index math and masks (7.35: passes a whole number of rows
-  // on take the first pass's row and column plus a constant, 0.67 a run
-  // less than 8.02 by the emulator at bf16, f16 and rotated keys); per f16
-  // value its split's bits; bf16 extended by their bits (a shift or an and
-  // each): the staged 16-bit keys, more factors' index math.
-  step.intAlu = u(31.1 * P + 7.35 * runs + 1.09 * splitV * K * NV +
-                  R * K * 0.586 * (p - 2) +
+  // Per thread the step's place, buffers and fragments' offsets (31.1),
+  // less the weights' share of it in the producer's other three warps (9
+  // a thread, 18 with rotated keys: the emulator at d 32 to 64, bf16, f16
+  // and rotated, once dead ops no longer stood in for a branch's live
+  // ones); each run's index math and masks (7.35: passes a whole number of
+  // rows on take the first pass's row and column plus a constant, 0.67 a
+  // run less than 8.02 by the emulator at bf16, f16 and rotated keys); per
+  // f16 value its split's bits; bf16 extended by their bits (a shift or an
+  // and each): the staged 16-bit keys, more factors' index math.
+  double otherWarps = double(split.producerThreads()) - 32;
+  step.intAlu = u(31.1 * P - 9 * (1 + rot) * otherWarps + 7.35 * runs +
+                  1.09 * splitV * K * NV + R * K * 0.586 * (p - 2) +
                   (packedProducts ? 0.33 * R * K
                    : bf16Keys     ? 1.56 * p * R * K
                    : rot          ? 0
