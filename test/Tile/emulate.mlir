@@ -22,6 +22,11 @@
 // RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel interleave --grid 1 --block 2 --arg bf16:8=iota --arg f32:8 --print | FileCheck %s --check-prefix=INTERLEAVE
 // INTERLEAVE: emulator: ok
 // INTERLEAVE: arg1 = [0, 2, 1, 3, 4, 6, 5, 7]
+// A run of four per thread, its last two slots and its first two summed:
+// thread t writes [x(4t + 2) + x(4t), x(4t + 3) + x(4t + 1)].
+// RUN: sympow-opt %s --sympow-convert-tile-to-gpu | sympow-emulate - --kernel slots --grid 1 --block 2 --arg f32:8=iota --arg f32:4 --print | FileCheck %s --check-prefix=SLOTS
+// SLOTS: emulator: ok
+// SLOTS: arg1 = [2, 4, 10, 12]
 
 #b1 = #sympow_tile.blocked<threads = 8, per_thread = 1>
 #b2 = #sympow_tile.blocked<threads = 4, per_thread = 2>
@@ -82,6 +87,17 @@ module attributes {gpu.container_module} {
       %pairs = sympow_tile.interleave %fa, %fb : tensor<4xf32, #sympow_tile.blocked<threads = 2, per_thread = 2>> -> tensor<8xf32, #sympow_tile.blocked<threads = 2, per_thread = 4>>
       %to = sympow_tile.run %start : tensor<2xindex, #sympow_tile.blocked<threads = 2, per_thread = 1>> -> tensor<8xindex, #sympow_tile.blocked<threads = 2, per_thread = 4>>
       sympow_tile.store %pairs, %out[%to] contiguous : tensor<8xf32, #sympow_tile.blocked<threads = 2, per_thread = 4>>, memref<?xf32>
+      gpu.return
+    }
+    gpu.func @slots(%in: memref<?xf32>, %out: memref<?xf32>) kernel
+        attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 2, grid = [1, 1, B]>} {
+      %i = sympow_tile.range : tensor<8xindex, #sympow_tile.blocked<threads = 2, per_thread = 4>>
+      %x = sympow_tile.load %in[%i] contiguous : memref<?xf32> -> tensor<8xf32, #sympow_tile.blocked<threads = 2, per_thread = 4>>
+      %first = sympow_tile.slots %x {offset = 0} : tensor<8xf32, #sympow_tile.blocked<threads = 2, per_thread = 4>> -> tensor<4xf32, #sympow_tile.blocked<threads = 2, per_thread = 2>>
+      %last = sympow_tile.slots %x {offset = 2} : tensor<8xf32, #sympow_tile.blocked<threads = 2, per_thread = 4>> -> tensor<4xf32, #sympow_tile.blocked<threads = 2, per_thread = 2>>
+      %sum = arith.addf %last, %first : tensor<4xf32, #sympow_tile.blocked<threads = 2, per_thread = 2>>
+      %j = sympow_tile.range : tensor<4xindex, #sympow_tile.blocked<threads = 2, per_thread = 2>>
+      sympow_tile.store %sum, %out[%j] contiguous : tensor<4xf32, #sympow_tile.blocked<threads = 2, per_thread = 2>>, memref<?xf32>
       gpu.return
     }
   }

@@ -226,6 +226,36 @@ func.func @interleave(%x: tensor<64xf32, #b2>) {
 
 // -----
 
+#b4 = #sympow_tile.blocked<threads = 32, per_thread = 4>
+#b2 = #sympow_tile.blocked<threads = 32, per_thread = 2>
+func.func @slots(%x: tensor<128xf32, #b4>) {
+  // expected-error @+1 {{takes slots 3 .. 4 of runs of 4}}
+  %s = sympow_tile.slots %x {offset = 3} : tensor<128xf32, #b4> -> tensor<64xf32, #b2>
+  return
+}
+
+// -----
+
+#b4 = #sympow_tile.blocked<threads = 32, per_thread = 4>
+#b2w = #sympow_tile.blocked<threads = 16, per_thread = 2>
+func.func @slots(%x: tensor<128xf32, #b4>) {
+  // expected-error @+1 {{keeps the threads: 32 to 16}}
+  %s = sympow_tile.slots %x {offset = 0} : tensor<128xf32, #b4> -> tensor<32xf32, #b2w>
+  return
+}
+
+// -----
+
+#b4 = #sympow_tile.blocked<threads = 32, per_thread = 4>
+#b2 = #sympow_tile.blocked<threads = 32, per_thread = 2>
+func.func @slots(%x: tensor<128xf32, #b4>) {
+  // expected-error @+1 {{keeps the element type}}
+  %s = sympow_tile.slots %x {offset = 0} : tensor<128xf32, #b4> -> tensor<64xf16, #b2>
+  return
+}
+
+// -----
+
 func.func @arrivals(%counters: memref<?xi64>, %i: index, %epoch: i64) -> i1 {
   // expected-error @+1 {{'sympow_tile.last_arrival' op attribute 'programs' failed to satisfy constraint}}
   %last = sympow_tile.last_arrival %counters[%i] epoch %epoch programs 0 : memref<?xi64>

@@ -132,6 +132,31 @@ module attributes {gpu.container_module} {
       sympow_tile.store %pairs, %out[%j] contiguous : tensor<256xf32, #sympow_tile.blocked<threads = 64, per_thread = 4>>, memref<?xf32>
       gpu.return
     }
+    // A run's slots (sympow_tile.slots): part of the thread's vector, one
+    // element of it, or all of it (no op).
+    // CHECK-LABEL: gpu.func @slots_of_runs(
+    // CHECK: %[[W:.*]] = vector.load %{{.*}} : memref<?xbf16>, vector<4xbf16>
+    // CHECK: %[[HI:.*]] = vector.shuffle %[[W]], %[[W]] [0, 1] : vector<4xbf16>, vector<4xbf16>
+    // CHECK: %[[LO:.*]] = vector.shuffle %[[W]], %[[W]] [2, 3] : vector<4xbf16>, vector<4xbf16>
+    // CHECK: %[[ONE:.*]] = vector.extract %[[W]][3] : bf16 from vector<4xbf16>
+    // CHECK: arith.addf %[[HI]], %[[LO]] : vector<2xbf16>
+    // CHECK: vector.store %[[W]],
+    gpu.func @slots_of_runs(%in: memref<?xbf16>, %out: memref<?xbf16>, %one: memref<?xbf16>) kernel
+        attributes {sympow_tile.kernel = #sympow_tile.kernel<threads = 64, grid = [1, 1, B]>} {
+      %i = sympow_tile.range : tensor<256xindex, #sympow_tile.blocked<threads = 64, per_thread = 4>>
+      %w = sympow_tile.load %in[%i] contiguous : memref<?xbf16> -> tensor<256xbf16, #sympow_tile.blocked<threads = 64, per_thread = 4>>
+      %hi = sympow_tile.slots %w {offset = 0} : tensor<256xbf16, #sympow_tile.blocked<threads = 64, per_thread = 4>> -> tensor<128xbf16, #b2>
+      %lo = sympow_tile.slots %w {offset = 2} : tensor<256xbf16, #sympow_tile.blocked<threads = 64, per_thread = 4>> -> tensor<128xbf16, #b2>
+      %last = sympow_tile.slots %w {offset = 3} : tensor<256xbf16, #sympow_tile.blocked<threads = 64, per_thread = 4>> -> tensor<64xbf16, #sympow_tile.blocked<threads = 64, per_thread = 1>>
+      %all = sympow_tile.slots %w {offset = 0} : tensor<256xbf16, #sympow_tile.blocked<threads = 64, per_thread = 4>> -> tensor<256xbf16, #sympow_tile.blocked<threads = 64, per_thread = 4>>
+      %sum = arith.addf %hi, %lo : tensor<128xbf16, #b2>
+      %j = sympow_tile.range : tensor<128xindex, #b2>
+      sympow_tile.store %sum, %out[%j] contiguous : tensor<128xbf16, #b2>, memref<?xbf16>
+      %t = sympow_tile.range : tensor<64xindex, #sympow_tile.blocked<threads = 64, per_thread = 1>>
+      sympow_tile.store %last, %one[%t] : tensor<64xbf16, #sympow_tile.blocked<threads = 64, per_thread = 1>>, memref<?xbf16>
+      sympow_tile.store %all, %in[%i] contiguous : tensor<256xbf16, #sympow_tile.blocked<threads = 64, per_thread = 4>>, memref<?xbf16>
+      gpu.return
+    }
     // Offsets that are a run (sympow_tile.run): the vector accesses take
     // the run's start itself (slot i's offset start + i would be formed
     // only in the element-wise fallback of a run a mask splits), and a

@@ -148,12 +148,14 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     valuesLoArray = array(workgroupMemRef({NB * VE}, bf16), true);
   // Each row's factor of phi (rowFactors below).
   size_t rowFactorsArray = array(workgroupMemRef({R}, f32));
-  std::optional<size_t> inverseFactorsArray, initialZArray, exchangeArray;
+  std::optional<size_t> inverseFactorsArray, initialZArray, exchangeArray,
+      rowsStartArray;
   if (inRegisters) {
     inverseFactorsArray = array(workgroupMemRef({R}, f32));
     initialZArray = array(workgroupMemRef({R}, f32));
     exchangeArray =
         array(workgroupMemRef({split.exchangeElements(s.e)}, f32), true);
+    rowsStartArray = array(workgroupMemRef({1}, b.getI64Type()));
   }
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
@@ -185,7 +187,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
         weightHalves = arrayAt(weightHalvesArray);
   Value rowFactors = wg[rowFactorsArray],
         inverseFactors = arrayAt(inverseFactorsArray),
-        initialZ = arrayAt(initialZArray), exchange = arrayAt(exchangeArray);
+        initialZ = arrayAt(initialZArray), exchange = arrayAt(exchangeArray),
+        rowsStart = arrayAt(rowsStartArray);
 
   gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
   Value x = ids.x, h = ids.y, batch = ids.z;
@@ -446,11 +449,13 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
             t.store(w, weights, E.add(weightAt, token), inStep,
                     /*contiguous=*/true);
             if (weightHalves) {
+              // Pair l's hi halves at 4 l, its lo halves after them.
               auto [hi, lo] = tile::splitBf16(b, loc, w);
-              Value at =
-                  E.add(t.splat(bufferOf(parity, halvesBuffer), 2), token);
+              Value pairAt = E.mul(E.div(token, t.index(2, 2)), t.index(2, 2));
+              Value at = E.add(t.splat(bufferOf(parity, halvesBuffer), 2),
+                               E.add(token, pairAt));
               t.store(hi, weightHalves, at, inStep, /*contiguous=*/true);
-              t.store(lo, weightHalves, E.add(at, t.index(K, 2)), inStep,
+              t.store(lo, weightHalves, E.add(at, t.index(2, 2)), inStep,
                       /*contiguous=*/true);
             }
             // The two decays, one store of thread 0.
@@ -849,7 +854,6 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       for (Value i : multiset)
         keyOffsets[half].push_back(E.add(pairRow, E.mul(i, t.index(2))));
     }
-    Value weightOffset = E.mul(pairInQuad, t.index(2));
     // The keys multiply as bf16 pairs, each pair's weights staged as bf16
     // hi + lo too (weightedKeyProducts).
     bool bf16Products = ChunkStatePass::packedKeyProducts(
@@ -866,20 +870,24 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       Value keyAt = t.splat(bufferOf(parity, keyBuffer));
       // The weights of the two pairs of tokens (8 apart), each shared by
       // both row halves: as staged, f32 or bf16 hi + lo.
-      auto weightPair = [&](Value array, int64_t buffer, int64_t token) {
-        Value at = E.add(t.splat(bufferOf(parity, buffer)), weightOffset);
-        return t.load(array, t.run(E.add(at, t.index(token)), 2), nullptr,
+      // (A pair's halves one 8-byte load: hi pair, lo pair.)
+      auto weightRun = [&](Value array, int64_t buffer, int64_t from,
+                           int64_t elements) {
+        Value at = E.add(t.splat(bufferOf(parity, buffer)),
+                         E.mul(pairInQuad, t.index(elements)));
+        return t.load(array, t.run(E.add(at, t.index(from)), elements), nullptr,
                       /*contiguous=*/true);
       };
       Value w[2];
       std::pair<Value, Value> wHalves[2];
       for (int64_t pair : {0, 1}) {
         int64_t token = 16 * kb + 8 * pair;
-        if (bf16Products)
-          wHalves[pair] = {weightPair(weightHalves, halvesBuffer, token),
-                           weightPair(weightHalves, halvesBuffer, K + token)};
-        else
-          w[pair] = weightPair(weights, weightBuffer, token);
+        if (bf16Products) {
+          Value halves = weightRun(weightHalves, halvesBuffer, 2 * token, 4);
+          wHalves[pair] = {t.slots(halves, 0, 2), t.slots(halves, 2, 2)};
+        } else {
+          w[pair] = weightRun(weights, weightBuffer, token, 2);
+        }
       }
       SmallVector<Value> his, los;
       for (int64_t q = 0; q < 4; ++q) {
@@ -1000,6 +1008,15 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       return E.mul(E.add(E.mul(bh, E.idx(dim)), firstRow), E.idx(s.e));
     };
     auto zRows = [&] { return E.add(E.mul(bh, E.idx(dim)), firstRow); };
+    // Warpgroup 1 writes the final state after its loop: the rows' start,
+    // left in workgroup memory by its first thread, is read back there (a
+    // 64-bit value LLVM kept live through the loop from the program's
+    // start took a register the loop lacked on sm_80).
+    auto finalRows = [&] {
+      return E.indexCast(
+          memref::LoadOp::create(b, loc, rowsStart, ValueRange{E.idx(0)}),
+          b.getIndexType());
+    };
 
     Role role;
     // Warpgroup 0: each row's factor, its reciprocal and the initial Z
@@ -1018,6 +1035,17 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           t.store(inverse, inverseFactors, localRow[half], first);
           t.store(E.mul(z0, inverse), initialZ, localRow[half], first);
         }
+      } else {
+        E.ifThen(
+            E.cmpi(arith::CmpIPredicate::eq,
+                   E.rem(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x),
+                         E.idx(128)),
+                   E.idx(0)),
+            [&] {
+              memref::StoreOp::create(b, loc,
+                                      E.indexCast(zRows(), b.getI64Type()),
+                                      rowsStart, ValueRange{E.idx(0)});
+            });
       }
       return SmallVector<Value>{};
     };
@@ -1139,11 +1167,12 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
                          NO);
         };
         Value piece = E.mul(E.add(part(0), part(1)), factor);
+        Value zAt = finalRows();
         if (col < s.e)
-          mw.store(piece, S, E.add(sRows(), E.idx(col)), s.e, rows,
-                   E.idx(std::min<int64_t>(8, s.e - col)), s.e % 2 == 0);
+          mw.store(piece, S, E.add(E.mul(zAt, E.idx(s.e)), E.idx(col)), s.e,
+                   rows, E.idx(std::min<int64_t>(8, s.e - col)), s.e % 2 == 0);
         else
-          mw.store(mw.denominators(piece, 0, rowType), Z, zRows(), 1, rows,
+          mw.store(mw.denominators(piece, 0, rowType), Z, zAt, 1, rows,
                    E.idx(1));
       }
       if (s.rotates()) {

@@ -83,6 +83,12 @@ Value Tiles::interleave(Value even, Value odd) {
                                     even, odd);
 }
 
+Value Tiles::slots(Value x, int64_t offset, int64_t count) {
+  Type element = cast<RankedTensorType>(x.getType()).getElementType();
+  return tile::SlotsOp::create(b, loc, type(element, count), x,
+                               b.getI64IntegerAttr(offset));
+}
+
 void Tiles::asyncCopy(Value base, Value from, Value dest, Value to,
                       int64_t elements, Value mask, Value read) {
   tile::AsyncCopyOp::create(b, loc, base, from, dest, to,

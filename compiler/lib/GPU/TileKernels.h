@@ -52,6 +52,9 @@ struct Tiles {
   /// Slot s of each thread's runs of `even` and `odd` at slots 2 s and 2 s
   /// + 1 of one run (sympow_tile.interleave).
   Value interleave(Value even, Value odd);
+  /// Slots offset .. offset + count - 1 of each thread's run of x
+  /// (sympow_tile.slots).
+  Value slots(Value x, int64_t offset, int64_t count);
   /// Each thread's run of `perThread` offsets from its element of `start`
   /// (sympow_tile.run): what contiguous loads and stores take.
   Value run(Value start, int64_t perThread);

@@ -282,6 +282,21 @@ LogicalResult InterleaveOp::verify() {
   return success();
 }
 
+LogicalResult SlotsOp::verify() {
+  BlockedAttr from = getLayout(getSource().getType()),
+              to = getLayout(getType());
+  if (from.getThreads() != to.getThreads())
+    return emitOpError("keeps the threads: ")
+           << from.getThreads() << " to " << to.getThreads();
+  if (getOffset() + to.getPerThread() > from.getPerThread())
+    return emitOpError("takes slots ")
+           << getOffset() << " .. " << getOffset() + to.getPerThread() - 1
+           << " of runs of " << from.getPerThread();
+  if (getSource().getType().getElementType() != getType().getElementType())
+    return emitOpError("keeps the element type");
+  return success();
+}
+
 namespace sympow::tile {
 LogicalResult verifyCopyBuffers(Operation *op, Value source, Value dest) {
   auto from = cast<MemRefType>(source.getType());

@@ -531,6 +531,35 @@ struct InterleaveLowering : OpConversionPattern<InterleaveOp> {
   }
 };
 
+/// Slots offset .. offset + S - 1 of each run: a part of the vector (the
+/// element itself where S = 1, the vector where it is all of it), which
+/// moves no data where the part is whole registers.
+struct SlotsLowering : OpConversionPattern<SlotsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SlotsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t from = perThread(op.getSource().getType()),
+            slots = perThread(op.getType()), offset = op.getOffset();
+    Value source = adaptor.getSource();
+    if (slots == from) {
+      rewriter.replaceOp(op, source);
+      return success();
+    }
+    if (slots == 1) {
+      rewriter.replaceOpWithNewOp<vector::ExtractOp>(op, source, offset);
+      return success();
+    }
+    // (A shuffle, which every lowering to LLVM takes, where a strided
+    // slice needs its own patterns first.)
+    SmallVector<int64_t> order;
+    for (int64_t s = 0; s < slots; ++s)
+      order.push_back(offset + s);
+    rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, source, source, order);
+    return success();
+  }
+};
+
 /// select(expand(c), x, y) with one element of c per thread: the thread's
 /// run chosen by that one condition (a run's mask is one bit). Per element,
 /// runs of 16-bit values would be unpacked and repacked around each select.
@@ -1098,12 +1127,12 @@ LogicalResult lowerTileKernel(gpu::GPUFuncOp fn) {
                                WarpgroupWaitOp>(
       [&](Operation *op) { return converter.isLegal(op); });
   RewritePatternSet patterns(ctx);
-  patterns.add<ProgramIdLowering, RangeLowering, SplatLowering, LoadLowering,
-               StoreLowering, ExpandLowering, ScanLowering,
-               SegmentReduceLowering, ConstantLowering, ElementwiseLowering,
-               Bf16PairExtension, InterleaveLowering, RunSelectLowering,
-               RunLowering, AsyncCopyLowering, AsyncWaitLowering>(converter,
-                                                                  ctx);
+  patterns
+      .add<ProgramIdLowering, RangeLowering, SplatLowering, LoadLowering,
+           StoreLowering, ExpandLowering, ScanLowering, SegmentReduceLowering,
+           ConstantLowering, ElementwiseLowering, Bf16PairExtension,
+           InterleaveLowering, SlotsLowering, RunSelectLowering, RunLowering,
+           AsyncCopyLowering, AsyncWaitLowering>(converter, ctx);
   patterns.add<ColumnSumLowering, LastArrivalLowering>(converter, ctx,
                                                        sumBuffers);
   populateMatrixTileLowering(converter, patterns, target, sumBuffers);

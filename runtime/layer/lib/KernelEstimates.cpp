@@ -409,8 +409,8 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   OpCounts step = sh.stepLoads(z);
   // Per pair of tokens of a consumer thread p key words; per 16 tokens two
   // weight pairs (each shared by both row halves), as f32 or as bf16 hi
-  // and lo pairs; the step's decay.
-  step.sharedLoads = u(PC * RK / 2 * p + PC * RK / 4 * (1 + halves) + PC);
+  // and lo pairs, 8 bytes each; the step's decay.
+  step.sharedLoads = u(PC * RK / 2 * p + PC * RK / 4 + PC);
   // Per 16 tokens one MMA per product, its B (the values) read from
   // workgroup memory as the emulator counts operands (Block.cpp).
   double products = 2 + splitV, kSteps = K / 16;
@@ -418,7 +418,8 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   step.wgmmaMultiplyAdds = u(kSteps * 64 * 16 * products * NO);
   step.sharedLoadBytes = u(PC * RK / 2 * p * keyPairBytes + 8 * PC * RK / 4 +
                            4 * PC + kSteps * 2 * 16 * products * NO);
-  // Every load a warp's contiguous words or one broadcast word.
+  // Every load a warp's contiguous words, or broadcast words whose phases
+  // (16 lanes of 8 bytes) take as many wavefronts as their bytes would.
   step.sharedLoadWavefronts = u(step.sharedLoadBytes / 128);
   // The keys' runs, the values' (hi and lo for f16), the weights.
   double keyBytes = keyPairBytes / 2 * K * z.d,
@@ -429,10 +430,11 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   step.sharedStoreBytes = u(stagedBytes);
   // Every store a warp's contiguous runs without conflicts (the key rows
   // shifted: keyRowShift): its bytes' wavefronts; each weight store a
-  // warp's f32 pairs, bf16 pairs, one decay pair.
+  // warp's f32 pairs, its hi and its lo pairs (each a pair's 8 bytes
+  // apart), one decay pair.
   double stagedWavefronts = (keyBytes + valueBytes) / 128 +
                             std::ceil(8 * K / 2 / 128) +
-                            2 * halves * std::ceil(4 * K / 2 / 128) + 1;
+                            2 * halves * std::ceil(8 * K / 2 / 128) + 1;
   step.sharedStoreWavefronts = u(stagedWavefronts);
   // Per Phi^T element: packed bf16 pairs 2 fma and 2 other f32 (the
   // products, the weights' pairs); f32 products 4.88 + (p - 2) (product,
@@ -461,7 +463,7 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   double otherWarps = double(split.producerThreads()) - 32;
   step.intAlu = u(31.1 * P - 9 * (1 + rot) * otherWarps + 7.35 * runs +
                   1.09 * splitV * K * NV + R * K * 0.586 * (p - 2) +
-                  (packedProducts ? 0.33 * R * K
+                  (packedProducts ? 0.13 * R * K
                    : bf16Keys     ? 1.56 * p * R * K
                    : rot          ? 0
                                   : K * z.d));

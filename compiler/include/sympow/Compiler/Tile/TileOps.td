@@ -284,6 +284,30 @@ def Tile_InterleaveOp : Tile_Op<"interleave", [Pure,
   let hasVerifier = 1;
 }
 
+def Tile_SlotsOp : Tile_Op<"slots", [Pure]> {
+  let summary = "Each thread's slots from `offset` on, as a shorter run";
+  let description = [{
+    From a tile of R elements per thread (`blocked<P, R>`) to one of S <= R
+    (`blocked<P, S>`): slot s of a thread's run is slot `offset` + s of its
+    run of `source` (offset + S <= R); no value crosses threads, and the
+    lowering moves no data (a part of the thread's registers).
+    chunk_state_pass's consumers read a pair of tokens' weights as one run
+    of its bf16 hi and lo halves (one 8-byte load) and take each half this
+    way.
+
+    ```mlir
+    %lo = sympow_tile.slots %w {offset = 2}
+        : tensor<512xbf16, #b4> -> tensor<256xbf16, #b2>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$source,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$offset);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat =
+      "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_ColumnSumOp : Tile_Op<"column_sum", [Pure,
     AllTypesMatch<["source", "result"]>]> {
   let summary = "Every element gets the sum of its column";

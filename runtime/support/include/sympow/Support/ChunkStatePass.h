@@ -220,8 +220,9 @@ struct ChunkStatePass {
   static constexpr int64_t chunkEndDecayOffset(int64_t tokens) {
     return tokens + 1;
   }
-  /// bf16 elements of one step's weight halves: the hi of every token,
-  /// then the lo (where weightHalves).
+  /// bf16 elements of one step's weight halves (where weightHalves): per
+  /// pair of tokens its two hi halves, then its two lo halves, so that a
+  /// consumer reads a pair's with one 8-byte load.
   int64_t weightHalfElements() const {
     return weightHalves ? 2 * tokensPerStep : 0;
   }
@@ -246,7 +247,9 @@ struct ChunkStatePass {
     int64_t keyBytes = (bf16 ? 2 : 4) * keyElements(d, bf16);
     return buffers() * (keyBytes + valueBytes + 4 * weightElements() +
                         2 * weightHalfElements() + 2 * 2 * phiElements()) +
-           4 * rowsPerProgram * (specialized ? 3 : 1) + 4 * exchangeElements(e);
+           4 * rowsPerProgram * (specialized ? 3 : 1) +
+           4 * exchangeElements(e) +
+           (specialized ? 8 : 0); // the final rows' start (an i64)
   }
 };
 
