@@ -45,6 +45,8 @@
 #include "sympow/Compiler/Tile/TileDialect.h"
 #include "sympow/Support/ChunkOutputTile.h"
 
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
 #include <array>
 #include <cmath>
 #include <limits>
@@ -93,10 +95,10 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   if (splitQK)
     workgroup.push_back(workgroupMemRef({R * QS}, bf16));
   // The state buffers' mbarriers, where bulk copies fill them, and the
-  // copies' source start (below).
+  // copies' source start and y's rows' start (below).
   if (split.bulkState(s.e)) {
     workgroup.push_back(workgroupMemRef({2}, b.getI64Type()));
-    workgroup.push_back(workgroupMemRef({1}, b.getI64Type()));
+    workgroup.push_back(workgroupMemRef({2}, b.getI64Type()));
   }
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
@@ -142,6 +144,10 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value thread = t.range();
   auto tokenBase = [&](Value first, int64_t heads, Value head, int64_t width) {
     return gpu_detail::tokenOffset(E, batch, T, first, heads, head, width);
+  };
+  // y's rows of this program: its first element.
+  auto yStart = [&] {
+    return E.add(tokenBase(t0, s.hq, hq, s.e), firstColumn);
   };
   double scale = std::abs(s.effectiveScale());
   double p = double(s.p);
@@ -477,13 +483,16 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // state holds them (in pieces): the step (a, r0) of `rows` rows into buffer
     // `buffer` is one bulk copy per piece and half, from one thread (an
     // elected lane of warp 0), which then arrives on the buffer's mbarrier
-    // with their bytes. Its rows below a (in a's first step) are rows of
-    // the state before a's (finite): q's columns there are zero in the
-    // dots' A. Rows past the state do not occur (r0 + rows <= d).
+    // with their bytes. In a's first step past its block's first a the
+    // copies skip its `skip` = a - a0 rows below a, and those rows of the
+    // buffer are zeros (zeroRows), so that q's columns there need no mask
+    // in the dots' A (a compare and a select per fragment element and a,
+    // in every thread). Rows past the state do not occur (r0 + rows <= d).
     Value barriers = bulk ? Value(wg[next]) : Value(),
           sourceStart = bulk ? Value(wg[next + 1]) : Value();
     int64_t blockPieces = EV / L, firstZ = s.e / L;
-    auto bulkStep = [&](Value a, int64_t r0, int64_t rows, Value buffer) {
+    auto bulkStep = [&](Value a, int64_t r0, int64_t rows, Value buffer,
+                        Value skip) {
       auto elected = tile::ElectedOp::create(b, loc);
       OpBuilder::InsertionGuard inside(b);
       b.setInsertionPointToStart(&elected.getBody().front());
@@ -499,10 +508,13 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
       Value a32 = E.indexCast(a, i32);
       Value rowStart = E.mul(
           E.add(E.div(E.mul(a32, E.sub(E.i32(2 * s.d - 1), a32)), E.i32(2)),
-                E.i32(r0)),
+                skip ? E.add(E.indexCast(skip, i32), E.i32(r0)) : E.i32(r0)),
           E.i32(L));
-      Value bar = buffer, bytes = E.idx(rows * 16);
+      Value copied = skip ? E.sub(E.idx(rows), skip) : E.idx(rows);
+      Value bar = buffer, bytes = E.mul(copied, E.idx(16));
       Value bufferStart = E.mul(buffer, E.idx(stateBuffer));
+      if (skip)
+        bufferStart = E.add(bufferStart, E.mul(skip, E.idx(L)));
       std::array<Value, 2> halves = {rowsHi, rowsLo};
       for (int64_t half : {0, 1}) {
         Value halfStart =
@@ -529,7 +541,39 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         copy(E.idx(firstZ), blockPieces, 1);
       }
       tile::MbarrierArriveOp::create(b, loc, barriers, bar,
-                                     E.idx(2 * (NV / L) * rows * 16), Value());
+                                     E.mul(copied, E.idx(2 * (NV / L) * 16)),
+                                     Value());
+    };
+    // Rows [from, to) of buffer `buffer`, every piece and both halves, as
+    // zeros: warp 1 (warp 0's elected lane issues the copies), a 16-byte
+    // store per row and piece and half, then the fence that puts them
+    // before the MMAs' reads (the async proxy) after the next barrier. The
+    // buffer's readers are done (the barrier before the fill).
+    auto zeroRows = [&](Value buffer, Value from, Value to) {
+      Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+      int64_t pieces = NV / L;
+      E.ifThen(
+          E.cmpi(arith::CmpIPredicate::eq, E.div(tid, E.idx(32)), E.idx(1)),
+          [&] {
+            Value runs = E.mul(E.sub(to, from), E.idx(pieces));
+            auto zeros = arith::ConstantOp::create(
+                b, loc,
+                DenseElementsAttr::get(VectorType::get({L}, bf16),
+                                       b.getZeroAttr(bf16)));
+            E.forLoop(E.rem(tid, E.idx(32)), runs, E.idx(32), {},
+                      [&](Value run, ValueRange) {
+                        Value row = E.add(from, E.div(run, E.idx(pieces)));
+                        Value at = E.add(E.mul(buffer, E.idx(stateBuffer)),
+                                         E.add(E.mul(E.rem(run, E.idx(pieces)),
+                                                     E.idx(FP * L)),
+                                               E.mul(row, E.idx(L))));
+                        for (Value half : {rowsHi, rowsLo})
+                          vector::StoreOp::create(b, loc, zeros, half,
+                                                  ValueRange{at});
+                        return SmallVector<Value>{};
+                      });
+            tile::AsyncProxyFenceOp::create(b, loc);
+          });
     };
     if (bulk) {
       auto elected = tile::ElectedOp::create(b, loc);
@@ -540,6 +584,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           tile::MbarrierInitOp::create(b, loc, barriers, E.idx(i), 1, Value());
         memref::StoreOp::create(b, loc, E.indexCast(slotStart, b.getI64Type()),
                                 sourceStart, ValueRange{E.idx(0)});
+        memref::StoreOp::create(b, loc, E.indexCast(yStart(), b.getI64Type()),
+                                sourceStart, ValueRange{E.idx(1)});
       }
       gpu::BarrierOp::create(b, loc);
     }
@@ -555,7 +601,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // rows end at d).
     auto bulkRows = [&](int64_t r0) { return std::min(F, s.d - r0); };
     if (bulk)
-      bulkStep(E.idx(0), 0, bulkRows(0), E.idx(0));
+      bulkStep(E.idx(0), 0, bulkRows(0), E.idx(0), Value());
     else if (twoBuffers)
       copyStep(E.idx(0), E.idx(0), 0, /*firstOfA=*/true, F);
     acc = noState;
@@ -600,11 +646,29 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
             int64_t other = (1 - parity) * stateBuffer;
             // The next step's copies: (nextA, nextR0), a's first or not.
             auto fill = [&](Value nextA, int64_t nextR0, bool firstOfA) {
-              if (bulk)
-                bulkStep(nextA, nextR0, bulkRows(nextR0),
-                         E.sub(E.idx(1), stepBuffer));
-              else
+              if (!bulk) {
                 copyStep(nextA, E.idx(nextR0), other, firstOfA, nextR0 + F);
+                return;
+              }
+              Value nextBuffer = E.sub(E.idx(1), stepBuffer);
+              // The first step of an a past its block's first: rows below
+              // it skipped and zero. Rows [0, zeroFrom) of its buffer are
+              // zero already where the buffer's last fill was the first
+              // step of a's two before (one step an a: the buffers
+              // alternate by a) or of the a before (two steps an a);
+              // otherwise it held a whole step.
+              Value skip;
+              if (firstOfA && nextR0 == a0) {
+                skip = E.sub(nextA, E.idx(a0));
+                Value zeroFrom = E.idx(0);
+                if (stepsPerA == 2)
+                  zeroFrom = E.sub(skip, E.idx(1));
+                if (stepsPerA == 1)
+                  zeroFrom = E.select(E.ult(skip, E.idx(2)), E.idx(0),
+                                      E.sub(skip, E.idx(2)));
+                zeroRows(nextBuffer, zeroFrom, skip);
+              }
+              bulkStep(nextA, nextR0, bulkRows(nextR0), nextBuffer, skip);
             };
             if (i + 1 < stepsPerA) {
               fill(a, r0 + F, false);
@@ -634,21 +698,8 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
             for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
               // In a's first step its rows below a hold the rows of the
               // state before a's: q's columns there are zero.
-              auto qOf = [&](Value array) -> Value {
-                Value q = qAt(array, k0);
-                if (!bulk || i != 0 || k0 != r0)
-                  return q;
-                auto type = cast<RankedTensorType>(q.getType());
-                Value column =
-                    tile::MatrixRangeOp::create(b, loc, type.clone(i32), 1);
-                Value bound = tile::SplatOp::create(
-                    b, loc, type.clone(i32),
-                    E.indexCast(E.sub(a, E.idx(k0)), i32));
-                Value zero = tile::SplatOp::create(
-                    b, loc, type,
-                    arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16)));
-                return E.select(E.ult(column, bound), zero, q);
-              };
+              // (In a's first step its rows below a are zero: zeroRows.)
+              auto qOf = [&](Value array) { return qAt(array, k0); };
               // Rows k0 - r0 .. + 15 of the step: 8 k of 8 columns per
               // core matrix, the next 8 k 128 bytes on, the next 8
               // columns FP 16 bytes on.
@@ -976,10 +1027,16 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         return SmallVector<Value>{added[0], added[1], carry};
       });
 
-  // 3. y = num / den.
+  // 3. y = num / den, at the rows' start the bulk path left in workgroup
+  // memory (computed here, LLVM kept the 64-bit offset of q's rows live
+  // from the start, where q's staging computed it: a spill at 128
+  // registers).
   Value out = t.convert(m.normalizeRows(loop[0], EV, rowType), elem);
-  m.store(out, y, E.add(tokenBase(t0, s.hq, hq, s.e), firstColumn), s.hq * s.e,
-          rows, E.idx(EV));
+  Value yAt = bulk ? E.indexCast(memref::LoadOp::create(b, loc, wg[next + 1],
+                                                        ValueRange{E.idx(1)}),
+                                 b.getIndexType())
+                   : yStart();
+  m.store(out, y, yAt, s.hq * s.e, rows, E.idx(EV));
   gpu::ReturnOp::create(b, loc);
   return tile::lowerTileKernel(fn);
 }

@@ -707,8 +707,12 @@ int64_t chunkOutputRegisters(const ChunkOutputTile &split, int64_t e) {
 
 // chunk_output's factored state part with bulk copies (below), integer
 // operations: per a and query row, per step and thread (fitted), per bulk
-// copy (its loop's two adds on one thread, counted as its warp's).
-constexpr double kIntPerARow = 121.1, kIntPerStep = 2.665, kIntPerBulkCopy = 2;
+// copy (its loop's two adds on one thread, counted as its warp's). Per a
+// and row 121.1 while q's columns below a were masked in the dots' A (a
+// compare and a select per fragment element); 99.5 since those rows of
+// the state buffer are zeros (the emulator at d = 16, 32, 48, 64: 20.5 to
+// 23.0 less, the zeros' stores and the copies' skip included).
+constexpr double kIntPerARow = 99.5, kIntPerStep = 2.665, kIntPerBulkCopy = 2;
 
 /// chunk_output as a tile kernel (ChunkOutputTile.h): program (query tile,
 /// query head, sequence) multiplies phi(Q) with the chunk's state in steps
@@ -742,14 +746,22 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   if (split.factorsState) {
     // Per program: each a's state rows from its 16-row block a0 to DK, in
     // steps of F rows, then the rows' q_a; the a of one block alike.
-    double kSteps = 0, steps = 0, runs = 0, bulkRows = 0;
+    double kSteps = 0, steps = 0, runs = 0, bulkRows = 0, zeroRows = 0;
     for (double a0 = 0; a0 < z.d; a0 += 16) {
       double as = std::min(16.0, z.d - a0), k = DK - a0;
+      double stepsPerA = std::ceil(k / F);
       kSteps += as * k / 16;
-      steps += as * std::ceil(k / F);
-      // Bulk copies bring each step's rows up to d (those below a too).
+      steps += as * stepsPerA;
+      // Bulk copies bring each step's rows up to d, less the j = a - a0
+      // rows below a in a's first step, which are zeros instead: the rows
+      // its buffer's last fill left (one an a where a takes two steps,
+      // two where it takes one, all j where more).
       for (double r = a0; r < z.d; r += F)
         bulkRows += as * std::min(F, z.d - r);
+      bulkRows -= as * (as - 1) / 2;
+      zeroRows += stepsPerA == 2   ? as - 1
+                  : stepsPerA == 1 ? std::max(0.0, 2 * as - 3)
+                                   : as * (as - 1) / 2;
       // One buffer: each pass of P runs loads in every thread (rows past
       // the state read its last one), stores the runs inside the step.
       for (double r = 0; r < k; r += F)
@@ -798,12 +810,16 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
           // 1024, chunks of 256): per a and query row, each step's scalar
           // work per thread.
           double bulk = steps * 2 * NV / 8, bulkBytes = bulkRows * NV * 2 * 2;
+          // The zeros: a 16-byte store per row, 8-column piece and half.
+          double zeroStores = zeroRows * NV / 8 * 2;
           state.globalLoads = 0;
           state.bulkCopies = u(bulk);
           state.globalLoadBytes = u(bulkBytes);
           state.intAlu = u(kIntPerARow * aRows + kIntPerStep * steps * P +
                            kIntPerBulkCopy * 32 * bulk);
-          state.sharedStoreBytes = u(bulkBytes + 1.31 * aRows);
+          state.sharedStores += u(zeroStores);
+          state.sharedStoreBytes =
+              u(bulkBytes + 16 * zeroStores + 1.31 * aRows);
         } else {
           // The copies 16-byte runs from every thread.
           state.intAlu = u((126.4 + 34.22 * rot) * aRows + 16.88 * steps * P);

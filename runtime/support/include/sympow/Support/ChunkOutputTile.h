@@ -234,7 +234,7 @@ struct ChunkOutputTile {
     return 2 * (queries + (operandLo() ? 2 : 1) * operandElements(d) +
                 2 * rowElements(e)) +
            4 * (3 * rowsPerProgram + keyGateElements(keysPerStep) + threads()) +
-           (bulkState(e) ? 32 : 0); // the mbarriers, a copy start
+           (bulkState(e) ? 32 : 0); // the mbarriers, a copy's and y's starts
   }
 };
 
