@@ -568,8 +568,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                                                      E.idx(FP * L)),
                                                E.mul(row, E.idx(L))));
                         for (Value half : {rowsHi, rowsLo})
-                          vector::StoreOp::create(b, loc, zeros, half,
-                                                  ValueRange{at});
+                          vector::StoreOp::create(
+                              b, loc, zeros, half, ValueRange{at},
+                              /*nontemporal=*/false, llvm::MaybeAlign(16));
                         return SmallVector<Value>{};
                       });
             tile::AsyncProxyFenceOp::create(b, loc);
@@ -696,8 +697,6 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           };
           if (warpgroup) {
             for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
-              // In a's first step its rows below a hold the rows of the
-              // state before a's: q's columns there are zero.
               // (In a's first step its rows below a are zero: zeroRows.)
               auto qOf = [&](Value array) { return qAt(array, k0); };
               // Rows k0 - r0 .. + 15 of the step: 8 k of 8 columns per
