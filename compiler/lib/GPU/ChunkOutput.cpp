@@ -126,6 +126,18 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   unsigned next = 7;
   Value operandLo = split.operandLo() ? Value(wg[next++]) : Value();
   Value qLo = splitQK ? Value(wg[next++]) : Value();
+  // With bulk copies: the state buffers' mbarriers, and offsets kept in
+  // workgroup memory (written once, read where used: computed early, LLVM
+  // kept them live in 64-bit registers through the loops, which ptxas
+  // lacked): the chunk state's slot (the copies' source) and y's rows.
+  Value barriers = split.bulkState(s.e) ? Value(wg[next]) : Value(),
+        keptStarts = split.bulkState(s.e) ? Value(wg[next + 1]) : Value();
+  enum KeptStart : int64_t { kCopySource = 0, kOutputRows = 1 };
+  auto keptStart = [&](KeptStart which) {
+    return E.indexCast(memref::LoadOp::create(b, loc, keptStarts,
+                                              ValueRange{E.idx(which)}),
+                       b.getIndexType());
+  };
 
   gpu_detail::ProgramIds ids = gpu_detail::programIds(b, loc);
   Value x = ids.x, batch = ids.z;
@@ -488,8 +500,6 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // buffer are zeros (zeroRows), so that q's columns there need no mask
     // in the dots' A (a compare and a select per fragment element and a,
     // in every thread). Rows past the state do not occur (r0 + rows <= d).
-    Value barriers = bulk ? Value(wg[next]) : Value(),
-          sourceStart = bulk ? Value(wg[next + 1]) : Value();
     int64_t blockPieces = EV / L, firstZ = s.e / L;
     auto bulkStep = [&](Value a, int64_t r0, int64_t rows, Value buffer,
                         Value skip) {
@@ -502,9 +512,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
       // 64-bit register each (bulk copies take no immediate offset), which
       // took the registers of a fourth program per SM. The offsets within
       // the slot in i32 (a slot holds fewer than 2^31 elements).
-      Value slotStart = E.indexCast(
-          memref::LoadOp::create(b, loc, sourceStart, ValueRange{E.idx(0)}),
-          b.getIndexType());
+      Value slotStart = keptStart(kCopySource);
       Value a32 = E.indexCast(a, i32);
       Value rowStart = E.mul(
           E.add(E.div(E.mul(a32, E.sub(E.i32(2 * s.d - 1), a32)), E.i32(2)),
@@ -584,9 +592,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         for (int64_t i : {0, 1})
           tile::MbarrierInitOp::create(b, loc, barriers, E.idx(i), 1, Value());
         memref::StoreOp::create(b, loc, E.indexCast(slotStart, b.getI64Type()),
-                                sourceStart, ValueRange{E.idx(0)});
+                                keptStarts, ValueRange{E.idx(kCopySource)});
         memref::StoreOp::create(b, loc, E.indexCast(yStart(), b.getI64Type()),
-                                sourceStart, ValueRange{E.idx(1)});
+                                keptStarts, ValueRange{E.idx(kOutputRows)});
       }
       gpu::BarrierOp::create(b, loc);
     }
@@ -698,7 +706,6 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           if (warpgroup) {
             for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
               // (In a's first step its rows below a are zero: zeroRows.)
-              auto qOf = [&](Value array) { return qAt(array, k0); };
               // Rows k0 - r0 .. + 15 of the step: 8 k of 8 columns per
               // core matrix, the next 8 k 128 bytes on, the next 8
               // columns FP 16 bytes on.
@@ -727,11 +734,11 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
               // half is loaded (registers: it spilled on sm_80 live
               // together).
               if (qLo) {
-                Value qLoA = qOf(qLo);
+                Value qLoA = qAt(qLo, k0);
                 tile::WarpgroupFenceOp::create(b, loc);
                 mma(qLoA, rowsHi);
               }
-              Value qA = qOf(qHi);
+              Value qA = qAt(qHi, k0);
               tile::WarpgroupFenceOp::create(b, loc);
               mma(qA, rowsHi);
               mma(qA, rowsLo);
@@ -740,16 +747,15 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
             continue;
           }
           for (int64_t k0 = r0; k0 < r0 + rowsHere; k0 += 16) {
-            auto qOf = [&](Value array) { return qAt(array, k0); };
             auto stateOf = [&](Value array) {
               return m.load(m.operand(1, 16, NV, bf16), array,
                             E.idx(buffer + (k0 - r0) * VS), VS);
             };
             // One state half live at a time (registers: a rotated q's
             // lo half spilled otherwise).
-            Value qA = qOf(qHi), bHi = stateOf(rowsHi);
+            Value qA = qAt(qHi, k0), bHi = stateOf(rowsHi);
             if (qLo)
-              dot = m.dot(qOf(qLo), bHi, dot);
+              dot = m.dot(qAt(qLo, k0), bHi, dot);
             dot = m.dot(qA, bHi, dot);
             dot = m.dot(qA, stateOf(rowsLo), dot);
           }
@@ -1026,15 +1032,11 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         return SmallVector<Value>{added[0], added[1], carry};
       });
 
-  // 3. y = num / den, at the rows' start the bulk path left in workgroup
+  // 3. y = num / den, at the rows' start the bulk path kept in workgroup
   // memory (computed here, LLVM kept the 64-bit offset of q's rows live
-  // from the start, where q's staging computed it: a spill at 128
-  // registers).
+  // from q's staging on: a spill at 128 registers).
   Value out = t.convert(m.normalizeRows(loop[0], EV, rowType), elem);
-  Value yAt = bulk ? E.indexCast(memref::LoadOp::create(b, loc, wg[next + 1],
-                                                        ValueRange{E.idx(1)}),
-                                 b.getIndexType())
-                   : yStart();
+  Value yAt = bulk ? keptStart(kOutputRows) : yStart();
   m.store(out, y, yAt, s.hq * s.e, rows, E.idx(EV));
   gpu::ReturnOp::create(b, loc);
   return tile::lowerTileKernel(fn);

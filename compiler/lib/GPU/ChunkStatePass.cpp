@@ -1008,15 +1008,6 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       return E.mul(E.add(E.mul(bh, E.idx(dim)), firstRow), E.idx(s.e));
     };
     auto zRows = [&] { return E.add(E.mul(bh, E.idx(dim)), firstRow); };
-    // Warpgroup 1 writes the final state after its loop: the rows' start,
-    // left in workgroup memory by its first thread, is read back there (a
-    // 64-bit value LLVM kept live through the loop from the program's
-    // start took a register the loop lacked on sm_80).
-    auto finalRows = [&] {
-      return E.indexCast(
-          memref::LoadOp::create(b, loc, rowsStart, ValueRange{E.idx(0)}),
-          b.getIndexType());
-    };
 
     Role role;
     // Warpgroup 0: each row's factor, its reciprocal and the initial Z
@@ -1161,13 +1152,18 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       // 8 columns at a time (both parts of the whole tile at once spilled).
       RankedTensorType pieceType = mw.accumulator(R, 8);
       Value factor = rowFactor(pieceType);
+      // The rows' start, left in workgroup memory by the region's first
+      // thread (a 64-bit value LLVM kept live through the loop from the
+      // program's start took a register the loop lacked on sm_80).
+      Value zAt = E.indexCast(
+          memref::LoadOp::create(b, loc, rowsStart, ValueRange{E.idx(0)}),
+          b.getIndexType());
       for (int64_t col = 0; col < NO; col += 8) {
         auto part = [&](int64_t half) {
           return mw.load(pieceType, exchange, E.idx(half * exchangeHalf + col),
                          NO);
         };
         Value piece = E.mul(E.add(part(0), part(1)), factor);
-        Value zAt = finalRows();
         if (col < s.e)
           mw.store(piece, S, E.add(E.mul(zAt, E.idx(s.e)), E.idx(col)), s.e,
                    rows, E.idx(std::min<int64_t>(8, s.e - col)), s.e % 2 == 0);
