@@ -23,22 +23,23 @@
 // (hi + lo for f16) in the MMAs' layout with a column of ones after them.
 // Warpgroups 0 and 1, the consumers, each take half of a step's tokens
 // into accumulators of their own of all R rows of [S | Z | 0 ...] (Z from
-// the ones), building their Phi^T elements in registers as the A fragments
-// of register-A warpgroup MMAs (wgmma on sm_90a, mma.sync per warp before),
-// split once into hi + lo bf16 halves (about 16 bits, the accuracy the
-// 16-bit inputs' states are held to; for bf16 keys at p = 2 built by
-// packed bf16 arithmetic, weightedKeyProducts), against the staged values
-// (bf16, exact for bf16 inputs; hi + lo for f16); their parts are summed
-// through workgroup memory where a chunk state is written. Every array a step
-// writes has two buffers (step i's is i % 2): one barrier a step, which
-// the regions' loops meet. Where the producer's loads or the accumulators
-// do not fit its registers, the same producer code and consumers side by
-// side (each all rows of half the value columns, Z in f32 partial sums,
-// Phi^T built in workgroup memory, which both multiply) run in turn on 256
-// threads, three barriers a step. Chunk states are written once (the old
-// chunk_states + chunk_scan wrote each chunk's own contribution, then read
-// and rewrote them all). The split (R, K, threads, layouts, staging runs) is
-// sympow/Support/ChunkStatePass.h.
+// the ones; where e > 64 of one block of the value columns, the program's
+// column block, beside its rows' Z, which the last block writes), building
+// their Phi^T elements in registers as the A fragments of register-A warpgroup
+// MMAs (wgmma on sm_90a, mma.sync per warp before), split once into hi + lo
+// bf16 halves (about 16 bits, the accuracy the 16-bit inputs' states are held
+// to; for bf16 keys at p = 2 built by packed bf16 arithmetic,
+// weightedKeyProducts), against the staged values (bf16, exact for bf16 inputs;
+// hi + lo for f16); their parts are summed through workgroup memory where a
+// chunk state is written. Every array a step writes has two buffers (step i's
+// is i % 2): one barrier a step, which the regions' loops meet. Where the
+// producer's loads or the accumulators do not fit its registers, the same
+// producer code and consumers side by side (each all rows of half the value
+// columns, Z in f32 partial sums, Phi^T built in workgroup memory, which both
+// multiply) run in turn on 256 threads, three barriers a step. Chunk states are
+// written once (the old chunk_states + chunk_scan wrote each chunk's own
+// contribution, then read and rewrote them all). The split (R, K, threads,
+// layouts, staging runs) is sympow/Support/ChunkStatePass.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,6 +102,10 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   bool bf16Keys = ChunkStatePass::bf16Keys(splitV, s.rotates());
   int64_t KP = K / 2, KS2 = ChunkStatePass::keyRowElements(s.d, bf16Keys),
           VE = split.valueElements(s.e);
+  // The value columns this program takes (a block of them where programs
+  // split the columns: ChunkStatePass::columnBlocks).
+  int64_t EC = split.programColumns(s.e), CB = split.columnBlocks;
+  assert((CB == 1 || split.specialized) && "column blocks with a producer");
   // Where pair row j starts, for j a multiple of 4 (its 4 rows share one
   // shift: keyRowShift).
   auto keyRowAt = [&](int64_t j) {
@@ -160,7 +165,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
       b, module, s, runtime::KernelId::ChunkStatePass, P,
-      {split.programs, s.h, tile::KernelAttr::kBatch}, workgroup, args, C);
+      {split.gridPrograms(), s.h, tile::KernelAttr::kBatch}, workgroup, args,
+      C);
   tile::setMinBlocksPerSM(fn, split.minProgramsPerSM(s.e));
   for (unsigned i : mmaOperands)
     fn.setWorkgroupAttributionAttr(i, "llvm.align", b.getI64IntegerAttr(16));
@@ -196,7 +202,12 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
   Value N = E.div(E.add(T, E.idx(C - 1)), E.idx(C));
   int64_t stepsPerChunk = (C + K - 1) / K;
   Value bh = E.add(E.mul(batch, E.idx(s.h)), h);
-  Value firstRow = E.mul(x, E.idx(R));
+  // Program x: row tile x / CB, column block x % CB.
+  Value columnBlock = E.rem(x, E.idx(CB));
+  Value firstRow = E.mul(E.div(x, E.idx(CB)), E.idx(R));
+  Value firstColumn = E.mul(columnBlock, E.idx(EC));
+  // Z's block (after the last block's columns) is the last block's to write.
+  Value writesZ = E.cmpi(arith::CmpIPredicate::eq, columnBlock, E.idx(CB - 1));
   // The chunk states' layout, what chunk_output reads: row by row, or each
   // 8-column piece's rows in order where its bulk copies read them
   // (ChunkOutputTile::stateOffset): a row's stride and the pieces' (0: row
@@ -310,6 +321,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       Value j, col, inTile;
     };
     int64_t L = split.keyRun(s.d, s.rotates()), LV = split.valueRun(s.e);
+    Value valueColumn = t.splat(firstColumn);
     // The key runs go down the pairs first: a quarter warp's 16-byte stores
     // then take 8 rows 8 banks apart, two to a bank (four along a row).
     int64_t keyRuns = KP * s.d / L;
@@ -392,12 +404,13 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     };
     auto fetchValues = [&](const Step &st) {
       SmallVector<Value> loaded;
-      for (int64_t from = 0; from < K * s.e; from += PP * LV) {
-        Run r = runAt(from, s.e, LV);
+      for (int64_t from = 0; from < K * EC; from += PP * LV) {
+        Run r = runAt(from, EC, LV);
         Value live =
             t.logicalAnd(r.inTile, E.ult(tokens32(r.j), t.splat(st.valid)));
-        Value at = E.add(
-            E.add(tokenBase(st, s.e), E.mul(r.j, t.index(s.h * s.e))), r.col);
+        Value at =
+            E.add(E.add(tokenBase(st, s.e), E.mul(r.j, t.index(s.h * s.e))),
+                  CB == 1 ? r.col : E.add(r.col, valueColumn));
         loaded.push_back(t.load(v, t.run(at, LV), spread(live, LV), LV > 1));
       }
       return loaded;
@@ -480,8 +493,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     auto stageValues = [&](ValueRange loaded, Value parity) {
       Value valueAt = t.splat(bufferOf(parity, VE));
       auto next = loaded.begin();
-      for (int64_t from = 0; from < K * s.e; from += PP * LV) {
-        Run r = runAt(from, s.e, LV);
+      for (int64_t from = 0; from < K * EC; from += PP * LV) {
+        Run r = runAt(from, EC, LV);
         Value at = E.add(E.add(E.mul(E.div(r.col, t.index(8)), t.index(VB)),
                                E.mul(r.j, t.index(8))),
                          E.rem(r.col, t.index(8)));
@@ -500,8 +513,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           E.select(t.eq(E.rem(t.range(8), t.index(8, 8)), t.index(0, 8)),
                    t.constant(f32, 1.0, 8), t.constant(f32, 0.0, 8));
       for (int64_t buffer = 0; buffer < NB; ++buffer) {
-        Value at = E.add(E.mul(token, t.index(8)),
-                         t.index(buffer * VE + s.e / 8 * VB));
+        Value at =
+            E.add(E.mul(token, t.index(8)), t.index(buffer * VE + EC / 8 * VB));
         t.storeBf16(one, valuesHi, valuesLo, t.run(at, 8),
                     t.expand(E.ult(token, t.index(K)), 8), /*contiguous=*/true);
       }
@@ -831,7 +844,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
                                   llvm::function_ref<void(Role &)> then) {
     gpu_detail::MatrixTiles mw{b, loc, 4, 1};
     int64_t NO = split.valueColumns(s.e);
-    assert(NO == ChunkOutputTile::valueColumns(s.e) &&
+    assert(NO == ChunkOutputTile::valueColumns(EC) &&
            "[S | Z | 0 ...] as chunk_output reads its rows");
     RankedTensorType accType = mw.accumulator(R, NO),
                      rowType = mw.accumulator(R, 8),
@@ -967,11 +980,19 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       Value at = E.add(
           E.mul(slot, E.idx(ChunkOutputTile::stateSlotElements(dim, s.e))),
           E.mul(firstRow, E.idx(stateRowStride)));
+      // A column block's S columns from its first; the last block's Z block
+      // follows them in the row.
+      Value columns = E.idx(NO);
+      if (CB > 1) {
+        at = E.add(at, E.mul(columnBlock, E.idx(ChunkOutputTile::stateOffset(
+                                              dim, s.e, pieceMajor, 0, EC))));
+        columns = E.select(writesZ, columns, E.idx(EC));
+      }
       Value half = E.idx(ChunkOutputTile::stateHalfElements(dim, s.e));
-      mw.store(hi, chunkHalves, at, stateRowStride, rows, E.idx(NO),
+      mw.store(hi, chunkHalves, at, stateRowStride, rows, columns,
                /*paired=*/true, statePieces);
-      mw.store(lo, chunkHalves, E.add(at, half), stateRowStride, rows,
-               E.idx(NO), /*paired=*/true, statePieces);
+      mw.store(lo, chunkHalves, E.add(at, half), stateRowStride, rows, columns,
+               /*paired=*/true, statePieces);
     };
     auto chunkSlot = [&](const Step &st) {
       Value n = E.indexCast(st.n, b.getIndexType());
@@ -1005,7 +1026,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     // The rows' offsets in S and Z, emitted where used (kept from the
     // region's start to after its loop they spilled on sm_80).
     auto sRows = [&] {
-      return E.mul(E.add(E.mul(bh, E.idx(dim)), firstRow), E.idx(s.e));
+      return E.add(E.mul(E.add(E.mul(bh, E.idx(dim)), firstRow), E.idx(s.e)),
+                   firstColumn);
     };
     auto zRows = [&] { return E.add(E.mul(bh, E.idx(dim)), firstRow); };
 
@@ -1046,12 +1068,12 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       if (g != 0)
         return split.chunkDecay ? SmallVector<Value>{accZero, E.f32(1.0)}
                                 : SmallVector<Value>{accZero};
-      Value s0 = mw.load(accType, S, sRows(), s.e, rows, E.idx(s.e));
+      Value s0 = mw.load(accType, S, sRows(), s.e, rows, E.idx(EC));
       auto columns = cast<RankedTensorType>(
           tile::withElementType(accType, b.getI32Type()));
       Value isZ = E.cmpi(arith::CmpIPredicate::eq,
                          tile::MatrixRangeOp::create(b, loc, columns, 1),
-                         tile::SplatOp::create(b, loc, columns, E.i32(s.e)));
+                         tile::SplatOp::create(b, loc, columns, E.i32(EC)));
       Value z0 = mw.loadTransposed(accType, initialZ, E.idx(0), 0);
       Value inverse = mw.loadTransposed(accType, inverseFactors, E.idx(0), 0);
       Value acc = E.select(isZ, z0, E.mul(s0, inverse));
@@ -1164,12 +1186,19 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
                          NO);
         };
         Value piece = E.mul(E.add(part(0), part(1)), factor);
-        if (col < s.e)
-          mw.store(piece, S, E.add(E.mul(zAt, E.idx(s.e)), E.idx(col)), s.e,
-                   rows, E.idx(std::min<int64_t>(8, s.e - col)), s.e % 2 == 0);
-        else
+        if (col < EC)
+          mw.store(
+              piece, S,
+              E.add(E.add(E.mul(zAt, E.idx(s.e)), firstColumn), E.idx(col)),
+              s.e, rows, E.idx(std::min<int64_t>(8, EC - col)), s.e % 2 == 0);
+        else if (CB == 1)
           mw.store(mw.denominators(piece, 0, rowType), Z, zAt, 1, rows,
                    E.idx(1));
+        else
+          E.ifThen(writesZ, [&] {
+            mw.store(mw.denominators(piece, 0, rowType), Z, zAt, 1, rows,
+                     E.idx(1));
+          });
       }
       if (s.rotates()) {
         // One thread of the grid writes c.

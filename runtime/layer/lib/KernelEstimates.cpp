@@ -332,10 +332,10 @@ struct StatePassShape {
   StatePassShape(const Sizes &z, double C, const ChunkStatePass &split,
                  bool f16)
       : R(double(split.rowsPerProgram)), K(double(split.tokensPerStep)),
-        PC(double(ChunkStatePass::consumerThreads)), NV(z.e), RK(R * K / PC),
-        p(z.p), splitV(f16 ? 1 : 0), N(std::ceil(z.T / C)),
-        steps(N * std::ceil(C / K)), rot(z.rotates ? 1 : 0), E1(z.e + 1),
-        halves(split.weightHalves ? 1 : 0) {
+        PC(double(ChunkStatePass::consumerThreads)),
+        NV(double(split.programColumns(cols(z.e)))), RK(R * K / PC), p(z.p),
+        splitV(f16 ? 1 : 0), N(std::ceil(z.T / C)), steps(N * std::ceil(C / K)),
+        rot(z.rotates ? 1 : 0), E1(NV + 1), halves(split.weightHalves ? 1 : 0) {
     keyRuns = K / 2 * z.d / double(split.keyRun(cols(z.d), z.rotates));
     valueRuns = K * NV / double(split.valueRun(cols(z.e)));
     runs = 2 * keyRuns + valueRuns;
@@ -361,7 +361,7 @@ static KernelEstimate statePassLaunch(const Sizes &z, double C,
                                       const ChunkStatePass &split,
                                       const OpCounts &program, bool f16,
                                       int registers) {
-  double X = double(split.programs), N = std::ceil(z.T / C);
+  double X = double(split.gridPrograms()), N = std::ceil(z.T / C);
   double rot = z.rotates ? 1 : 0;
   double stateBytes = z.B * z.H * 4 * z.D * (z.e + 1);
   double chunkBytes = z.B * z.H * stateHalvesBytes(z);
@@ -509,7 +509,7 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   program.sharedStoreWavefronts +=
       u(stagedWavefronts + 2 * onceStoreBytes / 128);
   program.sharedLoadWavefronts += u(2 * onceLoadBytes / 128);
-  program.globalStores = u(N * R * NO + R * (z.e / 2 + 1));
+  program.globalStores = u(N * R * NO + R * (NV / 2 + 1));
   program.globalStoreBytes = u(4 * N * R * NO + 4 * R * E1);
   program.intAlu += u(4.42 * N * R * NO + 182656);
   program.barriers += 2;

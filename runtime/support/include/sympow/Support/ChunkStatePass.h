@@ -35,10 +35,11 @@ struct ChunkStatePass {
   /// sm_90a, mma.sync per warp before), which read the values from
   /// workgroup memory; their two partial states are summed through
   /// workgroup memory where a chunk state is written. Where the loads and
-  /// accumulators fit 80 registers (e <= 64; steps of 64 tokens for 16-bit
-  /// keys at d <= 64, of 32 for rotated f32 keys or d = 128): 33
-  /// programs of 64 rows per head at p = 2, d = 64 put two programs (24
-  /// warps) on each of 132 SMs at B = 1 with 8 heads. Otherwise (in turn)
+  /// accumulators fit 80 registers (at most 64 value columns a program,
+  /// wider e split over `columnBlocks`; steps of 64 tokens for 16-bit keys
+  /// at d <= 64, of 32 for rotated f32 keys or d = 128): 33 programs of 64
+  /// rows per head at p = 2, d = 64 put two programs (24 warps) on each of
+  /// 132 SMs at B = 1 with 8 heads. Otherwise (in turn)
   /// the 256 consumer threads are the producer too, with single buffers
   /// and three barriers a step; they sit side by side (mma<warps = [4, 2],
   /// column_major>), each warpgroup half the value columns, and build
@@ -62,6 +63,17 @@ struct ChunkStatePass {
   /// f32 work).
   bool chunkDecay = false;
   int64_t rowsPerProgram = 64;
+  /// Programs along the value columns (with a producer of its own): each
+  /// takes e / columnBlocks of them beside its rows' Z (which every block
+  /// computes and the last writes), so that e > 64 keeps accumulators of
+  /// at most 72 columns a warpgroup. Each block builds the same Phi^T: at
+  /// d = e = 128 two blocks with a producer each are predicted at 1.745 ms
+  /// at 16K, where one program in turn took 2.075 (docs/Performance.md).
+  int64_t columnBlocks = 1;
+  /// The value columns one program takes.
+  int64_t programColumns(int64_t e) const { return e / columnBlocks; }
+  /// Programs per (head, sequence): row tiles times column blocks.
+  int64_t gridPrograms() const { return programs * columnBlocks; }
   int64_t threads() const { return consumerThreads + (specialized ? 128 : 0); }
   /// Buffers of each array a step writes: two where the producer runs
   /// ahead of the consumers, one where the same threads take turns (the
@@ -97,7 +109,9 @@ struct ChunkStatePass {
   /// 8 more, [1 0 ... 0] at every token (written once), so that the MMAs
   /// give Z in column e and zeros after it: the chunk states' rows as
   /// chunk_output reads them (ChunkOutputTile::valueColumns).
-  int64_t valueColumns(int64_t e) const { return specialized ? e + 8 : e; }
+  int64_t valueColumns(int64_t e) const {
+    return programColumns(e) + (specialized ? 8 : 0);
+  }
   /// Elements (bf16) of one staged values array (e a multiple of 8).
   int64_t valueElements(int64_t e) const {
     return valueColumns(e) / 8 * valueBlockBytes() / 2;
@@ -173,8 +187,18 @@ struct ChunkStatePass {
   int64_t accumulatorFloats(int64_t e) const {
     return specialized ? rowsPerProgram * valueColumns(e) / 128 : e / 4;
   }
-  /// The widest e that has a producer of its own.
+  /// The widest value columns a program with a producer of its own takes.
   static constexpr int64_t kMaxSpecializedColumns = 64;
+  /// The fewest column blocks of at most kMaxSpecializedColumns whole
+  /// blocks of 8 columns each (0 where none divides e so).
+  static int64_t columnBlocksOf(int64_t e) {
+    for (int64_t blocks =
+             (e + kMaxSpecializedColumns - 1) / kMaxSpecializedColumns;
+         8 * blocks <= e; ++blocks)
+      if (e % (8 * blocks) == 0)
+        return blocks;
+    return 0;
+  }
   /// Programs per SM that ptxas must fit (its register cap): two where the
   /// accumulators take at most 36 floats a thread with a producer of its
   /// own (e <= 64: 24 warps per SM, a cap of 80 registers) or 32 without
@@ -200,14 +224,15 @@ struct ChunkStatePass {
   int64_t keyRun(int64_t d, bool rotated) const {
     return runLength(d, rotated ? 4 : 2, tokensPerStep / 2);
   }
-  int64_t valueRun(int64_t e) const { return runLength(e, 2); }
+  int64_t valueRun(int64_t e) const { return runLength(programColumns(e), 2); }
   /// The registers a producer thread holds a step's loads in (the keys,
   /// f32 where rotated, and the values, 16-bit): a producer of its own
   /// takes at most 32, so that the program keeps 80 registers (rotated keys
-  /// at d = 64 ask 48 at 64 tokens, which ptxas spilled); consumers that
-  /// produce too, fewer (chunkStatePass below).
+  /// at d = 64 ask 48 at 64 tokens, which ptxas spilled; so did d = 128's
+  /// 16-bit keys at 64 tokens, 4 bytes before the loop at one head on
+  /// sm_90a); consumers that produce too, fewer (chunkStatePass below).
   int64_t loadRegisters(int64_t d, int64_t e, bool rotatedKeys) const {
-    return tokensPerStep * (d * (rotatedKeys ? 4 : 2) + 2 * e) /
+    return tokensPerStep * (d * (rotatedKeys ? 4 : 2) + 2 * programColumns(e)) /
            (4 * producerThreads());
   }
   /// Floats of one step's weights: its K weights, then the step's decay
@@ -296,10 +321,10 @@ chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
       std::max<int64_t>(1, (*dim + s.rowsPerProgram - 1) / s.rowsPerProgram);
   // (f16 values split beside rotated keys spilled at 80: d = 32, e = 64;
   // so did p = 4's rotated f32 keys at d = 64 in steps of 32.)
+  s.columnBlocks = ChunkStatePass::columnBlocksOf(e);
   for (int64_t tokens : {64, 32}) {
     s.tokensPerStep = tokens;
-    if (chunk >= tokens && (tokens == 64 || p == 2) &&
-        e <= ChunkStatePass::kMaxSpecializedColumns && e % 8 == 0 &&
+    if (s.columnBlocks > 0 && chunk >= tokens && (tokens == 64 || p == 2) &&
         s.loadRegisters(d, e, rotatedKeys) <= 32 && !(f16 && rotatedKeys) &&
         s.sharedBytes(d, e, f16, rotatedKeys) <= kSharedBytesForTwoH100Blocks) {
       // (A chunk of one step decays once a chunk already. At p = 4 the
@@ -311,6 +336,7 @@ chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
   }
   s.specialized = false;
   s.weightHalves = false;
+  s.columnBlocks = 1;
   // Threads that also consume hold their loads beside the accumulators:
   // at most 24 registers of them (16 with f16's hi + lo values: p = 4, d =
   // 64 spilled at 24 at two programs per SM).
