@@ -433,11 +433,11 @@ TEST(ChunkStatePass, DecaysOnceAChunkWhereChunksTakeTwoSteps) {
   EXPECT_FALSE(once(2, 64, 64, false)); // one step of 64
   EXPECT_TRUE(once(2, 64, 64, true));   // two steps of 32
   EXPECT_FALSE(once(4, 32, 512, false));
-  // In turn (e > 64): every step.
-  std::optional<ChunkStatePass> wide =
-      chunkStatePass(2, 64, 128, 512, 2, false, false);
-  ASSERT_TRUE(wide.has_value());
-  EXPECT_FALSE(wide->specialized || wide->chunkDecay);
+  // In turn (f16 values beside rotated keys): every step.
+  std::optional<ChunkStatePass> inTurn =
+      chunkStatePass(2, 32, 64, 512, 2, true, true);
+  ASSERT_TRUE(inTurn.has_value());
+  EXPECT_FALSE(inTurn->specialized || inTurn->chunkDecay);
   // The kept state takes the exchange's second half: no more memory.
   ChunkStatePass a = *chunkStatePass(2, 64, 64, 512, 2, false, false);
   ChunkStatePass b = a;
@@ -555,7 +555,7 @@ TEST(ChunkStatePass, StagedLayoutsAvoidBankConflicts) {
   // The producer where its loads a step ahead fit 32 registers: 16-bit keys
   // at d = e = 64 in steps of 64 tokens, rotated f32 ones (48 at 64 tokens)
   // in steps of 32; not f16 values beside rotated keys (they spilled), nor
-  // e > 64 (the accumulators), nor steps longer than a chunk.
+  // steps longer than a chunk. e > 64 splits its columns over programs.
   auto ahead = [](int64_t d, int64_t e, bool f16, bool rotated,
                   int64_t chunk = 512) -> int64_t {
     std::optional<ChunkStatePass> s =
@@ -568,9 +568,47 @@ TEST(ChunkStatePass, StagedLayoutsAvoidBankConflicts) {
   EXPECT_EQ(ahead(64, 64, false, false, 32), 32);
   EXPECT_EQ(ahead(64, 64, false, false, 16), 0);
   EXPECT_EQ(ahead(32, 64, true, true), 0);
-  EXPECT_EQ(ahead(64, 128, false, false), 0);
+  EXPECT_EQ(ahead(64, 128, false, false), 64);
   EXPECT_EQ(chunkStatePass(2, 64, 64, 512, 2, false, false)->threads(), 384);
-  EXPECT_EQ(chunkStatePass(2, 64, 128, 512, 2, false, false)->threads(), 256);
+  EXPECT_EQ(chunkStatePass(2, 64, 128, 512, 2, false, false)->threads(), 384);
+}
+
+// Value columns wider than 64 go to programs of whole 8-column pieces, the
+// fewest that fit (none where no such split exists: e = 176 runs in turn);
+// at d = 128 the bf16 values are copied so that steps of 64 tokens keep the
+// producer's loads at 32 registers (keys alone), f16 ones (split, so held)
+// take steps of 32.
+TEST(ChunkStatePass, SplitsWideValueColumnsOverPrograms) {
+  EXPECT_EQ(ChunkStatePass::columnBlocksOf(64), 1);
+  EXPECT_EQ(ChunkStatePass::columnBlocksOf(96), 2);
+  EXPECT_EQ(ChunkStatePass::columnBlocksOf(128), 2);
+  EXPECT_EQ(ChunkStatePass::columnBlocksOf(160), 4);
+  EXPECT_EQ(ChunkStatePass::columnBlocksOf(176), 0);
+  ChunkStatePass wide = *chunkStatePass(2, 128, 128, 1024, 2, false, false);
+  EXPECT_TRUE(wide.specialized);
+  EXPECT_EQ(wide.columnBlocks, 2);
+  EXPECT_EQ(wide.programColumns(128), 64);
+  EXPECT_EQ(wide.gridPrograms(), 2 * 129);
+  EXPECT_EQ(wide.valueColumns(128), 72);
+  EXPECT_EQ(wide.tokensPerStep, 64);
+  EXPECT_TRUE(wide.copiedValues);
+  EXPECT_EQ(wide.valueBuffers(), 3);
+  EXPECT_EQ(wide.loadRegisters(128, 128, false), 32);
+  EXPECT_LE(wide.sharedBytes(128, 128, false, false),
+            kSharedBytesForTwoH100Blocks);
+  ChunkStatePass f16 = *chunkStatePass(2, 128, 128, 1024, 2, true, false);
+  EXPECT_EQ(f16.tokensPerStep, 32);
+  EXPECT_FALSE(f16.copiedValues);
+  EXPECT_EQ(f16.valueBuffers(), 2);
+  // d = 64 keeps its values in registers: nothing changes there.
+  ChunkStatePass narrow = *chunkStatePass(2, 64, 64, 1024, 2, false, false);
+  EXPECT_EQ(narrow.columnBlocks, 1);
+  EXPECT_FALSE(narrow.copiedValues);
+  std::optional<ChunkStatePass> odd =
+      chunkStatePass(2, 16, 176, 1024, 2, false, false);
+  ASSERT_TRUE(odd.has_value());
+  EXPECT_FALSE(odd->specialized);
+  EXPECT_EQ(odd->columnBlocks, 1);
 }
 
 // Where the state steps come by bulk copies (unrotated bf16, p = 2) and a

@@ -18,7 +18,9 @@
 //
 // The warpgroups specialize (sympow_tile.warpgroups). Warpgroup 2, the
 // producer, loads each step's keys, values and gates two steps ahead into
-// registers and stages them a step ahead: the keys in pairs of tokens (bf16
+// registers (or copies bf16 values by async_copy two steps ahead, where
+// holding them would pass 32 registers: ChunkStatePass::copiedValues) and
+// stages them a step ahead: the keys in pairs of tokens (bf16
 // as they come, else f32), the weights from the gates, the values as bf16
 // (hi + lo for f16) in the MMAs' layout with a column of ones after them.
 // Warpgroups 0 and 1, the consumers, each take half of a step's tokens
@@ -144,7 +146,8 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     phiLoArray = array(workgroupMemRef({NB * phiBuffer}, bf16), true);
   }
   size_t weightsArray = array(workgroupMemRef({NB * weightBuffer}, f32)),
-         valuesHiArray = array(workgroupMemRef({NB * VE}, bf16), true);
+         valuesHiArray =
+             array(workgroupMemRef({split.valueBuffers() * VE}, bf16), true);
   std::optional<size_t> weightHalvesArray;
   if (split.weightHalves)
     weightHalvesArray = array(workgroupMemRef({NB * halvesBuffer}, bf16));
@@ -260,6 +263,17 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     return E.mul(parity, E.idx(elements));
   };
   auto parityOf = [&](Value i) { return E.rem(i, E.idx(2)); };
+  // Step i's buffer of the staged values: i % 3 where they are copied
+  // (ChunkStatePass::copiedValues), else its parity.
+  // (In i32: an index remainder by 3 is a 64-bit multiply-high, whose
+  // registers spilled the producer at d = 128.)
+  auto valueSlotOf = [&](Value i) {
+    if (split.valueBuffers() == 2)
+      return parityOf(i);
+    Type i32 = b.getI32Type();
+    return E.indexCast(E.rem(E.indexCast(i, i32), E.i32(split.valueBuffers())),
+                       b.getIndexType());
+  };
   // Step `parity`'s decay and its decay to its chunk's end, as the
   // producer staged them beside its weights.
   auto stagedDecay = [&](Value parity, int64_t offset) {
@@ -402,16 +416,26 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
           [&] { return t.constant(f32, 0.0, 2); }));
       return loaded;
     };
+    // A value run's first element in v (token j of step st, the program's
+    // column block) and in a staged buffer (N-major core matrices: column
+    // col of token j at (col / 8) VB + 8 j + col % 8).
+    auto valueSource = [&](const Step &st, const Run &r) {
+      return E.add(E.add(tokenBase(st, s.e), E.mul(r.j, t.index(s.h * s.e))),
+                   CB == 1 ? r.col : E.add(r.col, valueColumn));
+    };
+    auto valueOffset = [&](const Run &r) {
+      return E.add(E.add(E.mul(E.div(r.col, t.index(8)), t.index(VB)),
+                         E.mul(r.j, t.index(8))),
+                   E.rem(r.col, t.index(8)));
+    };
     auto fetchValues = [&](const Step &st) {
       SmallVector<Value> loaded;
       for (int64_t from = 0; from < K * EC; from += PP * LV) {
         Run r = runAt(from, EC, LV);
         Value live =
             t.logicalAnd(r.inTile, E.ult(tokens32(r.j), t.splat(st.valid)));
-        Value at =
-            E.add(E.add(tokenBase(st, s.e), E.mul(r.j, t.index(s.h * s.e))),
-                  CB == 1 ? r.col : E.add(r.col, valueColumn));
-        loaded.push_back(t.load(v, t.run(at, LV), spread(live, LV), LV > 1));
+        loaded.push_back(
+            t.load(v, t.run(valueSource(st, r), LV), spread(live, LV), LV > 1));
       }
       return loaded;
     };
@@ -495,12 +519,40 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       auto next = loaded.begin();
       for (int64_t from = 0; from < K * EC; from += PP * LV) {
         Run r = runAt(from, EC, LV);
-        Value at = E.add(E.add(E.mul(E.div(r.col, t.index(8)), t.index(VB)),
-                               E.mul(r.j, t.index(8))),
-                         E.rem(r.col, t.index(8)));
+        Value at = valueOffset(r);
         t.storeBf16(t.convert(*next++, f32), valuesHi, valuesLo,
                     t.run(E.add(valueAt, at), LV), spread(r.inTile, LV),
                     LV > 1);
+      }
+    };
+
+    // Step st's values copied into buffer `slot` (copiedValues): the same
+    // runs, 16 bytes each, zeros past valid (weights 0 there, but a NaN
+    // past T would make a NaN).
+    // Passes a whole number of tokens apart take the first pass's source
+    // and destination plus constants (separate 64-bit sources per pass,
+    // kept through the loop, spilled the producer at d = 128).
+    auto copyValues = [&](const Step &st, Value slot) {
+      Value valueAt = t.splat(E.mul(slot, E.idx(VE)));
+      Run first = runAt(0, EC, LV);
+      Value firstSource = valueSource(st, first), firstAt = valueOffset(first);
+      for (int64_t from = 0; from < K * EC; from += PP * LV) {
+        Run r = runAt(from, EC, LV);
+        Value source, at;
+        if (from % EC == 0) {
+          int64_t tokens = from / EC;
+          source = E.add(firstSource, t.index(tokens * s.h * s.e));
+          at = E.add(firstAt, t.index(8 * tokens));
+        } else {
+          source = valueSource(st, r);
+          at = valueOffset(r);
+        }
+        Value live =
+            t.logicalAnd(r.inTile, E.ult(tokens32(r.j), t.splat(st.valid)));
+        // (A copy that reads nothing still names a source in the buffer:
+        // tokens past T take the tensor's first run.)
+        t.asyncCopy(v, E.select(live, source, t.index(0)), valuesHi,
+                    E.add(valueAt, at), LV, r.inTile, live);
       }
     };
 
@@ -512,7 +564,7 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       Value one =
           E.select(t.eq(E.rem(t.range(8), t.index(8, 8)), t.index(0, 8)),
                    t.constant(f32, 1.0, 8), t.constant(f32, 0.0, 8));
-      for (int64_t buffer = 0; buffer < NB; ++buffer) {
+      for (int64_t buffer = 0; buffer < split.valueBuffers(); ++buffer) {
         Value at =
             E.add(E.mul(token, t.index(8)), t.index(buffer * VE + EC / 8 * VB));
         t.storeBf16(one, valuesHi, valuesLo, t.run(at, 8),
@@ -528,17 +580,30 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     // the log decay stageKeys hands on.)
     size_t keyLoads = 2 * ((keyRuns + PP - 1) / PP) + 1;
     bool carriesDecay = split.chunkDecay;
+    bool copied = split.copiedValues;
     auto step = [&](Value i, ValueRange carried) {
       ValueRange loaded = carriesDecay ? carried.drop_back() : carried;
       size_t valueLoads = loaded.size() - keyLoads;
       Value i1 = E.add(i, next);
       Value parity = parityOf(i1);
-      stageValues(loaded.take_front(valueLoads), parity);
+      if (copied) {
+        // Step i + 1's copies (issued a step ago) landed; step i + 2's into
+        // the buffer step i - 1 left (its MMAs done before this step's
+        // barrier).
+        t.asyncWait();
+        Value i2 = E.add(i1, next);
+        copyValues(stepAt(i2), valueSlotOf(i2));
+      } else {
+        stageValues(loaded.take_front(valueLoads), parity);
+      }
       Value after = stageKeys(loaded.drop_front(valueLoads), i1, parity,
                               carriesDecay ? carried.back() : Value());
       tile::AsyncProxyFenceOp::create(b, loc);
+      // (Where step i + 2's place is first needed: computed at the step's
+      // start it took the registers of two f16 programs per SM at d = 64.)
       Step st = stepAt(E.add(i1, next));
-      SmallVector<Value> ahead = fetchValues(st);
+      SmallVector<Value> ahead =
+          copied ? SmallVector<Value>{} : fetchValues(st);
       llvm::append_range(ahead, fetchKeys(st));
       if (carriesDecay)
         ahead.push_back(after);
@@ -551,20 +616,31 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       Value zero = E.idx(0);
       Step first = stepAt(zero);
       Value after = stageKeys(fetchKeys(first), zero, zero, Value());
-      stageValues(fetchValues(first), zero);
+      if (copied) {
+        copyValues(first, zero);
+        copyValues(stepAt(next), next);
+        t.asyncWait();
+      } else {
+        stageValues(fetchValues(first), zero);
+      }
       stageOnes();
       tile::AsyncProxyFenceOp::create(b, loc);
       return carriesDecay ? SmallVector<Value>{after} : SmallVector<Value>{};
     };
     role.beforeFirst = [&](ValueRange carried) {
       Step second = stepAt(next);
-      SmallVector<Value> loaded = fetchValues(second);
+      SmallVector<Value> loaded =
+          copied ? SmallVector<Value>{} : fetchValues(second);
       llvm::append_range(loaded, fetchKeys(second));
       llvm::append_range(loaded, carried);
       return loaded;
     };
     role.step = step;
-    role.finish = [](ValueRange) {};
+    // (The last steps' copies, zeros past the tokens, land before the end.)
+    role.finish = [&](ValueRange) {
+      if (copied)
+        t.asyncWait();
+    };
     role.load = [&](Value i) {
       SmallVector<Value> loaded = fetchValues(stepAt(i));
       llvm::append_range(loaded, fetchKeys(stepAt(i)));
@@ -933,11 +1009,11 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
     // values (hi + lo for f16, lo Phi times lo v dropped as split_bf16
     // does), the small products first. Buffer 1's descriptors are buffer
     // 0's advanced by its bytes (TileWarpgroupOps.td).
-    auto multiply = [&](Value acc, Value parity) {
-      Value valueAt =
-          split.buffers() == 1
-              ? Value()
-              : E.indexCast(E.mul(parity, E.idx(2 * VE / 16)), b.getI64Type());
+    auto multiply = [&](Value acc, Value parity, Value valueSlot) {
+      Value valueAt = split.buffers() == 1
+                          ? Value()
+                          : E.indexCast(E.mul(valueSlot, E.idx(2 * VE / 16)),
+                                        b.getI64Type());
       assert(K % 32 == 0 && "whole 16-token blocks for each warpgroup");
       int64_t blocks = K / 32; // this warpgroup's 16-token blocks
       for (int64_t kb = g * blocks; kb < (g + 1) * blocks; ++kb) {
@@ -1114,15 +1190,15 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
       // Where the decay is once a chunk the weights carry the decay to the
       // chunk's end (as the producer staged them); else the accumulators
       // take the step's decay once.
-      Value decayed;
+      Value decayed, valueSlot = valueSlotOf(i);
       if (split.chunkDecay) {
-        acc = multiply(acc, parity);
+        acc = multiply(acc, parity, valueSlot);
         decayed = chunkEndDecayOf(parity);
       } else {
         acc = multiply(
             E.mul(tile::SplatOp::create(b, loc, accType, stepDecayOf(parity)),
                   acc),
-            parity);
+            parity, valueSlot);
       }
       if (g == 1) {
         // Hand the part over where a chunk ends before the last (the

@@ -424,7 +424,11 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   // The keys' runs, the values' (hi and lo for f16), the weights.
   double keyBytes = keyPairBytes / 2 * K * z.d,
          valueBytes = 2 * (1 + splitV) * K * NV;
-  double stagedStores = keyRuns + (1 + splitV) * valueRuns + sh.weightStores,
+  // (Copied values, ChunkStatePass::copiedValues, are no stores of the
+  // producer's: the emulator counts their bytes, not their instructions.)
+  double copied = split.copiedValues ? 1 : 0;
+  double stagedStores = keyRuns + (1 - copied) * (1 + splitV) * valueRuns +
+                        sh.weightStores,
          stagedBytes = keyBytes + valueBytes + sh.weightBytes;
   step.sharedStores = u(stagedStores);
   step.sharedStoreBytes = u(stagedBytes);
@@ -479,6 +483,9 @@ static KernelEstimate chunkStatePassInRegisters(const Sizes &z, double C,
   // the halves' S and Z pairs (R NO stores of both), the chunk's decay.
   program.globalLoads += u(R * E1);
   program.globalLoadBytes += u(4 * R * E1);
+  // Copied values: the loop's last two steps copy the steps past the end
+  // (zeros, reading nothing).
+  program.globalLoads += u(copied * 2 * valueRuns);
   double onceStores = 2 * K * (1 + splitV) + 3 * R + (N + 1) * R * NO,
          onceStoreBytes = 32 * K * (1 + splitV) + 12 * R + 4 * (N + 1) * R * NO,
          onceLoads = (N + 1) * R * NO + 3 * PC + N * PC,

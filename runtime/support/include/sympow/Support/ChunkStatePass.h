@@ -36,18 +36,17 @@ struct ChunkStatePass {
   /// workgroup memory; their two partial states are summed through
   /// workgroup memory where a chunk state is written. Where the loads and
   /// accumulators fit 80 registers (at most 64 value columns a program,
-  /// wider e split over `columnBlocks`; steps of 64 tokens for 16-bit keys
-  /// at d <= 64, of 32 for rotated f32 keys or d = 128): 33 programs of 64
-  /// rows per head at p = 2, d = 64 put two programs (24 warps) on each of
-  /// 132 SMs at B = 1 with 8 heads. Otherwise (in turn)
-  /// the 256 consumer threads are the producer too, with single buffers
-  /// and three barriers a step; they sit side by side (mma<warps = [4, 2],
-  /// column_major>), each warpgroup half the value columns, and build
-  /// Phi^T in workgroup memory as bf16 hi + lo, which both multiply. (Before
-  /// 2026-12-02, with a producer too: Phi^T in workgroup memory, 16
-  /// accumulator floats a consumer thread, 254 SASS instructions per warp
-  /// and step of which 16 stored Phi^T, and Phi^T's stores and MMA reads
-  /// about half of the pass's shared wavefronts.)
+  /// wider e split over `columnBlocks`; steps of 64 tokens for 16-bit keys,
+  /// at d = 128 with `copiedValues`, of 32 for rotated f32 keys): 33 programs
+  /// of 64 rows per head at p = 2, d = 64 put two programs (24 warps) on each
+  /// of 132 SMs at B = 1 with 8 heads. Otherwise (in turn) the 256 consumer
+  /// threads are the producer too, with single buffers and three barriers a
+  /// step; they sit side by side (mma<warps = [4, 2], column_major>), each
+  /// warpgroup half the value columns, and build Phi^T in workgroup memory as
+  /// bf16 hi + lo, which both multiply. (Before 2026-12-02, with a producer
+  /// too: Phi^T in workgroup memory, 16 accumulator floats a consumer thread,
+  /// 254 SASS instructions per warp and step of which 16 stored Phi^T, and
+  /// Phi^T's stores and MMA reads about half of the pass's shared wavefronts.)
   static constexpr int64_t warpsM = 4, warpsN = 2;
   static constexpr int64_t consumerThreads = 128 * warpsN;
   bool specialized = true;
@@ -67,8 +66,9 @@ struct ChunkStatePass {
   /// takes e / columnBlocks of them beside its rows' Z (which every block
   /// computes and the last writes), so that e > 64 keeps accumulators of
   /// at most 72 columns a warpgroup. Each block builds the same Phi^T: at
-  /// d = e = 128 two blocks with a producer each are predicted at 1.745 ms
-  /// at 16K, where one program in turn took 2.075 (docs/Performance.md).
+  /// d = e = 128 two blocks with a producer each are predicted at 1.519 ms
+  /// at 16K (1.745 in steps of 32), where one program in turn took 2.075
+  /// (docs/Performance.md).
   int64_t columnBlocks = 1;
   /// The value columns one program takes.
   int64_t programColumns(int64_t e) const { return e / columnBlocks; }
@@ -79,6 +79,16 @@ struct ChunkStatePass {
   /// ahead of the consumers, one where the same threads take turns (the
   /// schedule of three barriers a step).
   int64_t buffers() const { return specialized ? 2 : 1; }
+  /// Whether the producer copies bf16 values straight into workgroup
+  /// memory (cp.async, 16-byte runs: they are staged as they come) two
+  /// steps ahead, into three buffers, instead of holding them in registers
+  /// for a step: where a step's loads with them would take more than 32
+  /// registers (d = 128 at 64 tokens: 48), so that keys alone are held;
+  /// bf16 keys as they come only (bf16Keys).
+  bool copiedValues = false;
+  /// Buffers of the staged values: the step the consumers read, the next
+  /// one, landed, and the one after it, landing.
+  int64_t valueBuffers() const { return copiedValues ? 3 : buffers(); }
   /// The threads that load and stage.
   int64_t producerThreads() const {
     return threads() - (specialized ? consumerThreads : 0);
@@ -189,12 +199,13 @@ struct ChunkStatePass {
   }
   /// The widest value columns a program with a producer of its own takes.
   static constexpr int64_t kMaxSpecializedColumns = 64;
-  /// The fewest column blocks of at most kMaxSpecializedColumns whole
-  /// blocks of 8 columns each (0 where none divides e so).
+  /// The fewest column blocks of at most kMaxSpecializedColumns, whole
+  /// 8-column pieces and at least 32 columns each (0 where none divides e
+  /// so: e = 176 would take 11 of 16, each building the same Phi^T).
   static int64_t columnBlocksOf(int64_t e) {
     for (int64_t blocks =
              (e + kMaxSpecializedColumns - 1) / kMaxSpecializedColumns;
-         8 * blocks <= e; ++blocks)
+         32 * blocks <= e; ++blocks)
       if (e % (8 * blocks) == 0)
         return blocks;
     return 0;
@@ -229,10 +240,12 @@ struct ChunkStatePass {
   /// f32 where rotated, and the values, 16-bit): a producer of its own
   /// takes at most 32, so that the program keeps 80 registers (rotated keys
   /// at d = 64 ask 48 at 64 tokens, which ptxas spilled; so did d = 128's
-  /// 16-bit keys at 64 tokens, 4 bytes before the loop at one head on
-  /// sm_90a); consumers that produce too, fewer (chunkStatePass below).
+  /// 16-bit keys and values at 64 tokens, 4 bytes before the loop at one
+  /// head on sm_90a, hence copiedValues); consumers that produce too, fewer
+  /// (chunkStatePass below).
   int64_t loadRegisters(int64_t d, int64_t e, bool rotatedKeys) const {
-    return tokensPerStep * (d * (rotatedKeys ? 4 : 2) + 2 * programColumns(e)) /
+    int64_t values = copiedValues ? 0 : 2 * programColumns(e);
+    return tokensPerStep * (d * (rotatedKeys ? 4 : 2) + values) /
            (4 * producerThreads());
   }
   /// Floats of one step's weights: its K weights, then the step's decay
@@ -270,8 +283,9 @@ struct ChunkStatePass {
     int64_t valueBytes = 2 * valueElements(e) * (splitValues ? 2 : 1);
     bool bf16 = bf16Keys(splitValues, rotatedKeys);
     int64_t keyBytes = (bf16 ? 2 : 4) * keyElements(d, bf16);
-    return buffers() * (keyBytes + valueBytes + 4 * weightElements() +
+    return buffers() * (keyBytes + 4 * weightElements() +
                         2 * weightHalfElements() + 2 * 2 * phiElements()) +
+           valueBuffers() * valueBytes +
            4 * rowsPerProgram * (specialized ? 3 : 1) +
            4 * exchangeElements(e) +
            (specialized ? 8 : 0); // the final rows' start (an i64)
@@ -324,6 +338,14 @@ chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
   s.columnBlocks = ChunkStatePass::columnBlocksOf(e);
   for (int64_t tokens : {64, 32}) {
     s.tokensPerStep = tokens;
+    // bf16 values copied where holding them (loadRegisters without the
+    // copies) would pass 32 registers, beside bf16 keys as they come
+    // (rotated f32 keys at d = 64 in steps of 64, their loads 32 registers
+    // alone, spilled 8 to 28 bytes).
+    s.copiedValues = false;
+    s.copiedValues = s.columnBlocks > 0 &&
+                     ChunkStatePass::bf16Keys(f16, rotatedKeys) &&
+                     s.loadRegisters(d, e, rotatedKeys) > 32;
     if (s.columnBlocks > 0 && chunk >= tokens && (tokens == 64 || p == 2) &&
         s.loadRegisters(d, e, rotatedKeys) <= 32 && !(f16 && rotatedKeys) &&
         s.sharedBytes(d, e, f16, rotatedKeys) <= kSharedBytesForTwoH100Blocks) {
@@ -337,6 +359,7 @@ chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
   s.specialized = false;
   s.weightHalves = false;
   s.columnBlocks = 1;
+  s.copiedValues = false;
   // Threads that also consume hold their loads beside the accumulators:
   // at most 24 registers of them (16 with f16's hi + lo values: p = 4, d =
   // 64 spilled at 24 at two programs per SM).
