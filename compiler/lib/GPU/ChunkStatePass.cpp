@@ -1267,14 +1267,17 @@ LogicalResult buildStatePass(OpBuilder &b, gpu::GPUModuleOp module,
               piece, S,
               E.add(E.add(E.mul(zAt, E.idx(s.e)), firstColumn), E.idx(col)),
               s.e, rows, E.idx(std::min<int64_t>(8, EC - col)), s.e % 2 == 0);
-        else if (CB == 1)
-          mw.store(mw.denominators(piece, 0, rowType), Z, zAt, 1, rows,
-                   E.idx(1));
-        else
-          E.ifThen(writesZ, [&] {
+        else {
+          // (Z: the last column block's alone.)
+          auto storeZ = [&] {
             mw.store(mw.denominators(piece, 0, rowType), Z, zAt, 1, rows,
                      E.idx(1));
-          });
+          };
+          if (CB == 1)
+            storeZ();
+          else
+            E.ifThen(writesZ, storeZ);
+        }
       }
       if (s.rotates()) {
         // One thread of the grid writes c.

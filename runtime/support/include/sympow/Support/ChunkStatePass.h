@@ -337,16 +337,16 @@ chunkStatePass(int64_t p, int64_t d, int64_t e, int64_t chunk,
   // so did p = 4's rotated f32 keys at d = 64 in steps of 32.)
   s.columnBlocks = ChunkStatePass::columnBlocksOf(e);
   for (int64_t tokens : {64, 32}) {
+    if (s.columnBlocks == 0) // no split of e: in turn
+      break;
     s.tokensPerStep = tokens;
-    // bf16 values copied where holding them (loadRegisters without the
-    // copies) would pass 32 registers, beside bf16 keys as they come
-    // (rotated f32 keys at d = 64 in steps of 64, their loads 32 registers
-    // alone, spilled 8 to 28 bytes).
+    // bf16 values copied where holding them would pass 32 registers,
+    // beside bf16 keys as they come (rotated f32 keys at d = 64 in steps of
+    // 64, their loads 32 registers alone, spilled 8 to 28 bytes).
     s.copiedValues = false;
-    s.copiedValues = s.columnBlocks > 0 &&
-                     ChunkStatePass::bf16Keys(f16, rotatedKeys) &&
-                     s.loadRegisters(d, e, rotatedKeys) > 32;
-    if (s.columnBlocks > 0 && chunk >= tokens && (tokens == 64 || p == 2) &&
+    bool heldPast32 = s.loadRegisters(d, e, rotatedKeys) > 32;
+    s.copiedValues = heldPast32 && ChunkStatePass::bf16Keys(f16, rotatedKeys);
+    if (chunk >= tokens && (tokens == 64 || p == 2) &&
         s.loadRegisters(d, e, rotatedKeys) <= 32 && !(f16 && rotatedKeys) &&
         s.sharedBytes(d, e, f16, rotatedKeys) <= kSharedBytesForTwoH100Blocks) {
       // (A chunk of one step decays once a chunk already. At p = 4 the
