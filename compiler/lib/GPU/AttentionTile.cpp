@@ -35,6 +35,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ChunkedCommon.h"
+#include "KeySteps.h"
 #include "TileKernels.h"
 
 #include "sympow/Compiler/GPU/AttentionKernel.h"
@@ -93,7 +94,7 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
   Type f32 = b.getF32Type();
   Type elem = gpu_detail::elementType(ctx, s.dtype);
   constexpr int64_t R = AttentionTile::kRows, K = AttentionTile::kKeys,
-                    P = AttentionTile::kThreads, L = 8;
+                    P = AttentionTile::kThreads;
   AttentionTile shape = *attentionTileOf(s);
   bool split = shape.splitScores;
   // The value columns this program takes (all, or its block of them).
@@ -145,7 +146,6 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value t0 = E.mul(x, E.idx(R));
   Value rows = E.min(E.idx(R), E.sub(T, t0));
   Value thread = t.range();
-  Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   auto tokenBase = [&](Value first, int64_t heads, Value head, int64_t width) {
     return gpu_detail::tokenOffset(E, batch, T, first, heads, head, width);
   };
@@ -159,113 +159,14 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
     return E.mul(g, t.constant(f32, M_LOG2E, perThread));
   };
 
-  // The copies of `tileRows` rows of a [B, T, heads, width] tensor in
-  // 16-byte runs: pass n of a thread takes run thread + n P of the order
-  // `rowOf` / `runColumn` give, placed by `at(j, c)` (row j's run from
-  // column c). The order takes the runs in groups of `groupRows` whole
-  // rows; where P runs are whole groups, pass n is pass 0 moved down by
-  // constants (`rowsPerPass` rows, `destRowStride` elements a row), so each
-  // thread keeps one row, column, source offset (from the rows' first
-  // token) and destination; else every pass keeps its own.
-  struct CopyPass {
-    Value row, column, from, to;
-    Value inTile; // null: every thread's run is inside
-  };
-  // Columns [firstColumn, + width) of rows `rowWidth` wide.
-  struct CopyPlan {
-    Value src, dest, head, firstColumn;
-    int64_t heads, width, rowWidth, runs, destRowStride, rowsPerPass = 0;
-    SmallVector<CopyPass> passes = {};
-  };
-  auto planCopies = [&](Value src, int64_t heads, Value head, int64_t tileRows,
-                        int64_t width, Value dest, int64_t groupRows,
-                        int64_t destRowStride,
-                        llvm::function_ref<Value(Value r)> rowOf,
-                        llvm::function_ref<Value(Value r)> runColumn,
-                        llvm::function_ref<Value(Value j, Value c)> at,
-                        Value firstColumn = {}, int64_t rowWidth = 0) {
-    rowWidth = rowWidth ? rowWidth : width;
-    CopyPlan plan{src,          dest,  head,     firstColumn,
-                  heads,        width, rowWidth, tileRows * (width / L),
-                  destRowStride};
-    int64_t groupRuns = groupRows * (width / L);
-    if (P % groupRuns == 0 && plan.runs % P == 0)
-      plan.rowsPerPass = P / groupRuns * groupRows;
-    for (int64_t from = 0; from < plan.runs; from += P) {
-      Value r = E.add(thread, t.index(from));
-      CopyPass pass;
-      pass.inTile =
-          from + P > plan.runs ? E.ult(r, t.index(plan.runs)) : Value();
-      pass.row = rowOf(r);
-      pass.column = runColumn(r);
-      pass.from =
-          E.add(E.mul(pass.row, t.index(heads * rowWidth)), pass.column);
-      pass.to = at(pass.row, pass.column);
-      plan.passes.push_back(pass);
-      if (plan.rowsPerPass)
-        break;
-    }
-    return plan;
-  };
-  // Issues the plan's copies of the rows from token `first`: all of them
-  // inside T, or (`count`) rows count .. tileRows - 1 as zeros, read from
-  // row 0 (inside T: count >= 1).
-  auto copy = [&](const CopyPlan &plan, Value first, Value count) {
-    Value base = tokenBase(first, plan.heads, plan.head, plan.rowWidth);
-    if (plan.firstColumn)
-      base = E.add(base, plan.firstColumn);
-    base = t.splat(base);
-    int64_t passes = (plan.runs + P - 1) / P;
-    for (int64_t n = 0; n < passes; ++n) {
-      CopyPass pass = plan.passes[plan.rowsPerPass ? 0 : n];
-      Value from = pass.from, to = pass.to, row = pass.row, live;
-      if (plan.rowsPerPass && n > 0) {
-        int64_t rows = n * plan.rowsPerPass;
-        from = E.add(from, t.index(rows * plan.heads * plan.rowWidth));
-        to = E.add(to, t.index(rows * plan.destRowStride));
-        row = E.add(row, t.index(rows));
-      }
-      if (count) {
-        live = E.ult(row, t.splat(count));
-        from = E.select(live, from, pass.column);
-      }
-      t.asyncCopy(plan.src, E.add(base, from), plan.dest, to, L, pass.inTile,
-                  live);
-    }
-  };
-  // q row-major (stride QS): runs along a row first.
-  int64_t qRuns = QK / L;
-  copy(planCopies(
-           q, s.hq, hq, R, QK, operands, 1, QS,
-           [&](Value r) { return E.div(r, t.index(qRuns)); },
-           [&](Value r) { return E.mul(E.rem(r, t.index(qRuns)), t.index(L)); },
-           [&](Value j, Value c) { return E.add(E.mul(j, t.index(QS)), c); }),
-       t0, rows);
-  // A step's keys or values in the canonical layout. Eight adjacent runs
-  // are eight rows of one column piece, 128 adjacent bytes: conflict-free
-  // stores, and a warp reads 64 bytes of each of 8 rows. Groups of 8 rows.
-  auto planStep = [&](Value src, int64_t width, int64_t destAt,
-                      Value firstColumn = {}, int64_t rowWidth = 0) {
-    int64_t pieces = width / L;
-    return planCopies(
-        src, s.h, h, K, width, operands, 8, L,
-        [&](Value r) {
-          return E.add(E.rem(r, t.index(8)),
-                       E.mul(E.div(r, t.index(8 * pieces)), t.index(8)));
-        },
-        [&](Value r) {
-          return E.mul(E.rem(E.div(r, t.index(8)), t.index(pieces)),
-                       t.index(L));
-        },
-        [&](Value j, Value c) {
-          return E.add(E.mul(E.add(E.mul(E.div(c, t.index(L)), t.index(K)), j),
-                             t.index(L)),
-                       t.index(destAt));
-        },
-        firstColumn, rowWidth);
-  };
-  CopyPlan keyCopies = planStep(k, QK, 0),
-           valueCopies = planStep(v, EV, valuesAt, firstColumn, s.e);
+  // q row-major (stride QS); a step's keys and values in the canonical
+  // layout (KeySteps.h).
+  gpu_detail::RunCopies copies(t, batch, T);
+  copies.copy(copies.rowMajor(q, s.hq, hq, R, QK, operands, QS), t0, rows);
+  gpu_detail::RunCopies::Plan keyCopies =
+      copies.canonical(k, s.h, h, K, QK, operands, 0);
+  gpu_detail::RunCopies::Plan valueCopies =
+      copies.canonical(v, s.h, h, K, EV, operands, valuesAt, firstColumn, s.e);
 
   // Gq_i: the query rows' gates from t0 on.
   int64_t queryHalf =
@@ -284,18 +185,8 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
     qA.push_back(m.load(m.operand(0, R, 16, elem), operands, E.idx(k0), QS));
   gpu::BarrierOp::create(b, loc); // q's readers, before the steps' writers
   // [V | 1 | 0 ...]: the ones column at EV for every key row, once (keys
-  // past T weigh 0, their values are copied as zeros). EV is a multiple of
-  // 8, so columns EV .. EV + 7 are one run: [1, 0, ..., 0].
-  {
-    Value j = thread;
-    Value at = E.add(E.mul(E.add(t.index(EV / L * K), j), t.index(L)),
-                     t.index(valuesAt));
-    Value slot = E.rem(t.range(L), t.index(L, L));
-    Value one = E.select(t.eq(slot, t.index(0, L)), t.constant(elem, 1.0, L),
-                         t.constant(elem, 0.0, L));
-    t.store(one, operands, t.run(at, L), t.expand(E.ult(j, t.index(K)), L),
-            true);
-  }
+  // past T weigh 0, their values are copied as zeros).
+  copies.storeOnesColumn(operands, valuesAt, K, EV, elem);
 
   RankedTensorType accType = m.accumulator(R, NV),
                    rowType = m.accumulator(R, 8),
@@ -329,22 +220,10 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
   // all) and its gate sums, and returns its scores and its gate sum.
   auto beginStep = [&](Value kt, Value count) -> std::pair<Value, Value> {
     gpu::BarrierOp::create(b, loc); // the step before's readers
-    copy(keyCopies, kt, count);
-    copy(valueCopies, kt, count);
-    // The step's gates (keys 2 l and 2 l + 1 in lane l of the first warp,
-    // 0 past count) summed after each key by a reversed scan of shuffles:
-    // sigma_j at keyGates[j], 2^sigma_j at [K + j], the step's sum at
-    // [2 K]. The other warps skip it (a branch uniform in each warp).
-    E.ifThen(E.ult(threadId, E.idx(32)), [&] {
-      Value g = gatesOf(kt, count ? count : E.idx(K), 2);
-      Value fromJ = tile::ScanOp::create(b, loc, g, K, /*reverse=*/true);
-      Value after = E.sub(fromJ, g);
-      Value key = t.range(2);
-      t.store(after, keyGates, key, nullptr, true);
-      t.store(E.exp2Approx(after), keyGates, E.add(key, t.index(K, 2)), nullptr,
-              true);
-      t.store(fromJ, keyGates, E.add(key, t.index(2 * K, 2)),
-              E.ult(key, t.index(1, 2)));
+    copies.copy(keyCopies, kt, count);
+    copies.copy(valueCopies, kt, count);
+    gpu_detail::storeKeyStepGates(t, keyGates, K, [&](int64_t perThread) {
+      return gatesOf(kt, count ? count : E.idx(K), perThread);
     });
     t.asyncWait();
     tile::AsyncProxyFenceOp::create(b, loc); // copies, to the MMAs
@@ -357,8 +236,7 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
     Value scores = zeroScores;
     bool first = true;
     auto product = [&](Value a, int64_t column) {
-      Value desc = tile::WarpgroupDescriptorOp::create(
-          b, loc, operands, E.idx(column * K), 0, K * 16, 128);
+      Value desc = gpu_detail::keysDescriptor(t, operands, 0, K, column);
       scores = tile::WarpgroupMmaOp::create(b, loc, scoreType, a, desc, scores,
                                             TypeAttr::get(elem), nullptr,
                                             nullptr, b.getBoolAttr(!first));
@@ -395,8 +273,7 @@ LogicalResult buildAttentionTile(OpBuilder &b, gpu::GPUModuleOp module,
                                              pTile, k0));
     tile::WarpgroupFenceOp::create(b, loc);
     for (int64_t k0 = 0; k0 < K; k0 += 16) {
-      Value desc = tile::WarpgroupDescriptorOp::create(
-          b, loc, operands, E.idx(valuesAt + k0 * L), 0, 128, K * 16);
+      Value desc = gpu_detail::valuesDescriptor(t, operands, valuesAt, K, k0);
       out = tile::WarpgroupMmaOp::create(b, loc, accType, pA[k0 / 16], desc,
                                          out, TypeAttr::get(elem), nullptr,
                                          b.getUnitAttr(), b.getBoolAttr(true));
