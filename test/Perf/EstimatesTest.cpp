@@ -300,6 +300,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"p=2,d=32,e=256,hq=2,h=1,dtype=bf16,gate=data,"
              "formulation=chunked,chunk=128",
              1, 256, false},
+        // Programs of two warpgroups, key steps of 64 by warpgroup MMAs.
+        Case{"p=2,d=64,e=64,hq=2,h=1,dtype=bf16,gate=data,"
+             "formulation=chunked,chunk=256",
+             1, 640, false},
         Case{"p=2,d=32,e=32,hq=4,h=2,dtype=bf16,gate=data,"
              "formulation=attention",
              1, 512, false},

@@ -630,6 +630,10 @@ TEST(ChunkOutputTile, BulkStateStepsServeTwoWarpgroups) {
       EXPECT_EQ(paired->minProgramsPerSM(64), 2);
       EXPECT_EQ(paired->registerCap(64), 128);
       EXPECT_LE(paired->sharedBytes(d, 64), kStaticSharedBytes);
+      // Their key steps are warpgroup MMAs, 64 keys a step where the chunk
+      // holds several programs (32 in a whole-chunk program's).
+      EXPECT_TRUE(paired->warpgroupKeys());
+      EXPECT_EQ(paired->keysPerStep, chunk > 128 ? 64 : 32) << chunk;
     }
   for (bool f16 : {false, true})
     for (bool rotates : {false, true}) {
@@ -639,7 +643,12 @@ TEST(ChunkOutputTile, BulkStateStepsServeTwoWarpgroups) {
           chunkOutputTile(512, 2, 64, 64, f16, rotates, true);
       ASSERT_TRUE(split.has_value());
       EXPECT_EQ(split->rowsPerProgram, 64) << f16 << rotates;
+      EXPECT_FALSE(split->warpgroupKeys());
+      EXPECT_LE(split->keysPerStep, 32);
     }
+  // d = 48: a step's copies are not whole groups of 8 rows a pass.
+  EXPECT_EQ(chunkOutputTile(512, 2, 48, 48, false, false, true)->keysPerStep,
+            32);
   EXPECT_EQ(chunkOutputTile(64, 2, 64, 64, false, false, true)->rowsPerProgram,
             64);
   EXPECT_EQ(chunkOutputTile(192, 2, 64, 64, false, false, true)->rowsPerProgram,
@@ -651,6 +660,10 @@ TEST(ChunkOutputTile, BulkStateStepsServeTwoWarpgroups) {
   EXPECT_EQ(wide->minProgramsPerSM(128), 1);
   EXPECT_GT(wide->sharedBytes(128, 128), kStaticSharedBytes);
   EXPECT_LE(wide->sharedBytes(128, 128), wide->sharedBudget(128));
+  // Rows of 136 columns: 32 keys a step (a thread's scores beside 68
+  // accumulators).
+  EXPECT_TRUE(wide->warpgroupKeys());
+  EXPECT_EQ(wide->keysPerStep, 32);
 }
 
 // The factored state part (p = 2) double-buffers its state rows wherever
@@ -702,7 +715,10 @@ TEST(ChunkOutputTile, FactoredStateDoubleBuffersWhereItFits) {
   EXPECT_TRUE(wider->pairedWarpgroups());
   EXPECT_EQ(wider->minProgramsPerSM(256), 2);
   EXPECT_EQ(wider->registerCap(256), 128);
-  EXPECT_EQ(
+  // Its key steps take 32 keys (64 spilled on sm_90a), so its arrays are
+  // at most e = 64's.
+  EXPECT_EQ(wider->keysPerStep, 32);
+  EXPECT_LE(
       wider->sharedBytes(64, 256),
       chunkOutputTile(256, 2, 64, 64, false, false, true)->sharedBytes(64, 64));
   EXPECT_EQ(chunkOutputTile(256, 2, 64, 192, false, false, true)->columnBlocks,

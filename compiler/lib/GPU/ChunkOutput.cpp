@@ -30,7 +30,10 @@
 //     divided by |den_S|), which is the combination at
 //     M = max(m, G_i + log|den_S|) of the f32 kernel (ChunkOutputF32.cpp) done
 //     online. A warp whose rows all lie before a step's first key skips
-//     the step's dots and weights;
+//     the step's dots and weights. In programs of two warpgroups the steps
+//     are the attention kernel's (KeySteps.h): keys and [V | 1] by cp.async
+//     into canonical layouts, both products warpgroup MMAs, a warpgroup
+//     skipping the steps after its rows;
 //  3. y = num / den.
 // The scale of q is folded out of the dots (p log|scale| on the log
 // weights, scale^p on phi), so unrotated bf16 q and k are exact operands.
@@ -38,6 +41,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ChunkedCommon.h"
+#include "KeySteps.h"
 #include "SymmetricPowerTiles.h"
 #include "TileKernels.h"
 
@@ -167,9 +171,10 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value gamma = logGamma ? E.load(logGamma, {h}) : Value();
   // The log gates in base 2 (times log2 e), as every log weight here: the
   // weights are then 2^(lw - m), the hardware's own exp.
-  auto gatesOf = [&](Value first, Value count) {
-    Value g = tokenGates(t, s, logG, gamma, batch, T, h, first, count);
-    return E.mul(g, t.constant(f32, M_LOG2E));
+  auto gatesOf = [&](Value first, Value count, int64_t perThread = 1) {
+    Value g =
+        tokenGates(t, s, logG, gamma, batch, T, h, first, count, perThread);
+    return E.mul(g, t.constant(f32, M_LOG2E, perThread));
   };
 
   // G_i of the query rows from the chunk's start: the gates before t0 as
@@ -881,6 +886,29 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   // or exp per score (below).
   Value stepsBefore = E.div(before, E.idx(K));
   bool gated = s.gate != GateKind::None;
+  // Warpgroup key steps (ChunkOutputTile::warpgroupKeys): a step's keys in
+  // operandHi and [V | 1] in rowsHi (a state buffer, free once the state's
+  // MMAs are done), both canonical; the ones column written once.
+  bool wgKeys = split.warpgroupKeys();
+  gpu_detail::RunCopies copies(t, batch, T);
+  std::optional<gpu_detail::RunCopies::Plan> keyCopies, valueCopies;
+  if (wgKeys) {
+    assert(!splitQK && !splitV && "warpgroup key steps take bf16 as it is");
+    gpu::BarrierOp::create(b, loc); // the state's readers of rowsHi
+    // Copies land in 16-byte runs; descriptors start on 16 bytes.
+    fn.setWorkgroupAttributionAttr(1, "llvm.align", b.getI64IntegerAttr(16));
+    keyCopies = copies.canonical(k, s.h, h, K, DK, operandHi, 0);
+    valueCopies =
+        copies.canonical(v, s.h, h, K, EV, rowsHi, 0,
+                         split.columnBlocks > 1 ? firstColumn : Value(), s.e);
+    copies.storeOnesColumn(rowsHi, 0, K, EV, bf16);
+  }
+  // q's A fragment of columns k0 .. k0 + 15 for a warpgroup key step, read
+  // from q as staged each step (held in registers across the steps, the
+  // fragments spilled at two programs per SM on sm_90a).
+  auto queryFragment = [&](int64_t k0) {
+    return m.load(m.operand(0, R, 16, bf16), qHi, E.idx(k0), QS);
+  };
   // One key step's part of a warp's rows (keys from kt, the step's gate
   // sums staged, `carry` G of its last key): the scores, their weights
   // against the running maximum mOld, and P [V | 1] added to the rescaled
@@ -889,7 +917,18 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                         Value mOld) -> SmallVector<Value> {
     // Scores q.k (split: the small products first).
     Value scores = splatTo(scoreType, 0.0);
-    for (int64_t k0 = 0; k0 < DK; k0 += 16) {
+    if (wgKeys) {
+      tile::WarpgroupFenceOp::create(b, loc);
+      for (int64_t k0 = 0; k0 < DK; k0 += 16)
+        scores = tile::WarpgroupMmaOp::create(
+            b, loc, scoreType, queryFragment(k0),
+            gpu_detail::keysDescriptor(t, operandHi, 0, K, k0), scores,
+            TypeAttr::get(bf16), nullptr, nullptr, b.getBoolAttr(k0 > 0));
+      tile::WarpgroupCommitOp::create(b, loc);
+      scores = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{scores})
+                   .getResult(0);
+    }
+    for (int64_t k0 = 0; !wgKeys && k0 < DK; k0 += 16) {
       auto qOf = [&](Value array) {
         return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0), QS);
       };
@@ -948,10 +987,28 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         });
     Value weights = weighed[0], mNew = weighed[1];
     Value shift = shiftOf(mNew);
-    Value pA = tile::ToOperandOp::create(b, loc, m.operand(0, R, K, bf16),
-                                         t.convert(weights, bf16));
     Value alpha = E.exp2Approx(E.sub(mOld, shift));
     Value out = E.mul(accIn, repeat(alpha, accType));
+    if (wgKeys) {
+      // P's 16 columns from k0 against [V | 1]'s rows k0 .. k0 + 15.
+      Value pTile = t.convert(weights, bf16);
+      SmallVector<Value> pA;
+      for (int64_t k0 = 0; k0 < K; k0 += 16)
+        pA.push_back(tile::ToOperandOp::create(
+            b, loc, m.operand(0, R, 16, bf16), pTile, k0));
+      tile::WarpgroupFenceOp::create(b, loc);
+      for (int64_t k0 = 0; k0 < K; k0 += 16)
+        out = tile::WarpgroupMmaOp::create(
+            b, loc, accType, pA[k0 / 16],
+            gpu_detail::valuesDescriptor(t, rowsHi, 0, K, k0), out,
+            TypeAttr::get(bf16), nullptr, b.getUnitAttr(), b.getBoolAttr(true));
+      tile::WarpgroupCommitOp::create(b, loc);
+      out = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{out})
+                .getResult(0);
+      return {out, mNew};
+    }
+    Value pA = tile::ToOperandOp::create(b, loc, m.operand(0, R, K, bf16),
+                                         t.convert(weights, bf16));
     auto valuesOf = [&](Value array) {
       return m.load(m.operand(1, K, NV, bf16), array, E.idx(0), VS);
     };
@@ -966,61 +1023,73 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         Value kt = E.add(chunkStart, E.mul(step, E.idx(K)));
         Value count = E.min(E.idx(K), E.sub(end, kt));
         gpu::BarrierOp::create(b, loc); // the previous step's readers
-        stageKeys(k, s.h, h, kt, count, K, operandHi,
-                  splitQK ? operandLo : Value(), false);
-        // [V | 1 | 0 ...], the program's block of columns: V every step;
-        // the ones column at EV and the zeros after it only in the first,
-        // since no later step writes there (the state's steps before did).
-        // Its ones in rows past count weigh nothing: those keys' weights
-        // are 0 (masked, past T).
-        Value valueRows = E.add(tokenBase(kt, s.h, h, s.e), firstColumn);
-        Value valuesLo = splitV ? rowsLo : Value();
-        stageColumns(
-            K, 0, EV, VS, inputBytes, rowsHi, valuesLo,
-            [&](Value j, Value c, Value inTile, int64_t L) {
-              Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
-              Value at = E.add(
-                  E.add(t.splat(valueRows), E.mul(j, t.index(s.h * s.e))), c);
-              return t.convert(
-                  t.load(v, runOffsets(at, L), spread(live, L), L > 1), f32);
-            });
-        E.ifThen(E.cmpi(arith::CmpIPredicate::eq, step, E.idx(0)), [&] {
-          stageColumns(K, EV, NV - EV, VS, inputBytes, rowsHi, valuesLo,
-                       [&](Value, Value c, Value, int64_t L) {
-                         return E.select(atColumnE(c, L),
-                                         t.constant(f32, 1.0, L),
-                                         t.constant(f32, 0.0, L));
-                       });
-        });
+        if (wgKeys) {
+          copies.copy(*keyCopies, kt, count);
+          copies.copy(*valueCopies, kt, count);
+          gpu_detail::storeKeyStepGates(t, keyGates, K, [&](int64_t per) {
+            return gatesOf(kt, count, per);
+          });
+          t.asyncWait();
+          tile::AsyncProxyFenceOp::create(b, loc); // copies, to the MMAs
+        } else {
+          stageKeys(k, s.h, h, kt, count, K, operandHi,
+                    splitQK ? operandLo : Value(), false);
+          // [V | 1 | 0 ...], the program's block of columns: V every step;
+          // the ones column at EV and the zeros after it only in the first,
+          // since no later step writes there (the state's steps before did).
+          // Its ones in rows past count weigh nothing: those keys' weights
+          // are 0 (masked, past T).
+          Value valueRows = E.add(tokenBase(kt, s.h, h, s.e), firstColumn);
+          Value valuesLo = splitV ? rowsLo : Value();
+          stageColumns(
+              K, 0, EV, VS, inputBytes, rowsHi, valuesLo,
+              [&](Value j, Value c, Value inTile, int64_t L) {
+                Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
+                Value at = E.add(
+                    E.add(t.splat(valueRows), E.mul(j, t.index(s.h * s.e))), c);
+                return t.convert(
+                    t.load(v, runOffsets(at, L), spread(live, L), L > 1), f32);
+              });
+          E.ifThen(E.cmpi(arith::CmpIPredicate::eq, step, E.idx(0)), [&] {
+            stageColumns(K, EV, NV - EV, VS, inputBytes, rowsHi, valuesLo,
+                         [&](Value, Value c, Value, int64_t L) {
+                           return E.select(atColumnE(c, L),
+                                           t.constant(f32, 1.0, L),
+                                           t.constant(f32, 0.0, L));
+                         });
+          });
 
-        // The step's gates (thread j < K: key j's, 0 past count) summed
-        // after each key by a reversed scan of shuffles (K keys are one
-        // warp's lanes): sigma_j = sum of the gates after key j (<= 0) at
-        // keyGates[j], 2^sigma_j at [K + j], the step's sum at [2 K]. The
-        // barrier also publishes the staged arrays. (Without gates sigma_j
-        // is 0, and the scores skip it; the scan stays: without it ptxas
-        // spilled at d = e = 32 on sm_80.)
-        Value g = gatesOf(kt, count);
-        Value fromJ = tile::ScanOp::create(b, loc, g, K, /*reverse=*/true);
-        Value after = E.sub(fromJ, g);
-        Value isKey = E.ult(thread, t.index(K));
-        t.store(after, keyGates, thread, isKey);
-        t.store(E.exp2Approx(after), keyGates, E.add(thread, t.index(K)),
-                isKey);
-        t.store(fromJ, keyGates, E.add(thread, t.index(2 * K)),
-                E.ult(thread, t.index(1)));
+          // The step's gates (thread j < K: key j's, 0 past count) summed
+          // after each key by a reversed scan of shuffles (K keys are one
+          // warp's lanes): sigma_j = sum of the gates after key j (<= 0) at
+          // keyGates[j], 2^sigma_j at [K + j], the step's sum at [2 K]. The
+          // barrier also publishes the staged arrays. (Without gates sigma_j
+          // is 0, and the scores skip it; the scan stays: without it ptxas
+          // spilled at d = e = 32 on sm_80.)
+          Value g = gatesOf(kt, count);
+          Value fromJ = tile::ScanOp::create(b, loc, g, K, /*reverse=*/true);
+          Value after = E.sub(fromJ, g);
+          Value isKey = E.ult(thread, t.index(K));
+          t.store(after, keyGates, thread, isKey);
+          t.store(E.exp2Approx(after), keyGates, E.add(thread, t.index(K)),
+                  isKey);
+          t.store(fromJ, keyGates, E.add(thread, t.index(2 * K)),
+                  E.ult(thread, t.index(1)));
+        }
         gpu::BarrierOp::create(b, loc);
         // G of the step's last key from the chunk's start.
         Value carry = E.add(in[2], E.load(keyGates, {E.idx(2 * K)}));
-        // A warp whose 16 rows all lie before the step's first key has
-        // nothing to add (every score masked): it keeps its rows' sums and
-        // maximum (a branch uniform in the warp; nothing below it meets
+        // A warp whose 16 rows (a warpgroup whose 64, with warpgroup key
+        // steps) all lie before the step's first key has nothing to add
+        // (every score masked): it keeps its rows' sums and maximum (a
+        // branch uniform in the warp or warpgroup; nothing below it meets
         // other warps).
+        int64_t groupRows = wgKeys ? 64 : 16;
         Value warpLast = E.add(
             E.mul(E.div(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x),
-                        E.idx(32)),
-                  E.idx(16)),
-            E.idx(15));
+                        E.idx(2 * groupRows)),
+                  E.idx(groupRows)),
+            E.idx(groupRows - 1));
         Value warpLive =
             E.cmpi(arith::CmpIPredicate::sle, E.sub(kt, t0), warpLast);
         SmallVector<Value> added = E.ifElse(

@@ -704,11 +704,12 @@ KernelEstimate chunkOutput(const Sizes &z, double C) {
 /// The registers ptxas gives the tile chunk_output (at the cap where it has
 /// one): the warpgroup path with rows wider than 72 columns holds 68
 /// accumulator floats of each kind (228 on sm_90a at d = e = 128 in
-/// programs of 64 rows, 242 in programs of two warpgroups).
+/// programs of 64 rows, 250 in programs of two warpgroups, whose key steps
+/// are warpgroup MMAs).
 int64_t chunkOutputRegisters(const ChunkOutputTile &split, int64_t e) {
   if (split.warpgroupState(e) &&
       ChunkOutputTile::valueColumns(split.programColumns(e)) > 72)
-    return split.pairedWarpgroups() ? 242 : 228;
+    return split.pairedWarpgroups() ? 250 : 228;
   return split.factorsState ? 160 : 153;
 }
 
@@ -975,6 +976,62 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     // The row maxima's shuffles (the gate scan's run before the branch).
     skipped.shuffles = u(5.25);
   }
+  // Warpgroup key steps (ChunkOutputTile::warpgroupKeys, programs of two
+  // warpgroups), as the attention kernel's: a step's keys and values in
+  // 16-byte cp.async runs, its gates by a scan in the first warp, q's
+  // fragments by ldmatrix, the scores and P [V | 1] warpgroup MMAs. Per
+  // thread and step (the scores' elementwise work by kind below, the
+  // masked steps' `diagonal` as above): fitted on the emulator's heaviest
+  // programs of chunks of 512 and 1024 (steps before the first row alone
+  // differ) at d, e = 32/32, 32/64, 64/64 (64 keys a step), 64/128 and
+  // 128/128 (32), bf16, data gate: fp32 within 0.1%, int within 10%.
+  double groups = R / 64, skipRows = 16;
+  if (split.warpgroupKeys()) {
+    skipRows = 64;
+    double runs = K * (DK + EV) / 8;
+    // Each score column's 2^sigma_j and a few more, per thread.
+    double loads = 0.28 * K + 1;
+    key = OpCounts();
+    key.globalLoads = u(runs + 2 * K);
+    key.globalLoadBytes = u(K * (DK + EV) * z.s + 4 * K);
+    key.globalLoadSectors = u(K * (DK + EV) * z.s / 32 + 16);
+    key.sharedStores = u(K + 3);
+    key.sharedStoreBytes = u(K * (DK + EV) * z.s + 8 * K);
+    key.sharedStoreWavefronts = u(double(key.sharedStoreBytes) / 128 + 3);
+    key.sharedLoads = u(loads * P);
+    key.sharedLoadBytes =
+        u(groups * K * (DK + NV) * 2 + R * DK * 2 + 4 * loads * P);
+    key.sharedLoadWavefronts = u(double(key.sharedLoadBytes) / 128);
+    key.ldmatrix = u(W * DK / 16);
+    key.wgmma = u(groups * (DK / 16 + K / 16));
+    key.wgmmaMultiplyAdds = u(R * K * (DK + NV));
+    key.fp32Alu = u(R * NV + 30.94 * P);
+    key.intAlu = u(58 * P);
+    key.sfu = u(4.25 * P);
+    key.shuffles = u(5.25 * W + 5);
+    key.barriers = 2;
+    before = OpCounts();
+    before.fp32Alu = u((5.19 + powerProducts) * R * K);
+    before.sfu = u(16 * R);
+    // A warpgroup whose rows all lie before a masked step's first key
+    // skips its MMAs, fragments and weights: its share of the per-row work.
+    skipped = OpCounts();
+    skipped.wgmma = u(double(key.wgmma) / groups);
+    skipped.wgmmaMultiplyAdds = u(double(key.wgmmaMultiplyAdds) / groups);
+    skipped.ldmatrix = u(double(key.ldmatrix) / groups);
+    skipped.fp32Alu = u((R * NV + double(diagonal.fp32Alu)) / groups);
+    skipped.fp32Fma = u(double(diagonal.fp32Fma) / groups);
+    skipped.intAlu = u(double(diagonal.intAlu) / groups);
+    skipped.sfu = u((8 * R + double(diagonal.sfu)) / groups);
+    skipped.sharedLoads = u(loads * P / groups);
+    skipped.sharedLoadBytes =
+        u(K * (DK + NV) * 2 + 64 * DK * 2 + 4 * loads * P / groups);
+    // [V | 1]'s ones column once a program: a 16-byte store per key.
+    valueTail = OpCounts();
+    valueTail.intAlu = u(12 * P);
+    valueTail.sharedStores = u(K);
+    valueTail.sharedStoreBytes = u(16 * K);
+  }
   // q staged (and rotated), y stored element by element.
   base.globalLoads = u(R * z.d * (1 + rot) / 4);
   base.globalLoadBytes = u(R * z.d * z.s * (1 + rot) + 8 * R * rot);
@@ -1003,7 +1060,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     double done = 0;
     for (double step = stepsBefore; step < keySteps; ++step) {
       double offset = step * K - l * span;
-      done += std::clamp(std::floor(offset / 16), 0.0, W);
+      done += std::clamp(std::floor(offset / skipRows), 0.0, R / skipRows);
     }
     minus(c, times(skipped, done));
     c += base;

@@ -105,6 +105,33 @@ struct ChunkOutputTile {
   /// chunk's state is read from L2 half as often) and stage each key step
   /// together (half the staging a thread).
   bool pairedWarpgroups() const { return rowsPerProgram == 128; }
+  /// Whether the key steps are warpgroup MMAs too (programs of two
+  /// warpgroups): a step's keys and [V | 1] copied by cp.async into the
+  /// MMAs' canonical layouts (compiler/lib/GPU/KeySteps.h), the scores Q
+  /// K^T with q's A fragments from registers and P [V | 1] with P's, so
+  /// that each warpgroup reads the step's keys and values once, where each
+  /// warp read them all by ldmatrix for mma.sync; a warpgroup whose rows
+  /// all lie before a step's first key skips it.
+  bool warpgroupKeys() const { return pairedWarpgroups(); }
+  /// Keys per step of warpgroup key steps: 64 where a row of [V | 1] has at
+  /// most 72 columns (a thread's 32 scores beside its 36 accumulators, as
+  /// in the attention kernel), the chunk is longer than a program, and the
+  /// copies of a step's keys and values go in passes of whole 8-row groups
+  /// (d and a program's e powers of two: each thread then keeps one run's
+  /// offsets for all its passes), else 32. ptxas spilled at 64 at two
+  /// programs per SM where value columns are split over programs (e = 256,
+  /// sm_90a), at d = 48 (each pass's offsets of its own), and at chunks of
+  /// 128 (the two steps, both masked, of a whole-chunk program).
+  int64_t warpgroupKeysPerStep(int64_t chunk, int64_t d, int64_t e) const {
+    int64_t EV = programColumns(e);
+    auto wholeGroups = [&](int64_t columns) {
+      return threads() % columns == 0;
+    };
+    bool wide = columnBlocks == 1 && valueColumns(EV) <= 72 &&
+                chunk > rowsPerProgram && wholeGroups(keyColumns(d)) &&
+                wholeGroups(EV);
+    return wide ? 64 : 32;
+  }
   /// Whether a step's state rows come by bulk copies from one thread (an
   /// mbarrier per buffer), where the warpgroup MMA takes q unsplit: a
   /// rotated (or f16) q's lo half beside them took the registers of a
@@ -188,7 +215,9 @@ struct ChunkOutputTile {
   /// or values (bf16 halves each).
   int64_t operandElements(int64_t d) const {
     int64_t state = factorsState ? 0 : rowsPerProgram * phiStride();
-    return std::max(state, keysPerStep * keyStride(d));
+    // Warpgroup key steps: canonical, unpadded.
+    int64_t keys = warpgroupKeys() ? keyColumns(d) : keyStride(d);
+    return std::max(state, keysPerStep * keys);
   }
   /// Rows of one buffer of a step's state rows as its 8-column pieces lie
   /// (each piece's rows 16 bytes apart): for the warpgroup MMA the N-major
@@ -219,8 +248,10 @@ struct ChunkOutputTile {
                : stateRowsPerStep * valueStride(programColumns(e));
   }
   int64_t rowElements(int64_t e) const {
+    int64_t EV = programColumns(e);
+    int64_t values = warpgroupKeys() ? valueColumns(EV) : valueStride(EV);
     return std::max(stateBuffers * stateBufferElements(e),
-                    keysPerStep * valueStride(programColumns(e)));
+                    keysPerStep * values);
   }
   /// Floats of a key step's gate sums: each key's sum of the gates after
   /// it, 2 to that power, the step's sum (padded to 16 bytes).
@@ -269,7 +300,7 @@ inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
       if (factors && p != 2)
         continue;
       s.factorsState = factors;
-      for (int64_t keys : {32, 16}) {
+      for (int64_t keys : {64, 32, 16}) {
         s.keysPerStep = keys;
         // The factored part double-buffers steps of 32 or 16 rows where
         // they fit, else stages up to 64 in one buffer.
@@ -281,9 +312,13 @@ inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
           s.stateRowsPerStep = factors ? std::min(DK, stateRows) : keys;
           // Two warpgroups only where the state steps come by bulk copies,
           // in the longest steps (else 64 rows with them: shorter steps pay
-          // their barriers and staging twice as often).
-          if (s.pairedWarpgroups() &&
-              (!s.bulkState(e) || keys != 32 || stateRows != 32))
+          // their barriers and staging twice as often); their key steps
+          // warpgroup MMAs, the others' mma.sync in steps of 32 or 16.
+          if (s.pairedWarpgroups()
+                  ? !s.bulkState(e) ||
+                        keys != s.warpgroupKeysPerStep(chunk, d, e) ||
+                        stateRows != 32
+                  : keys > 32)
             continue;
           if (s.sharedBytes(d, e) <= s.sharedBudget(e))
             return s;
