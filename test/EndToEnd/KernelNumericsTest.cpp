@@ -167,10 +167,11 @@ INSTANTIATE_TEST_SUITE_P(
         ChunkedCase{{"p2_bf16_data_none_d128_e128_c128", 2, 128, 128, 2, 1,
                      ElementKind::BF16, GateKind::Data, ScheduleKind::None},
                     128},
-        // Two tiles of 128 rows a chunk: the second walks 4 key steps
-        // before its first row (weights by products) and its warps skip
-        // the masked steps after their rows; d = e = 128 one program per
-        // SM.
+        // Two tiles of 128 rows a chunk, key steps as warpgroup MMAs: at d
+        // = e = 32 (GQA) 64 keys a step, the second tile walks 2 steps
+        // before its first row (weights by products) and its first
+        // warpgroup skips the masked step after its rows; d = e = 128 one
+        // program per SM, 32 keys a step.
         ChunkedCase{{"p2_bf16_data_none_d32_e32_c256", 2, 32, 32, 2, 1,
                      ElementKind::BF16, GateKind::Data, ScheduleKind::None},
                     256},
