@@ -30,10 +30,11 @@
 //     divided by |den_S|), which is the combination at
 //     M = max(m, G_i + log|den_S|) of the f32 kernel (ChunkOutputF32.cpp) done
 //     online. A warp whose rows all lie before a step's first key skips
-//     the step's dots and weights. In programs of two warpgroups the steps
-//     are the attention kernel's (KeySteps.h): keys and [V | 1] by cp.async
-//     into canonical layouts, both products warpgroup MMAs, a warpgroup
-//     skipping the steps after its rows;
+//     the step's dots and weights. In programs of two warpgroups (and
+//     rotated bf16 ones of one) the steps are the attention kernel's
+//     (KeySteps.h): keys and [V | 1] staged into canonical layouts, both
+//     products warpgroup MMAs, a warpgroup skipping the steps after its
+//     rows;
 //  3. y = num / den.
 // The scale of q is folded out of the dots (p log|scale| on the log
 // weights, scale^p on phi), so unrotated bf16 q and k are exact operands.
@@ -887,27 +888,53 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value stepsBefore = E.div(before, E.idx(K));
   bool gated = s.gate != GateKind::None;
   // Warpgroup key steps (ChunkOutputTile::warpgroupKeys): a step's keys in
-  // operandHi and [V | 1] in rowsHi (a state buffer, free once the state's
-  // MMAs are done), both canonical; the ones column written once.
+  // operandHi (and, split, their lo halves in operandLo) and [V | 1] in
+  // rowsHi (a state buffer, free once the state's MMAs are done), all
+  // canonical; the ones column written once.
   bool wgKeys = split.warpgroupKeys();
   gpu_detail::RunCopies copies(t, batch, T);
   std::optional<gpu_detail::RunCopies::Plan> keyCopies, valueCopies;
   if (wgKeys) {
-    assert(!splitQK && !splitV && "warpgroup key steps take bf16 as it is");
+    assert(!splitV && "warpgroup key steps take bf16 values as they are");
     gpu::BarrierOp::create(b, loc); // the state's readers of rowsHi
     // Copies land in 16-byte runs; descriptors start on 16 bytes.
     fn.setWorkgroupAttributionAttr(1, "llvm.align", b.getI64IntegerAttr(16));
-    keyCopies = copies.canonical(k, s.h, h, K, DK, operandHi, 0);
+    if (operandLo)
+      fn.setWorkgroupAttributionAttr(7, "llvm.align", b.getI64IntegerAttr(16));
+    if (!splitQK)
+      keyCopies = copies.canonical(k, s.h, h, K, DK, operandHi, 0);
     valueCopies =
         copies.canonical(v, s.h, h, K, EV, rowsHi, 0,
                          split.columnBlocks > 1 ? firstColumn : Value(), s.e);
     copies.storeOnesColumn(rowsHi, 0, K, EV, bf16);
   }
-  // q's A fragment of columns k0 .. k0 + 15 for a warpgroup key step, read
-  // from q as staged each step (held in registers across the steps, the
-  // fragments spilled at two programs per SM on sm_90a).
-  auto queryFragment = [&](int64_t k0) {
-    return m.load(m.operand(0, R, 16, bf16), qHi, E.idx(k0), QS);
+  // Split keys (chunk_keys' rotated f32) into the canonical layout as bf16
+  // hi + lo, through registers: runs of 4 adjacent dims (16 bytes), row j's
+  // dims c .. c + 3 at ((c / 8) K + j) 8 + c % 8; zeros past count.
+  auto stageSplitKeys = [&](Value kt, Value count) {
+    constexpr int64_t L = 4;
+    Value rowsStart = tokenBase(kt, s.h, h, s.d);
+    forRunStarts(K * DK, L, [&](Value start) {
+      Value j = E.div(start, t.index(DK)), c = E.rem(start, t.index(DK));
+      Value inTile = E.ult(start, t.index(K * DK));
+      Value live = t.logicalAnd(inTile, E.ult(j, t.splat(count)));
+      Value at = E.add(
+          E.add(t.splat(rowsStart), E.mul(j, t.index(s.h * s.d))), c);
+      Value x = t.load(k, runOffsets(at, L), spread(live, L), true);
+      Value to = E.add(
+          E.mul(E.add(E.mul(E.div(c, t.index(8)), t.index(K)), j),
+                t.index(8)),
+          E.rem(c, t.index(8)));
+      t.storeBf16(x, operandHi, operandLo, runOffsets(to, L),
+                  spread(inTile, L), true);
+    });
+  };
+  // q's A fragment of columns k0 .. k0 + 15 (of its hi or lo half) for a
+  // warpgroup key step, read from q as staged each step (held in registers
+  // across the steps, the fragments spilled at two programs per SM on
+  // sm_90a).
+  auto queryFragment = [&](Value array, int64_t k0) {
+    return m.load(m.operand(0, R, 16, bf16), array, E.idx(k0), QS);
   };
   // One key step's part of a warp's rows (keys from kt, the step's gate
   // sums staged, `carry` G of its last key): the scores, their weights
@@ -918,12 +945,23 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // Scores q.k (split: the small products first).
     Value scores = splatTo(scoreType, 0.0);
     if (wgKeys) {
-      tile::WarpgroupFenceOp::create(b, loc);
-      for (int64_t k0 = 0; k0 < DK; k0 += 16)
+      bool first = true;
+      auto product = [&](Value qA, Value keys, int64_t k0) {
         scores = tile::WarpgroupMmaOp::create(
-            b, loc, scoreType, queryFragment(k0),
-            gpu_detail::keysDescriptor(t, operandHi, 0, K, k0), scores,
-            TypeAttr::get(bf16), nullptr, nullptr, b.getBoolAttr(k0 > 0));
+            b, loc, scoreType, qA,
+            gpu_detail::keysDescriptor(t, keys, 0, K, k0), scores,
+            TypeAttr::get(bf16), nullptr, nullptr, b.getBoolAttr(!first));
+        first = false;
+      };
+      tile::WarpgroupFenceOp::create(b, loc);
+      for (int64_t k0 = 0; k0 < DK; k0 += 16) {
+        Value qA = queryFragment(qHi, k0);
+        if (splitQK) {
+          product(queryFragment(qLo, k0), operandHi, k0);
+          product(qA, operandLo, k0);
+        }
+        product(qA, operandHi, k0);
+      }
       tile::WarpgroupCommitOp::create(b, loc);
       scores = tile::WarpgroupWaitOp::create(b, loc, 0, ValueRange{scores})
                    .getResult(0);
@@ -1024,13 +1062,17 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
         Value count = E.min(E.idx(K), E.sub(end, kt));
         gpu::BarrierOp::create(b, loc); // the previous step's readers
         if (wgKeys) {
-          copies.copy(*keyCopies, kt, count);
+          if (splitQK)
+            stageSplitKeys(kt, count);
+          else
+            copies.copy(*keyCopies, kt, count);
           copies.copy(*valueCopies, kt, count);
           gpu_detail::storeKeyStepGates(t, keyGates, K, [&](int64_t per) {
             return gatesOf(kt, count, per);
           });
           t.asyncWait();
-          tile::AsyncProxyFenceOp::create(b, loc); // copies, to the MMAs
+          // Copies and stores, to the MMAs.
+          tile::AsyncProxyFenceOp::create(b, loc);
         } else {
           stageKeys(k, s.h, h, kt, count, K, operandHi,
                     splitQK ? operandLo : Value(), false);

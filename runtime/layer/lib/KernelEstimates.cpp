@@ -984,29 +984,36 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   // masked steps' `diagonal` as above): fitted on the emulator's heaviest
   // programs of chunks of 512 and 1024 (steps before the first row alone
   // differ) at d, e = 32/32, 32/64, 64/64 (64 keys a step), 64/128 and
-  // 128/128 (32), bf16, data gate: fp32 within 0.1%, int within 10%.
+  // 128/128 (32), bf16, data gate: fp32 within 0.1%, int within 10%; and
+  // rotated (programs of 64 rows, 32 keys) at 32/32, 64/64, 64/128.
   double groups = R / 64, skipRows = 16;
   if (split.warpgroupKeys()) {
     skipRows = 64;
-    double runs = K * (DK + EV) / 8;
+    // Split scores (rotated bf16): the keys are chunk_keys' f32, staged as
+    // bf16 hi + lo through registers (fp32 and int per staged element from
+    // the emulator at d, e = 32/32, 64/64, 64/128), three products.
+    bool splitKeys = split.splitScores;
+    double keyBytes = splitKeys ? 4 : z.s, staged = splitKeys ? K * DK : 0;
+    double keyRuns = K * DK * keyBytes / 16, valueRuns = K * EV * z.s / 16;
     // Each score column's 2^sigma_j and a few more, per thread.
     double loads = 0.28 * K + 1;
     key = OpCounts();
-    key.globalLoads = u(runs + 2 * K);
-    key.globalLoadBytes = u(K * (DK + EV) * z.s + 4 * K);
-    key.globalLoadSectors = u(K * (DK + EV) * z.s / 32 + 16);
-    key.sharedStores = u(K + 3);
-    key.sharedStoreBytes = u(K * (DK + EV) * z.s + 8 * K);
+    key.globalLoads = u(keyRuns + valueRuns + 2 * K);
+    key.globalLoadBytes = u(K * DK * keyBytes + K * EV * z.s + 4 * K);
+    key.globalLoadSectors = u(double(key.globalLoadBytes) / 32 + 16);
+    // The gate sums' stores, and the split keys' two halves a run.
+    key.sharedStores = u(67 + (splitKeys ? 2 * keyRuns : 0));
+    key.sharedStoreBytes = u(K * DK * 2 * halves + K * EV * z.s + 8 * K);
     key.sharedStoreWavefronts = u(double(key.sharedStoreBytes) / 128 + 3);
     key.sharedLoads = u(loads * P);
-    key.sharedLoadBytes =
-        u(groups * K * (DK + NV) * 2 + R * DK * 2 + 4 * loads * P);
+    key.sharedLoadBytes = u(groups * K * (qk * DK + NV) * 2 +
+                            halves * R * DK * 2 + 4 * loads * P);
     key.sharedLoadWavefronts = u(double(key.sharedLoadBytes) / 128);
-    key.ldmatrix = u(W * DK / 16);
-    key.wgmma = u(groups * (DK / 16 + K / 16));
-    key.wgmmaMultiplyAdds = u(R * K * (DK + NV));
-    key.fp32Alu = u(R * NV + 30.94 * P);
-    key.intAlu = u(58 * P);
+    key.ldmatrix = u(W * DK / 16 * halves);
+    key.wgmma = u(groups * (qk * DK / 16 + K / 16));
+    key.wgmmaMultiplyAdds = u(R * K * (qk * DK + NV));
+    key.fp32Alu = u(R * NV + 30.94 * P + 3.2 * staged);
+    key.intAlu = u(58 * P + 6.3 * staged);
     key.sfu = u(4.25 * P);
     key.shuffles = u(5.25 * W + 5);
     key.barriers = 2;
@@ -1024,8 +1031,7 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     skipped.intAlu = u(double(diagonal.intAlu) / groups);
     skipped.sfu = u((8 * R + double(diagonal.sfu)) / groups);
     skipped.sharedLoads = u(loads * P / groups);
-    skipped.sharedLoadBytes =
-        u(K * (DK + NV) * 2 + 64 * DK * 2 + 4 * loads * P / groups);
+    skipped.sharedLoadBytes = u(double(key.sharedLoadBytes) / groups);
     // [V | 1]'s ones column once a program: a 16-byte store per key.
     valueTail = OpCounts();
     valueTail.intAlu = u(12 * P);

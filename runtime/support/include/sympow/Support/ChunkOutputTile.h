@@ -68,6 +68,16 @@ struct ChunkOutputTile {
   bool splitScores = true;
   /// f16 values as bf16 hi + lo; bf16 ones are exact.
   bool splitValues = false;
+  /// Whether the key steps are warpgroup MMAs (programs of two warpgroups,
+  /// and rotated bf16 programs of one with the state's warpgroup MMAs): a
+  /// step's keys and [V | 1] staged in the MMAs' canonical layouts
+  /// (compiler/lib/GPU/KeySteps.h; by cp.async, rotated f32 keys as bf16 hi
+  /// + lo through registers), the scores Q K^T with q's A fragments from
+  /// registers (three products where q and k are split) and P [V | 1] with
+  /// P's, so that each warpgroup reads the step's keys and values once,
+  /// where each warp read them all by ldmatrix for mma.sync; a warpgroup
+  /// whose rows all lie before a step's first key skips it.
+  bool warpgroupKeySteps = false;
   /// p = 2: the state's part as sum_a q_a (Q [S_a | Z_a]), where [S_a | Z_a]
   /// are the state rows of multisets (a, b), b >= a, weighted and placed at
   /// row b (zero rows below a): the dots take q itself, no phi(Q) is built.
@@ -105,14 +115,8 @@ struct ChunkOutputTile {
   /// chunk's state is read from L2 half as often) and stage each key step
   /// together (half the staging a thread).
   bool pairedWarpgroups() const { return rowsPerProgram == 128; }
-  /// Whether the key steps are warpgroup MMAs too (programs of two
-  /// warpgroups): a step's keys and [V | 1] copied by cp.async into the
-  /// MMAs' canonical layouts (compiler/lib/GPU/KeySteps.h), the scores Q
-  /// K^T with q's A fragments from registers and P [V | 1] with P's, so
-  /// that each warpgroup reads the step's keys and values once, where each
-  /// warp read them all by ldmatrix for mma.sync; a warpgroup whose rows
-  /// all lie before a step's first key skips it.
-  bool warpgroupKeys() const { return pairedWarpgroups(); }
+  /// Whether the key steps are warpgroup MMAs too (`warpgroupKeySteps`).
+  bool warpgroupKeys() const { return warpgroupKeySteps; }
   /// Keys per step of warpgroup key steps: 64 where a row of [V | 1] has at
   /// most 72 columns (a thread's 32 scores beside its 36 accumulators, as
   /// in the attention kernel), the chunk is longer than a program, and the
@@ -127,7 +131,7 @@ struct ChunkOutputTile {
     auto wholeGroups = [&](int64_t columns) {
       return threads() % columns == 0;
     };
-    bool wide = columnBlocks == 1 && valueColumns(EV) <= 72 &&
+    bool wide = !splitScores && columnBlocks == 1 && valueColumns(EV) <= 72 &&
                 chunk > rowsPerProgram && wholeGroups(keyColumns(d)) &&
                 wholeGroups(EV);
     return wide ? 64 : 32;
@@ -312,13 +316,18 @@ inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
           s.stateRowsPerStep = factors ? std::min(DK, stateRows) : keys;
           // Two warpgroups only where the state steps come by bulk copies,
           // in the longest steps (else 64 rows with them: shorter steps pay
-          // their barriers and staging twice as often); their key steps
-          // warpgroup MMAs, the others' mma.sync in steps of 32 or 16.
-          if (s.pairedWarpgroups()
-                  ? !s.bulkState(e) ||
-                        keys != s.warpgroupKeysPerStep(chunk, d, e) ||
-                        stateRows != 32
-                  : keys > 32)
+          // their barriers and staging twice as often). Their key steps are
+          // warpgroup MMAs, and so are those of rotated bf16 programs of 64
+          // rows with the state's warpgroup MMAs; the others' mma.sync in
+          // steps of 32 or 16.
+          if (s.pairedWarpgroups() && (!s.bulkState(e) || stateRows != 32))
+            continue;
+          s.warpgroupKeySteps =
+              s.pairedWarpgroups() ||
+              (rows == 64 && s.rowSpan == rows && s.splitScores &&
+               !s.splitValues && s.warpgroupState(e));
+          if (s.warpgroupKeySteps ? keys != s.warpgroupKeysPerStep(chunk, d, e)
+                                  : keys > 32)
             continue;
           if (s.sharedBytes(d, e) <= s.sharedBudget(e))
             return s;
