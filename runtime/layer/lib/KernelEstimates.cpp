@@ -976,10 +976,11 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     // The row maxima's shuffles (the gate scan's run before the branch).
     skipped.shuffles = u(5.25);
   }
-  // Warpgroup key steps (ChunkOutputTile::warpgroupKeys, programs of two
-  // warpgroups), as the attention kernel's: a step's keys and values in
-  // 16-byte cp.async runs, its gates by a scan in the first warp, q's
-  // fragments by ldmatrix, the scores and P [V | 1] warpgroup MMAs. Per
+  // Warpgroup key steps (ChunkOutputTile::warpgroupKeys: programs of two
+  // warpgroups, rotated bf16 ones of one), as the attention kernel's: a
+  // step's keys and values in 16-byte runs, its gates by a scan in the
+  // first warp, q's fragments by ldmatrix, the scores and P [V | 1]
+  // warpgroup MMAs. Per
   // thread and step (the scores' elementwise work by kind below, the
   // masked steps' `diagonal` as above): fitted on the emulator's heaviest
   // programs of chunks of 512 and 1024 (steps before the first row alone
