@@ -922,8 +922,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           E.add(t.splat(rowsStart), E.mul(j, t.index(s.h * s.d))), c);
       Value x = t.load(k, runOffsets(at, L), spread(live, L), true);
       Value to = E.add(
-          E.mul(E.add(E.mul(E.div(c, t.index(8)), t.index(K)), j),
-                t.index(8)),
+          gpu_detail::canonicalPieceOffset(t, j, E.div(c, t.index(8)), K),
           E.rem(c, t.index(8)));
       t.storeBf16(x, operandHi, operandLo, runOffsets(to, L),
                   spread(inTile, L), true);

@@ -68,8 +68,7 @@ RunCopies::Plan RunCopies::canonical(Value src, int64_t heads, Value head,
       },
       [&](Value j, Value c) {
         return E.add(
-            E.mul(E.add(E.mul(E.div(c, t.index(kRun)), t.index(keys)), j),
-                  t.index(kRun)),
+            canonicalPieceOffset(t, j, E.div(c, t.index(kRun)), keys),
             t.index(destAt));
       },
       firstColumn, rowWidth);
@@ -116,6 +115,12 @@ void RunCopies::storeOnesColumn(Value dest, int64_t destAt, int64_t keys,
                t.constant(element, 0.0, kRun));
   t.store(one, dest, t.run(at, kRun), t.expand(E.ult(j, t.index(keys)), kRun),
           true);
+}
+
+Value canonicalPieceOffset(Tiles &t, Value j, Value piece, int64_t keys) {
+  Emitter &E = t.E;
+  return E.mul(E.add(E.mul(piece, t.index(keys)), j),
+               t.index(RunCopies::kRun));
 }
 
 Value keysDescriptor(Tiles &t, Value array, int64_t destAt, int64_t keys,

@@ -72,6 +72,10 @@ private:
   Value batch, T;
 };
 
+/// Where row j's 8-column piece `piece` starts in a canonical step of `keys`
+/// rows (RunCopies::canonical): (piece keys + j) 8 (index tiles).
+Value canonicalPieceOffset(Tiles &t, Value j, Value piece, int64_t keys);
+
 /// Warpgroup MMA descriptors of a canonical step of `keys` rows at
 /// array[destAt] (RunCopies::canonical): its 16 columns from `column` as
 /// the scores' B (keys K-major: core matrices of 8 keys 128 bytes apart,
