@@ -632,7 +632,7 @@ TEST(ChunkOutputTile, BulkStateStepsServeTwoWarpgroups) {
       EXPECT_LE(paired->sharedBytes(d, 64), kStaticSharedBytes);
       // Their key steps are warpgroup MMAs, 64 keys a step where the chunk
       // holds several programs (32 in a whole-chunk program's).
-      EXPECT_TRUE(paired->warpgroupKeys());
+      EXPECT_TRUE(paired->warpgroupKeys);
       EXPECT_EQ(paired->keysPerStep, chunk > 128 ? 64 : 32) << chunk;
     }
   for (bool f16 : {false, true})
@@ -645,7 +645,7 @@ TEST(ChunkOutputTile, BulkStateStepsServeTwoWarpgroups) {
       EXPECT_EQ(split->rowsPerProgram, 64) << f16 << rotates;
       // Rotated bf16 takes warpgroup key steps of 32 (split scores, three
       // products); f16 values (split too) keep mma.sync.
-      EXPECT_EQ(split->warpgroupKeys(), !f16) << f16 << rotates;
+      EXPECT_EQ(split->warpgroupKeys, !f16) << f16 << rotates;
       EXPECT_EQ(split->keysPerStep, 32);
     }
   // d = 48: a step's copies are not whole groups of 8 rows a pass.
@@ -664,7 +664,7 @@ TEST(ChunkOutputTile, BulkStateStepsServeTwoWarpgroups) {
   EXPECT_LE(wide->sharedBytes(128, 128), wide->sharedBudget(128));
   // Rows of 136 columns: 32 keys a step (a thread's scores beside 68
   // accumulators).
-  EXPECT_TRUE(wide->warpgroupKeys());
+  EXPECT_TRUE(wide->warpgroupKeys);
   EXPECT_EQ(wide->keysPerStep, 32);
 }
 

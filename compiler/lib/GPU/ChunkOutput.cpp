@@ -891,7 +891,7 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   // operandHi (and, split, their lo halves in operandLo) and [V | 1] in
   // rowsHi (a state buffer, free once the state's MMAs are done), all
   // canonical; the ones column written once.
-  bool wgKeys = split.warpgroupKeys();
+  bool wgKeys = split.warpgroupKeys;
   gpu_detail::RunCopies copies(t, batch, T);
   std::optional<gpu_detail::RunCopies::Plan> keyCopies, valueCopies;
   if (wgKeys) {

@@ -887,53 +887,6 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     state.globalLoads = u(runs);
     state.globalLoadBytes = u(16 * runs);
   }
-  key.mma[int(MmaShape::M16N8K16F16)] =
-      u(W * (DK / 16 * K / 8 * qk + K / 16 * NV / 8 * pv));
-  // The keys (B stored [n][k]) two fragments per ldmatrix x4.
-  key.ldmatrix =
-      u(W * (DK / 16 * halves * (1 + K / 16) + K / 16 * NV / 8 * pv));
-  key.globalLoads = u(0.09 * keyUnits);
-  key.globalLoadBytes = u(K * (z.d * (rot ? 4 : z.s) + EV * z.s + 4));
-  // Per step, whichever way its scores are weighed: the staging, the dots,
-  // the gate scan (shuffles, 2^sigma per thread) and each row's rescale.
-  key.fp32Alu = u(1.309 * keyUnits);
-  key.intAlu = u(3.985 * keyUnits);
-  key.sfu = u(P + 8 * R);
-  key.sharedLoads = u(0.2 * keyUnits);
-  key.sharedLoadBytes = u(7.52 * keyUnits);
-  key.sharedStores = u(0.0953 * keyUnits);
-  key.sharedStoreBytes = u(1.401 * keyUnits);
-  key.shuffles = u(W * (std::log2(K) + 5.25));
-  key.barriers = 2;
-  // The per-unit figures alone (the tail and split operands below are
-  // staging, which every warp does), for the steps a warp skips.
-  const OpCounts keyPerUnit = key;
-  // [V | 1]'s columns past EV (the ones column, zeros) are staged in the
-  // first key step only: per pass of P threads over them, each thread's
-  // index math and the select of 1 or 0 (49 and 8: the emulator's count
-  // at d = e = 64 in each step before), and a 16-byte store per row's run, hi (and lo for f16
-  // values). The per-unit figures above were fitted with them in every
-  // step.
-  double tailRuns = K * (NV - EV) / 8, tailPasses = std::ceil(tailRuns / P);
-  OpCounts valueTail;
-  valueTail.intAlu = u(49 * P * tailPasses);
-  valueTail.fp32Alu = u(8 * P * tailPasses);
-  valueTail.sharedStores = u(tailRuns * pv);
-  valueTail.sharedStoreBytes = u(16 * tailRuns * pv);
-  // (Less the first step's test, which every step makes.)
-  OpCounts tailEveryStep = valueTail;
-  tailEveryStep.intAlu -= std::min(tailEveryStep.intAlu, u(P));
-  minus(key, tailEveryStep);
-  // Split operands (f32 keys as bf16 hi + lo, f16 values too): fitted with
-  // the factored state part above, per staged element.
-  double splitKeys = K * DK * (split.splitScores ? 1 : 0),
-         splitValues = K * NV * (split.splitValues ? 1 : 0);
-  key.fp32Alu += u(12.79 * splitKeys + 8.22 * splitValues);
-  key.sharedLoads += u(2.15 * splitKeys + 0.99 * splitValues);
-  key.sharedLoadBytes += u(63.98 * splitKeys + 103.1 * splitValues);
-  key.sharedStores += u(0.543 * splitKeys + 0.349 * splitValues);
-  key.sharedStoreBytes += u(3.67 * splitKeys + 3.37 * splitValues);
-  key.globalLoads += u(0.052 * splitKeys + 0.087 * splitValues);
   // Steps before the program's first row weigh a score with products
   // (q.k)^p 2^sigma_j 2^(rowPart_i - m): the square, then (q.k)^2 to the
   // p/2 by squarings (Emitter::power: floor(log2 n) squarings and
@@ -942,10 +895,6 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   double powerProducts = -1;
   for (int64_t n = int64_t(z.p) / 2; n > 0; n /= 2)
     powerProducts += (n > 1) + n % 2;
-  OpCounts before;
-  before.fp32Alu = u((6.10 + powerProducts) * R * K);
-  before.fp32Fma = u(8 * R);
-  before.sfu = u(16 * R);
   // Steps from the first row on mask their scores (per score the key's
   // index, two compares, their and, the select) and take log weights: a
   // log, an fma, an exp per score.
@@ -954,42 +903,24 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
   diagonal.fp32Alu = u(6 * R * K);
   diagonal.fp32Fma = u(R * K);
   diagonal.sfu = u(2 * R * K);
-  // A warp whose 16 rows all lie before a step's first key skips the
-  // step's dots and weights: per warp and such step, its share of the
-  // per-row work (the row part of the per-unit figures, a masked step's
-  // weighing, the dots and their fragments).
-  OpCounts skipped;
-  {
-    const OpCounts &k = keyPerUnit;
-    double rowShare = R * K / keyUnits / W;
-    skipped.mma[int(MmaShape::M16N8K16F16)] =
-        u(double(k.mma[int(MmaShape::M16N8K16F16)]) / W);
-    skipped.ldmatrix = u(double(k.ldmatrix) / W);
-    skipped.fp32Alu =
-        u(double(k.fp32Alu) * rowShare + double(diagonal.fp32Alu) / W);
-    skipped.fp32Fma = u(double(diagonal.fp32Fma) / W);
-    skipped.intAlu =
-        u(double(k.intAlu) * rowShare + double(diagonal.intAlu) / W);
-    skipped.sfu = u(8 * 16 + double(diagonal.sfu) / W);
-    skipped.sharedLoads = u(double(k.sharedLoads) * rowShare);
-    skipped.sharedLoadBytes = u(double(k.sharedLoadBytes) * rowShare);
-    // The row maxima's shuffles (the gate scan's run before the branch).
-    skipped.shuffles = u(5.25);
-  }
-  // Warpgroup key steps (ChunkOutputTile::warpgroupKeys: programs of two
-  // warpgroups, rotated bf16 ones of one), as the attention kernel's: a
-  // step's keys and values in 16-byte runs, its gates by a scan in the
-  // first warp, q's fragments by ldmatrix, the scores and P [V | 1]
-  // warpgroup MMAs. Per
-  // thread and step (the scores' elementwise work by kind below, the
-  // masked steps' `diagonal` as above): fitted on the emulator's heaviest
-  // programs of chunks of 512 and 1024 (steps before the first row alone
-  // differ) at d, e = 32/32, 32/64, 64/64 (64 keys a step), 64/128 and
-  // 128/128 (32), bf16, data gate: fp32 within 0.1%, int within 10%; and
-  // rotated (programs of 64 rows, 32 keys) at 32/32, 64/64, 64/128.
-  double groups = R / 64, skipRows = 16;
-  if (split.warpgroupKeys()) {
+  // The key steps' own work, the steps before the first row's weighing, a
+  // skipped step's share and [V | 1]'s ones column, by kind of step.
+  OpCounts before, skipped, valueTail;
+  double skipRows = 16;
+  if (split.warpgroupKeys) {
+    // Warpgroup key steps (ChunkOutputTile::warpgroupKeys: programs of two
+    // warpgroups, rotated bf16 ones of one), as the attention kernel's: a
+    // step's keys and values in 16-byte runs, its gates by a scan in the
+    // first warp, q's fragments by ldmatrix, the scores and P [V | 1]
+    // warpgroup MMAs. Per thread and step (the scores' elementwise work by
+    // kind below, the masked steps' `diagonal` above): fitted on the
+    // emulator's heaviest programs of chunks of 512 and 1024 (steps before
+    // the first row alone differ) at d, e = 32/32, 32/64, 64/64 (64 keys a
+    // step), 64/128 and 128/128 (32), bf16, data gate: fp32 within 0.1%,
+    // int within 10%; and rotated (programs of 64 rows, 32 keys) at 32/32,
+    // 64/64, 64/128.
     skipRows = 64;
+    double groups = R / 64;
     // Split scores (rotated bf16): the keys are chunk_keys' f32, staged as
     // bf16 hi + lo through registers (fp32 and int per staged element from
     // the emulator at d, e = 32/32, 64/64, 64/128), three products.
@@ -998,7 +929,6 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     double keyRuns = K * DK * keyBytes / 16, valueRuns = K * EV * z.s / 16;
     // Each score column's 2^sigma_j and a few more, per thread.
     double loads = 0.28 * K + 1;
-    key = OpCounts();
     key.globalLoads = u(keyRuns + valueRuns + 2 * K);
     key.globalLoadBytes = u(K * DK * keyBytes + K * EV * z.s + 4 * K);
     key.globalLoadSectors = u(double(key.globalLoadBytes) / 32 + 16);
@@ -1018,12 +948,10 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     key.sfu = u(4.25 * P);
     key.shuffles = u(5.25 * W + 5);
     key.barriers = 2;
-    before = OpCounts();
     before.fp32Alu = u((5.19 + powerProducts) * R * K);
     before.sfu = u(16 * R);
     // A warpgroup whose rows all lie before a masked step's first key
     // skips its MMAs, fragments and weights: its share of the per-row work.
-    skipped = OpCounts();
     skipped.wgmma = u(double(key.wgmma) / groups);
     skipped.wgmmaMultiplyAdds = u(double(key.wgmmaMultiplyAdds) / groups);
     skipped.ldmatrix = u(double(key.ldmatrix) / groups);
@@ -1034,10 +962,80 @@ KernelEstimate chunkOutputTile(const Sizes &z, int64_t chunk,
     skipped.sharedLoads = u(loads * P / groups);
     skipped.sharedLoadBytes = u(double(key.sharedLoadBytes) / groups);
     // [V | 1]'s ones column once a program: a 16-byte store per key.
-    valueTail = OpCounts();
     valueTail.intAlu = u(12 * P);
     valueTail.sharedStores = u(K);
     valueTail.sharedStoreBytes = u(16 * K);
+  } else {
+    key.mma[int(MmaShape::M16N8K16F16)] =
+        u(W * (DK / 16 * K / 8 * qk + K / 16 * NV / 8 * pv));
+    // The keys (B stored [n][k]) two fragments per ldmatrix x4.
+    key.ldmatrix =
+        u(W * (DK / 16 * halves * (1 + K / 16) + K / 16 * NV / 8 * pv));
+    key.globalLoads = u(0.09 * keyUnits);
+    key.globalLoadBytes = u(K * (z.d * (rot ? 4 : z.s) + EV * z.s + 4));
+    // Per step, whichever way its scores are weighed: the staging, the dots,
+    // the gate scan (shuffles, 2^sigma per thread) and each row's rescale.
+    key.fp32Alu = u(1.309 * keyUnits);
+    key.intAlu = u(3.985 * keyUnits);
+    key.sfu = u(P + 8 * R);
+    key.sharedLoads = u(0.2 * keyUnits);
+    key.sharedLoadBytes = u(7.52 * keyUnits);
+    key.sharedStores = u(0.0953 * keyUnits);
+    key.sharedStoreBytes = u(1.401 * keyUnits);
+    key.shuffles = u(W * (std::log2(K) + 5.25));
+    key.barriers = 2;
+    // The per-unit figures alone (the tail and split operands below are
+    // staging, which every warp does), for the steps a warp skips.
+    const OpCounts keyPerUnit = key;
+    // [V | 1]'s columns past EV (the ones column, zeros) are staged in the
+    // first key step only: per pass of P threads over them, each thread's
+    // index math and the select of 1 or 0 (49 and 8: the emulator's count
+    // at d = e = 64 in each step before), and a 16-byte store per row's
+    // run, hi (and lo for f16 values). The per-unit figures above were
+    // fitted with them in every step.
+    double tailRuns = K * (NV - EV) / 8, tailPasses = std::ceil(tailRuns / P);
+    valueTail.intAlu = u(49 * P * tailPasses);
+    valueTail.fp32Alu = u(8 * P * tailPasses);
+    valueTail.sharedStores = u(tailRuns * pv);
+    valueTail.sharedStoreBytes = u(16 * tailRuns * pv);
+    // (Less the first step's test, which every step makes.)
+    OpCounts tailEveryStep = valueTail;
+    tailEveryStep.intAlu -= std::min(tailEveryStep.intAlu, u(P));
+    minus(key, tailEveryStep);
+    // Split operands (f32 keys as bf16 hi + lo, f16 values too): fitted with
+    // the factored state part above, per staged element.
+    double splitKeys = K * DK * (split.splitScores ? 1 : 0),
+           splitValues = K * NV * (split.splitValues ? 1 : 0);
+    key.fp32Alu += u(12.79 * splitKeys + 8.22 * splitValues);
+    key.sharedLoads += u(2.15 * splitKeys + 0.99 * splitValues);
+    key.sharedLoadBytes += u(63.98 * splitKeys + 103.1 * splitValues);
+    key.sharedStores += u(0.543 * splitKeys + 0.349 * splitValues);
+    key.sharedStoreBytes += u(3.67 * splitKeys + 3.37 * splitValues);
+    key.globalLoads += u(0.052 * splitKeys + 0.087 * splitValues);
+    before.fp32Alu = u((6.10 + powerProducts) * R * K);
+    before.fp32Fma = u(8 * R);
+    before.sfu = u(16 * R);
+    // A warp whose 16 rows all lie before a step's first key skips the
+    // step's dots and weights: per warp and such step, its share of the
+    // per-row work (the row part of the per-unit figures, a masked step's
+    // weighing, the dots and their fragments).
+    {
+      const OpCounts &k = keyPerUnit;
+      double rowShare = R * K / keyUnits / W;
+      skipped.mma[int(MmaShape::M16N8K16F16)] =
+          u(double(k.mma[int(MmaShape::M16N8K16F16)]) / W);
+      skipped.ldmatrix = u(double(k.ldmatrix) / W);
+      skipped.fp32Alu =
+          u(double(k.fp32Alu) * rowShare + double(diagonal.fp32Alu) / W);
+      skipped.fp32Fma = u(double(diagonal.fp32Fma) / W);
+      skipped.intAlu =
+          u(double(k.intAlu) * rowShare + double(diagonal.intAlu) / W);
+      skipped.sfu = u(8 * 16 + double(diagonal.sfu) / W);
+      skipped.sharedLoads = u(double(k.sharedLoads) * rowShare);
+      skipped.sharedLoadBytes = u(double(k.sharedLoadBytes) * rowShare);
+      // The row maxima's shuffles (the gate scan's run before the branch).
+      skipped.shuffles = u(5.25);
+    }
   }
   // q staged (and rotated), y stored element by element.
   base.globalLoads = u(R * z.d * (1 + rot) / 4);

@@ -77,7 +77,7 @@ struct ChunkOutputTile {
   /// P's, so that each warpgroup reads the step's keys and values once,
   /// where each warp read them all by ldmatrix for mma.sync; a warpgroup
   /// whose rows all lie before a step's first key skips it.
-  bool warpgroupKeySteps = false;
+  bool warpgroupKeys = false;
   /// p = 2: the state's part as sum_a q_a (Q [S_a | Z_a]), where [S_a | Z_a]
   /// are the state rows of multisets (a, b), b >= a, weighted and placed at
   /// row b (zero rows below a): the dots take q itself, no phi(Q) is built.
@@ -115,8 +115,6 @@ struct ChunkOutputTile {
   /// chunk's state is read from L2 half as often) and stage each key step
   /// together (half the staging a thread).
   bool pairedWarpgroups() const { return rowsPerProgram == 128; }
-  /// Whether the key steps are warpgroup MMAs too (`warpgroupKeySteps`).
-  bool warpgroupKeys() const { return warpgroupKeySteps; }
   /// Keys per step of warpgroup key steps: 64 where a row of [V | 1] has at
   /// most 72 columns (a thread's 32 scores beside its 36 accumulators, as
   /// in the attention kernel), the chunk is longer than a program, and the
@@ -220,7 +218,7 @@ struct ChunkOutputTile {
   int64_t operandElements(int64_t d) const {
     int64_t state = factorsState ? 0 : rowsPerProgram * phiStride();
     // Warpgroup key steps: canonical, unpadded.
-    int64_t keys = warpgroupKeys() ? keyColumns(d) : keyStride(d);
+    int64_t keys = warpgroupKeys ? keyColumns(d) : keyStride(d);
     return std::max(state, keysPerStep * keys);
   }
   /// Rows of one buffer of a step's state rows as its 8-column pieces lie
@@ -253,7 +251,7 @@ struct ChunkOutputTile {
   }
   int64_t rowElements(int64_t e) const {
     int64_t EV = programColumns(e);
-    int64_t values = warpgroupKeys() ? valueColumns(EV) : valueStride(EV);
+    int64_t values = warpgroupKeys ? valueColumns(EV) : valueStride(EV);
     return std::max(stateBuffers * stateBufferElements(e),
                     keysPerStep * values);
   }
@@ -322,11 +320,11 @@ inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
           // steps of 32 or 16.
           if (s.pairedWarpgroups() && (!s.bulkState(e) || stateRows != 32))
             continue;
-          s.warpgroupKeySteps =
+          s.warpgroupKeys =
               s.pairedWarpgroups() ||
               (rows == 64 && s.rowSpan == rows && s.splitScores &&
                !s.splitValues && s.warpgroupState(e));
-          if (s.warpgroupKeySteps ? keys != s.warpgroupKeysPerStep(chunk, d, e)
+          if (s.warpgroupKeys ? keys != s.warpgroupKeysPerStep(chunk, d, e)
                                   : keys > 32)
             continue;
           if (s.sharedBytes(d, e) <= s.sharedBudget(e))
