@@ -614,9 +614,12 @@ TEST(ChunkStatePass, SplitsWideValueColumnsOverPrograms) {
 // Where the state steps come by bulk copies (unrotated bf16, p = 2) and a
 // chunk is whole programs of 128 rows, a program is two warpgroups stacked
 // (each state step and key step staged once for 128 rows): 256 threads,
-// two programs per SM at 128 registers (as four of 128 threads), in the
-// static 48 KiB; rows of 136 columns (d = e = 128) one program per SM in
-// dynamic workgroup memory. Split q or values and short chunks keep 64.
+// two programs per SM at 128 registers (as four of 128 threads), its state
+// steps two buffers of up to 64 rows (one step an a where d <= 64) in
+// dynamic workgroup memory that two programs fit on every target; rows of
+// 136 columns (d = e = 128) one program per SM (its registers), steps of 64
+// rows in up to a block's most dynamic workgroup memory. Split q or values
+// and short chunks keep 64.
 TEST(ChunkOutputTile, BulkStateStepsServeTwoWarpgroups) {
   for (int64_t chunk : {128, 256, 512, 1024})
     for (int64_t d : {16, 32, 64}) {
@@ -629,7 +632,14 @@ TEST(ChunkOutputTile, BulkStateStepsServeTwoWarpgroups) {
       EXPECT_TRUE(paired->bulkState(64));
       EXPECT_EQ(paired->minProgramsPerSM(64), 2);
       EXPECT_EQ(paired->registerCap(64), 128);
-      EXPECT_LE(paired->sharedBytes(d, 64), kStaticSharedBytes);
+      EXPECT_EQ(paired->sharedBudget(64), kSharedBytesForTwoBlocks);
+      EXPECT_LE(paired->sharedBytes(d, 64), paired->sharedBudget(64));
+      EXPECT_EQ(paired->stateBuffers, 2);
+      EXPECT_EQ(paired->stateRowsPerStep, d) << chunk << ", d = " << d;
+      // d = 48 keeps steps of 32 rows (48 spilled on sm_80).
+      EXPECT_EQ(chunkOutputTile(chunk, 2, 48, 48, false, false, true)
+                    ->stateRowsPerStep,
+                32);
       // Their key steps are warpgroup MMAs, 64 keys a step where the chunk
       // holds several programs (32 in a whole-chunk program's).
       EXPECT_TRUE(paired->warpgroupKeys);
@@ -666,6 +676,8 @@ TEST(ChunkOutputTile, BulkStateStepsServeTwoWarpgroups) {
   // accumulators).
   EXPECT_TRUE(wide->warpgroupKeys);
   EXPECT_EQ(wide->keysPerStep, 32);
+  EXPECT_EQ(wide->stateRowsPerStep, 64);
+  EXPECT_EQ(wide->sharedBudget(128), kMaxSharedBytesPerBlock);
 }
 
 // The factored state part (p = 2) double-buffers its state rows wherever
@@ -688,20 +700,23 @@ TEST(ChunkOutputTile, FactoredStateDoubleBuffersWhereItFits) {
       EXPECT_EQ(split->stateBuffers, 2) << "d = " << d;
     }
   }
-  // d = e = 128, one program per SM by its registers: two buffers of 32
-  // rows in dynamic shared memory (16 fit the static 48 KiB), warpgroup
-  // MMAs of N = 136. Programs of e = 64 (several an SM) keep the static limit.
+  // d = e = 128, one program per SM by its registers: two buffers of 64
+  // rows in dynamic shared memory (16 fit the static 48 KiB; 32 what two
+  // programs fit), warpgroup MMAs of N = 136. Programs of 64 rows at e = 64
+  // (several an SM) keep the static limit.
   std::optional<ChunkOutputTile> wide =
       chunkOutputTile(1024, 2, 128, 128, false, false, true);
   ASSERT_TRUE(wide.has_value());
   EXPECT_EQ(wide->stateBuffers, 2);
-  EXPECT_EQ(wide->stateRowsPerStep, 32);
-  EXPECT_GT(wide->sharedBytes(128, 128), kStaticSharedBytes);
-  EXPECT_LE(wide->sharedBytes(128, 128), kSharedBytesForTwoBlocks);
+  EXPECT_EQ(wide->stateRowsPerStep, 64);
+  EXPECT_GT(wide->sharedBytes(128, 128), kSharedBytesForTwoBlocks);
+  EXPECT_LE(wide->sharedBytes(128, 128), kMaxSharedBytesPerBlock);
   EXPECT_TRUE(wide->warpgroupState(128));
-  EXPECT_EQ(
-      chunkOutputTile(1024, 2, 64, 64, false, false, true)->sharedBudget(64),
-      kStaticSharedBytes);
+  std::optional<ChunkOutputTile> single =
+      chunkOutputTile(192, 2, 64, 64, false, false, true);
+  ASSERT_TRUE(single.has_value());
+  EXPECT_EQ(single->rowsPerProgram, 64);
+  EXPECT_EQ(single->sharedBudget(64), kStaticSharedBytes);
   // Rows of e + 8 = 264 columns are past one MMA's N (256) and a thread's
   // accumulators: four programs along y take 64 value columns each, with
   // the warpgroup MMAs, registers and arrays of e = 64. e = 192: three of

@@ -100,10 +100,11 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   if (splitQK)
     workgroup.push_back(workgroupMemRef({R * QS}, bf16));
   // The state buffers' mbarriers, where bulk copies fill them, and the
-  // copies' source start and y's rows' start (below).
+  // copies' source start, y's rows' start, the program's x and sequence
+  // (KeptStart, below).
   if (split.bulkState(s.e)) {
     workgroup.push_back(workgroupMemRef({2}, b.getI64Type()));
-    workgroup.push_back(workgroupMemRef({2}, b.getI64Type()));
+    workgroup.push_back(workgroupMemRef({4}, b.getI64Type()));
   }
   gpu_detail::KernelArguments args;
   gpu::GPUFuncOp fn = gpu_detail::createTileKernel(
@@ -137,7 +138,14 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   // lacked): the chunk state's slot (the copies' source) and y's rows.
   Value barriers = split.bulkState(s.e) ? Value(wg[next]) : Value(),
         keptStarts = split.bulkState(s.e) ? Value(wg[next + 1]) : Value();
-  enum KeptStart : int64_t { kCopySource = 0, kOutputRows = 1 };
+  // Also the program's x and sequence, reread after the state part: kept
+  // in registers through it, they spilled in steps of 64 state rows.
+  enum KeptStart : int64_t {
+    kCopySource = 0,
+    kOutputRows = 1,
+    kProgramX = 2,
+    kSequence = 3
+  };
   auto keptStart = [&](KeptStart which) {
     return E.indexCast(memref::LoadOp::create(b, loc, keptStarts,
                                               ValueRange{E.idx(which)}),
@@ -153,11 +161,16 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
   Value h = E.div(hq, E.idx(s.hq / s.h));
   // Rows [t0, t0 + rows) of R: a chunk shorter than R leaves the rest
   // masked, as T does.
-  Value t0 = E.mul(x, E.idx(split.rowSpan));
-  Value n = E.div(t0, E.idx(C));
-  Value chunkStart = E.mul(n, E.idx(C));
+  Value t0, n, chunkStart, rows, before;
+  auto placeRows = [&] {
+    t0 = E.mul(x, E.idx(split.rowSpan));
+    n = E.div(t0, E.idx(C));
+    chunkStart = E.mul(n, E.idx(C));
+    rows = E.min(E.idx(split.rowSpan), E.sub(T, t0));
+    before = E.sub(t0, chunkStart);
+  };
+  placeRows();
   Value N = E.div(E.add(T, E.idx(C - 1)), E.idx(C));
-  Value rows = E.min(E.idx(split.rowSpan), E.sub(T, t0));
   Value thread = t.range();
   auto tokenBase = [&](Value first, int64_t heads, Value head, int64_t width) {
     return gpu_detail::tokenOffset(E, batch, T, first, heads, head, width);
@@ -180,7 +193,6 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
 
   // G_i of the query rows from the chunk's start: the gates before t0 as
   // block sums, then the rows' own prefix.
-  Value before = E.sub(t0, chunkStart);
   Value start =
       E.forLoop(E.idx(0), before, E.idx(P), {t.constant(f32, 0.0)},
                 [&](Value i, ValueRange acc) {
@@ -506,12 +518,15 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // buffer are zeros (zeroRows), so that q's columns there need no mask
     // in the dots' A (a compare and a select per fragment element and a,
     // in every thread). Rows past the state do not occur (r0 + rows <= d).
+    // The step's buffer and skip (`place`, null skip: none) are computed
+    // inside the elected region, by the one thread that uses them.
     int64_t blockPieces = EV / L, firstZ = s.e / L;
-    auto bulkStep = [&](Value a, int64_t r0, int64_t rows, Value buffer,
-                        Value skip) {
+    using StepPlace = llvm::function_ref<std::pair<Value, Value>()>;
+    auto bulkStep = [&](Value a, int64_t r0, int64_t rows, StepPlace place) {
       auto elected = tile::ElectedOp::create(b, loc);
       OpBuilder::InsertionGuard inside(b);
       b.setInsertionPointToStart(&elected.getBody().front());
+      auto [buffer, skip] = place();
       // The slot's start is read from workgroup memory, where the first
       // elected region left it: as a loop invariant, LLVM hoisted it plus
       // each kind of step's constant rows and half out of the loop, a
@@ -562,33 +577,38 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // zeros: warp 1 (warp 0's elected lane issues the copies), a 16-byte
     // store per row and piece and half, then the fence that puts them
     // before the MMAs' reads (the async proxy) after the next barrier. The
-    // buffer's readers are done (the barrier before the fill).
-    auto zeroRows = [&](Value buffer, Value from, Value to) {
-      Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-      int64_t pieces = NV / L;
-      E.ifThen(
-          E.cmpi(arith::CmpIPredicate::eq, E.div(tid, E.idx(32)), E.idx(1)),
-          [&] {
-            Value runs = E.mul(E.sub(to, from), E.idx(pieces));
-            auto zeros = arith::ConstantOp::create(
-                b, loc,
-                DenseElementsAttr::get(VectorType::get({L}, bf16),
-                                       b.getZeroAttr(bf16)));
-            E.forLoop(E.rem(tid, E.idx(32)), runs, E.idx(32), {},
-                      [&](Value run, ValueRange) {
-                        Value row = E.add(from, E.div(run, E.idx(pieces)));
-                        Value at = E.add(E.mul(buffer, E.idx(stateBuffer)),
-                                         E.add(E.mul(E.rem(run, E.idx(pieces)),
-                                                     E.idx(FP * L)),
-                                               E.mul(row, E.idx(L))));
-                        for (Value half : {rowsHi, rowsLo})
-                          vector::StoreOp::create(
-                              b, loc, zeros, half, ValueRange{at},
-                              /*nontemporal=*/false, llvm::MaybeAlign(16));
-                        return SmallVector<Value>{};
-                      });
-            tile::AsyncProxyFenceOp::create(b, loc);
-          });
+    // buffer's readers are done (the barrier before the fill). `rowsOf`
+    // gives the buffer, from and to, computed inside warp 1's branch (the
+    // other warps' share of the loop's work is the branch alone).
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value zeroingWarp =
+        bulk ? E.cmpi(arith::CmpIPredicate::eq, E.div(tid, E.idx(32)), E.idx(1))
+             : Value();
+    using ZeroRange = llvm::function_ref<std::array<Value, 3>()>;
+    auto zeroRows = [&](ZeroRange rowsOf) {
+      E.ifThen(zeroingWarp, [&] {
+        auto [buffer, from, to] = rowsOf();
+        int64_t pieces = NV / L;
+        Value runs = E.mul(E.sub(to, from), E.idx(pieces));
+        auto zeros = arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(VectorType::get({L}, bf16),
+                                   b.getZeroAttr(bf16)));
+        E.forLoop(E.rem(tid, E.idx(32)), runs, E.idx(32), {},
+                  [&](Value run, ValueRange) {
+                    Value row = E.add(from, E.div(run, E.idx(pieces)));
+                    Value at = E.add(
+                        E.mul(buffer, E.idx(stateBuffer)),
+                        E.add(E.mul(E.rem(run, E.idx(pieces)), E.idx(FP * L)),
+                              E.mul(row, E.idx(L))));
+                    for (Value half : {rowsHi, rowsLo})
+                      vector::StoreOp::create(
+                          b, loc, zeros, half, ValueRange{at},
+                          /*nontemporal=*/false, llvm::MaybeAlign(16));
+                    return SmallVector<Value>{};
+                  });
+        tile::AsyncProxyFenceOp::create(b, loc);
+      });
     };
     if (bulk) {
       auto elected = tile::ElectedOp::create(b, loc);
@@ -601,6 +621,10 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                                 keptStarts, ValueRange{E.idx(kCopySource)});
         memref::StoreOp::create(b, loc, E.indexCast(yStart(), b.getI64Type()),
                                 keptStarts, ValueRange{E.idx(kOutputRows)});
+        memref::StoreOp::create(b, loc, E.indexCast(x, b.getI64Type()),
+                                keptStarts, ValueRange{E.idx(kProgramX)});
+        memref::StoreOp::create(b, loc, E.indexCast(batch, b.getI64Type()),
+                                keptStarts, ValueRange{E.idx(kSequence)});
       }
       gpu::BarrierOp::create(b, loc);
     }
@@ -616,7 +640,9 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // rows end at d).
     auto bulkRows = [&](int64_t r0) { return std::min(F, s.d - r0); };
     if (bulk)
-      bulkStep(E.idx(0), 0, bulkRows(0), E.idx(0), Value());
+      bulkStep(E.idx(0), 0, bulkRows(0), [&] {
+        return std::pair<Value, Value>{E.idx(0), Value()};
+      });
     else if (twoBuffers)
       copyStep(E.idx(0), E.idx(0), 0, /*firstOfA=*/true, F);
     acc = noState;
@@ -665,25 +691,29 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
                 copyStep(nextA, E.idx(nextR0), other, firstOfA, nextR0 + F);
                 return;
               }
-              Value nextBuffer = E.sub(E.idx(1), stepBuffer);
+              auto nextBuffer = [&] { return E.sub(E.idx(1), stepBuffer); };
               // The first step of an a past its block's first: rows below
               // it skipped and zero. Rows [0, zeroFrom) of its buffer are
               // zero already where the buffer's last fill was the first
               // step of a's two before (one step an a: the buffers
               // alternate by a) or of the a before (two steps an a);
               // otherwise it held a whole step.
-              Value skip;
-              if (firstOfA && nextR0 == a0) {
-                skip = E.sub(nextA, E.idx(a0));
-                Value zeroFrom = E.idx(0);
-                if (stepsPerA == 2)
-                  zeroFrom = E.sub(skip, E.idx(1));
-                if (stepsPerA == 1)
-                  zeroFrom = E.select(E.ult(skip, E.idx(2)), E.idx(0),
-                                      E.sub(skip, E.idx(2)));
-                zeroRows(nextBuffer, zeroFrom, skip);
-              }
-              bulkStep(nextA, nextR0, bulkRows(nextR0), nextBuffer, skip);
+              bool skips = firstOfA && nextR0 == a0;
+              auto skipOf = [&] { return E.sub(nextA, E.idx(a0)); };
+              if (skips)
+                zeroRows([&] {
+                  Value skip = skipOf(), zeroFrom = E.idx(0);
+                  if (stepsPerA == 2)
+                    zeroFrom = E.sub(skip, E.idx(1));
+                  if (stepsPerA == 1)
+                    zeroFrom = E.select(E.ult(skip, E.idx(2)), E.idx(0),
+                                        E.sub(skip, E.idx(2)));
+                  return std::array<Value, 3>{nextBuffer(), zeroFrom, skip};
+                });
+              bulkStep(nextA, nextR0, bulkRows(nextR0), [&] {
+                return std::pair<Value, Value>{nextBuffer(),
+                                               skips ? skipOf() : Value()};
+              });
             };
             if (i + 1 < stepsPerA) {
               fill(a, r0 + F, false);
@@ -717,17 +747,29 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
               // columns FP 16 bytes on.
               // Buffer 0's descriptor advanced to the step's buffer (in
               // 16 bytes: TileWarpgroupOps.td).
+              // With bulk copies: buffer 0's descriptor at the step's first
+              // row, plus the step's buffer, plus the k step's rows (8 rows
+              // of 16 bytes each), in that order, so that the k steps share
+              // one loop-variant value (a loop-invariant descriptor per k
+              // step and half took registers ptxas lacked in steps of 64
+              // rows).
               auto stateOf = [&](Value array) -> Value {
-                Value first = tile::WarpgroupDescriptorOp::create(
-                    b, loc, array, E.idx(buffer + (k0 - r0) * 8), 0, 128,
-                    FP * 16);
                 if (!bulk)
-                  return first;
+                  return tile::WarpgroupDescriptorOp::create(
+                      b, loc, array, E.idx(buffer + (k0 - r0) * 8), 0, 128,
+                      FP * 16);
+                Value first = tile::WarpgroupDescriptorOp::create(
+                    b, loc, array, E.idx(0), 0, 128, FP * 16);
                 assert(stateBuffer * 2 % 16 == 0 && "buffers 16 bytes apart");
-                return E.add(
+                Value atStep = E.add(
                     first,
                     E.indexCast(E.mul(stepBuffer, E.idx(stateBuffer * 2 / 16)),
                                 b.getI64Type()));
+                if (k0 == r0)
+                  return atStep;
+                return E.add(atStep, arith::ConstantIntOp::create(
+                                         b, loc, b.getI64Type(),
+                                         (k0 - r0) * 8 * 2 / 16));
               };
               auto mma = [&](Value qA, Value rows) {
                 dot = tile::WarpgroupMmaOp::create(
@@ -843,6 +885,12 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
           }
           return SmallVector<Value>{out};
         })[0];
+  }
+
+  if (split.bulkState(s.e)) {
+    x = keptStart(kProgramX);
+    batch = keptStart(kSequence);
+    placeRows();
   }
 
   // The state's part as the running maximum's start: log weight

@@ -33,43 +33,43 @@ Value Emitter::fconst(Type type, double v) {
 Value Emitter::add(Value x, Value y) {
   if (isFloat(x))
     return arith::AddFOp::create(b, loc, x, y);
-  return arith::AddIOp::create(b, loc, x, y);
+  return b.createOrFold<arith::AddIOp>(loc, x, y);
 }
 
 Value Emitter::sub(Value x, Value y) {
   if (isFloat(x))
     return arith::SubFOp::create(b, loc, x, y);
-  return arith::SubIOp::create(b, loc, x, y);
+  return b.createOrFold<arith::SubIOp>(loc, x, y);
 }
 
 Value Emitter::mul(Value x, Value y) {
   if (isFloat(x))
     return arith::MulFOp::create(b, loc, x, y);
-  return arith::MulIOp::create(b, loc, x, y);
+  return b.createOrFold<arith::MulIOp>(loc, x, y);
 }
 
 Value Emitter::div(Value x, Value y) {
   if (isFloat(x))
     return arith::DivFOp::create(b, loc, x, y);
-  return arith::DivUIOp::create(b, loc, x, y);
+  return b.createOrFold<arith::DivUIOp>(loc, x, y);
 }
 
 Value Emitter::rem(Value x, Value y) {
   if (isFloat(x))
     return arith::RemFOp::create(b, loc, x, y);
-  return arith::RemUIOp::create(b, loc, x, y);
+  return b.createOrFold<arith::RemUIOp>(loc, x, y);
 }
 
 Value Emitter::min(Value x, Value y) {
   if (isFloat(x))
     return arith::MinimumFOp::create(b, loc, x, y);
-  return arith::MinUIOp::create(b, loc, x, y);
+  return b.createOrFold<arith::MinUIOp>(loc, x, y);
 }
 
 Value Emitter::max(Value x, Value y) {
   if (isFloat(x))
     return arith::MaximumFOp::create(b, loc, x, y);
-  return arith::MaxUIOp::create(b, loc, x, y);
+  return b.createOrFold<arith::MaxUIOp>(loc, x, y);
 }
 
 Value Emitter::fma(Value x, Value y, Value z) {
@@ -79,11 +79,11 @@ Value Emitter::fma(Value x, Value y, Value z) {
 Value Emitter::neg(Value x) { return arith::NegFOp::create(b, loc, x); }
 
 Value Emitter::select(Value c, Value x, Value y) {
-  return arith::SelectOp::create(b, loc, c, x, y);
+  return b.createOrFold<arith::SelectOp>(loc, c, x, y);
 }
 
 Value Emitter::cmpi(arith::CmpIPredicate pred, Value x, Value y) {
-  return arith::CmpIOp::create(b, loc, pred, x, y);
+  return b.createOrFold<arith::CmpIOp>(loc, pred, x, y);
 }
 
 Value Emitter::cmpf(arith::CmpFPredicate pred, Value x, Value y) {

@@ -33,6 +33,9 @@ public:
   mlir::Value fconst(mlir::Type type, double v);
 
   // Integer (index/iN) or float arithmetic, chosen from the operand type.
+  // Integer ops, compares and selects fold as they are built (x * 1, two
+  // constants): the emulator counts the ops a kernel's IR holds, and LLVM
+  // folds these before the GPU sees them.
   mlir::Value add(mlir::Value x, mlir::Value y);
   mlir::Value sub(mlir::Value x, mlir::Value y);
   mlir::Value mul(mlir::Value x, mlir::Value y);

@@ -714,13 +714,20 @@ int64_t chunkOutputRegisters(const ChunkOutputTile &split, int64_t e) {
 }
 
 // chunk_output's factored state part with bulk copies (below), integer
-// operations: per a and query row, per step and thread (fitted), per bulk
-// copy (its loop's two adds on one thread, counted as its warp's). Per a
-// and row 121.1 while q's columns below a were masked in the dots' A (a
-// compare and a select per fragment element); 99.5 since those rows of
-// the state buffer are zeros (the emulator at d = 16, 32, 48, 64: 20.5 to
-// 23.0 less, the zeros' stores and the copies' skip included).
-constexpr double kIntPerARow = 99.5, kIntPerStep = 2.665, kIntPerBulkCopy = 2;
+// operations: per a and query row, per step and thread, per bulk copy and
+// lane of the elected warp (its loop's two adds and its share of the
+// step's place, counted as its warp's). Per a and row 121.1 while q's
+// columns below a were masked in the dots' A (a compare and a select per
+// fragment element); 99.5 since those rows of the state buffer are zeros;
+// 52.5 (and 3.92 a copy, 2 before) since a step's buffer, skip and zero
+// rows are computed in the branches that use them, the kernels' integer
+// constants are folded as they are built and programs of two warpgroups
+// take one step an a (2026-12-08: refitted on the emulator at d = 32 and
+// 64, e = 32 and 64, T = 1024, chunks of 256, where each a is one step, so
+// the per-step figure, from before, is not refitted; integer operations
+// within 7% at those points, 15 to 22% under at d = 16).
+constexpr double kIntPerARow = 52.5, kIntPerStep = 2.665,
+                 kIntPerBulkCopy = 3.92;
 
 /// chunk_output as a tile kernel (ChunkOutputTile.h): program (query tile,
 /// query head, sequence) multiplies phi(Q) with the chunk's state in steps

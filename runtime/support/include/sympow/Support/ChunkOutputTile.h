@@ -204,13 +204,19 @@ struct ChunkOutputTile {
   int64_t registerCap(int64_t e) const {
     return sympow::registerCap(minProgramsPerSM(e), threads());
   }
-  /// Workgroup bytes a split may take: the static 48 KiB where several
-  /// programs share an SM; where registers allow one (e > 64), dynamic
-  /// shared memory up to what two programs of every target fit (d = e =
-  /// 128: two buffers of 32 state rows, 62 KB, where 48 KiB held 16).
+  /// Workgroup bytes a split may take: a block's most dynamic shared
+  /// memory on every target where programs of two warpgroups hold an SM
+  /// alone by their registers (d = e = 128: two buffers of 64 state rows,
+  /// 114 KB); what two programs of every target fit where registers allow
+  /// at most two (e > 64 in programs of 64 rows; programs of two
+  /// warpgroups at e <= 64: two buffers of 64 rows, 66 KB at d = e = 64),
+  /// else the static 48 KiB.
   int64_t sharedBudget(int64_t e) const {
-    return minProgramsPerSM(e) == 1 ? kSharedBytesForTwoBlocks
-                                    : kStaticSharedBytes;
+    if (minProgramsPerSM(e) == 1 && pairedWarpgroups())
+      return kMaxSharedBytesPerBlock;
+    return minProgramsPerSM(e) == 1 || pairedWarpgroups()
+               ? kSharedBytesForTwoBlocks
+               : kStaticSharedBytes;
   }
   /// Elements of the two arrays that hold phi(Q) (the factored part needs
   /// none) or a step's keys, and of the two that hold a step's state rows
@@ -267,7 +273,7 @@ struct ChunkOutputTile {
     return 2 * (queries + (operandLo() ? 2 : 1) * operandElements(d) +
                 2 * rowElements(e)) +
            4 * (3 * rowsPerProgram + keyGateElements(keysPerStep) + threads()) +
-           (bulkState(e) ? 32 : 0); // the mbarriers, a copy's and y's starts
+           (bulkState(e) ? 48 : 0); // the mbarriers, kept starts and ids
   }
 };
 
@@ -308,17 +314,22 @@ inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
         // they fit, else stages up to 64 in one buffer.
         using Steps = std::pair<int64_t, int64_t>; // rows, buffers
         for (auto [stateRows, buffers] :
-             {Steps{32, 2}, Steps{16, 2}, Steps{64, 1}, Steps{32, 1},
-              Steps{16, 1}}) {
+             {Steps{64, 2}, Steps{32, 2}, Steps{16, 2}, Steps{64, 1},
+              Steps{32, 1}, Steps{16, 1}}) {
           s.stateBuffers = factors ? buffers : 1;
           s.stateRowsPerStep = factors ? std::min(DK, stateRows) : keys;
           // Two warpgroups only where the state steps come by bulk copies,
           // in the longest steps (else 64 rows with them: shorter steps pay
-          // their barriers and staging twice as often). Their key steps are
-          // warpgroup MMAs, and so are those of rotated bf16 programs of 64
-          // rows with the state's warpgroup MMAs; the others' mma.sync in
-          // steps of 32 or 16.
-          if (s.pairedWarpgroups() && (!s.bulkState(e) || stateRows != 32))
+          // their barriers and staging twice as often): two buffers of 64
+          // rows where d is 64 (all of an a's rows, one step an a) and
+          // they fit, else 32 (d = 48 in steps of 48 spilled on sm_80).
+          // Their key steps are warpgroup MMAs, and so are those of rotated
+          // bf16 programs of 64 rows with the state's warpgroup MMAs; the
+          // others' mma.sync in steps of 32 or 16.
+          if (s.pairedWarpgroups() && (!s.bulkState(e) || stateRows < 32 ||
+                                       (stateRows == 64 && DK % 64 != 0)))
+            continue;
+          if (!s.pairedWarpgroups() && stateRows == 64 && buffers == 2)
             continue;
           s.warpgroupKeys =
               s.pairedWarpgroups() ||
