@@ -12,6 +12,7 @@
 
 #include "KernelRunner.h"
 
+#include "sympow/Compiler/Driver/LayerKernels.h"
 #include "sympow/Compiler/GPU/AttentionKernel.h"
 #include "sympow/Compiler/GPU/ChunkedKernels.h"
 #include "sympow/Compiler/GPU/RecurrentKernel.h"
@@ -227,6 +228,26 @@ TEST(ChunkedNumericsLong, RotationCountsCarryAcrossTiles) {
       ChunkCountsSplit::threads * ChunkCountsSplit::tokensPerThread;
   expectChunkedMatches(c, /*C=*/64, /*B=*/1, /*T=*/kTile + 37,
                        /*seed=*/5);
+}
+
+// d = e = 128 takes chunks of 2048 by default (the model's choice at 8
+// heads): a second chunk's state and the key steps of a whole chunk before a
+// program's rows, on one sequence of one head (the emulator takes about 30
+// s).
+TEST(ChunkedNumericsLong, DefaultChunkOfWideHeads) {
+  Case c{"p2_bf16_data_none_d128_e128_c2048",
+         2,
+         128,
+         128,
+         8,
+         8,
+         ElementKind::BF16,
+         GateKind::Data,
+         ScheduleKind::None};
+  ASSERT_EQ(defaultChunk(specOf(c)), 2048);
+  c.hq = c.h = 1;
+  expectChunkedMatches(c, /*C=*/2048, /*B=*/1, /*T=*/2048 + 129,
+                       /*seed=*/11);
 }
 
 class AttentionNumerics : public ::testing::TestWithParam<Case> {};

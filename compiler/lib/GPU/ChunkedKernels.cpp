@@ -185,7 +185,7 @@ int64_t shortChunk(const AttentionKernelSpec &spec) {
 
 std::vector<int64_t> chunkCandidates(const AttentionKernelSpec &spec) {
   std::vector<int64_t> chunks = {shortChunk(spec)};
-  for (int64_t chunk = 128; chunk <= 1024; chunk *= 2)
+  for (int64_t chunk = 128; chunk <= 2048; chunk *= 2)
     if (outputTileOf(spec, chunk))
       chunks.push_back(chunk);
   return chunks;

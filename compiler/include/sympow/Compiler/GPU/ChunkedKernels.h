@@ -39,7 +39,9 @@ int64_t largestChunk(const AttentionKernelSpec &spec);
 int64_t shortChunk(const AttentionKernelSpec &spec);
 
 /// The chunks a variant's default is chosen from: shortChunk, and the
-/// powers of two from 128 to 1024 that the tile chunk_output takes.
+/// powers of two from 128 to 2048 that the tile chunk_output takes (2048:
+/// the model's choice at d = e = 128, whose chunk states of 8256 rows
+/// weigh more than the longer causal part).
 std::vector<int64_t> chunkCandidates(const AttentionKernelSpec &spec);
 
 /// chunk_state_pass's split for `spec` at chunks of `chunk` tokens
