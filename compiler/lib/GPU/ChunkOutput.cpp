@@ -580,10 +580,12 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
     // buffer's readers are done (the barrier before the fill). `rowsOf`
     // gives the buffer, from and to, computed inside warp 1's branch (the
     // other warps' share of the loop's work is the branch alone).
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value zeroingWarp =
-        bulk ? E.cmpi(arith::CmpIPredicate::eq, E.div(tid, E.idx(32)), E.idx(1))
-             : Value();
+    Value tid, zeroingWarp;
+    if (bulk) {
+      tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+      zeroingWarp =
+          E.cmpi(arith::CmpIPredicate::eq, E.div(tid, E.idx(32)), E.idx(1));
+    }
     using ZeroRange = llvm::function_ref<std::array<Value, 3>()>;
     auto zeroRows = [&](ZeroRange rowsOf) {
       E.ifThen(zeroingWarp, [&] {
@@ -745,14 +747,12 @@ LogicalResult buildOutputTile(OpBuilder &b, gpu::GPUModuleOp module,
               // Rows k0 - r0 .. + 15 of the step: 8 k of 8 columns per
               // core matrix, the next 8 k 128 bytes on, the next 8
               // columns FP 16 bytes on.
-              // Buffer 0's descriptor advanced to the step's buffer (in
-              // 16 bytes: TileWarpgroupOps.td).
               // With bulk copies: buffer 0's descriptor at the step's first
-              // row, plus the step's buffer, plus the k step's rows (8 rows
-              // of 16 bytes each), in that order, so that the k steps share
-              // one loop-variant value (a loop-invariant descriptor per k
-              // step and half took registers ptxas lacked in steps of 64
-              // rows).
+              // row, advanced (in 16 bytes: TileWarpgroupOps.td) to the
+              // step's buffer, then to the k step's rows (8 rows of 16 bytes
+              // each), in that order, so that the k steps share one
+              // loop-variant value (a loop-invariant descriptor per k step
+              // and half took registers ptxas lacked in steps of 64 rows).
               auto stateOf = [&](Value array) -> Value {
                 if (!bulk)
                   return tile::WarpgroupDescriptorOp::create(

@@ -212,11 +212,10 @@ struct ChunkOutputTile {
   /// warpgroups at e <= 64: two buffers of 64 rows, 66 KB at d = e = 64),
   /// else the static 48 KiB.
   int64_t sharedBudget(int64_t e) const {
-    if (minProgramsPerSM(e) == 1 && pairedWarpgroups())
-      return kMaxSharedBytesPerBlock;
-    return minProgramsPerSM(e) == 1 || pairedWarpgroups()
-               ? kSharedBytesForTwoBlocks
-               : kStaticSharedBytes;
+    bool alone = minProgramsPerSM(e) == 1;
+    if (pairedWarpgroups())
+      return alone ? kMaxSharedBytesPerBlock : kSharedBytesForTwoBlocks;
+    return alone ? kSharedBytesForTwoBlocks : kStaticSharedBytes;
   }
   /// Elements of the two arrays that hold phi(Q) (the factored part needs
   /// none) or a step's keys, and of the two that hold a step's state rows
@@ -321,8 +320,9 @@ inline std::optional<ChunkOutputTile> chunkOutputTile(int64_t chunk, int64_t p,
           // Two warpgroups only where the state steps come by bulk copies,
           // in the longest steps (else 64 rows with them: shorter steps pay
           // their barriers and staging twice as often): two buffers of 64
-          // rows where d is 64 (all of an a's rows, one step an a) and
-          // they fit, else 32 (d = 48 in steps of 48 spilled on sm_80).
+          // rows where d is a multiple of 64 (at d = 64 all of an a's rows,
+          // one step an a) and they fit, else 32 (d = 48 in steps of 48
+          // spilled on sm_80).
           // Their key steps are warpgroup MMAs, and so are those of rotated
           // bf16 programs of 64 rows with the state's warpgroup MMAs; the
           // others' mma.sync in steps of 32 or 16.
